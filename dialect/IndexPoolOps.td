@@ -1,0 +1,354 @@
+//===- IndexPoolOps.td - indexpool operations -------------*- tablegen -*-===//
+//
+// The eleven ops of SPEC.md §3. Element types and shapes are checked by the
+// C++ verifiers (IndexPoolOps.cpp) so that every message names its operand.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_OPS_TD
+#define INDEXPOOL_OPS_TD
+
+include "IndexPoolDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Every op computes new tensors from its operands and nothing else: Pure lets
+// CSE and DCE treat them like arith ops.
+class IndexPool_Op<string mnemonic, list<Trait> traits = []> :
+    Op<IndexPool_Dialect, mnemonic, !listconcat([Pure], traits)> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// pool
+//===----------------------------------------------------------------------===//
+
+def IndexPool_PoolOp : IndexPool_Op<"pool"> {
+  let summary = "softmax-weighted pooling of every pool_size consecutive keys";
+  let description = [{
+    Merges every `pool_size` (P) consecutive keys into one. `keys` is `[T, D]`;
+    `scores` is `[T]` (one weight per token) or `[T, D]` (one per channel);
+    the optional `bias` is `[P]` or `[P, D]`, the same granularity as
+    `scores`. With G = floor(T / P) (the last T mod P tokens are not pooled):
+
+    ```
+    w[g, s(, d)]  = softmax_s((scores[g*P+s(, d)] + bias[s(, d)]) / temperature)
+    pooled[g, d]  = sum_s w[g, s(, d)] * keys[g*P+s, d]
+    ```
+
+    The softmax is computed stably and accumulates in f32; `pooled` is
+    rounded (to nearest even) to its element type, f32 or the keys' type.
+    `weights` (`[G, P]` or `[G, P, D]`, f32) are kept for reconstruction and
+    analysis. `pool_size` is a power of two in [2, 64]; `temperature` > 0.
+
+    Example:
+
+    ```mlir
+    %pooled, %w = indexpool.pool %keys, %scores bias(%ape)
+        {pool_size = 4 : i64, temperature = 2.0 : f32}
+        : (tensor<1024x128xbf16>, tensor<1024x128xf32>, tensor<4x128xf32>)
+          -> (tensor<256x128xbf16>, tensor<256x4x128xf32>)
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$keys,
+                       IndexPool_KeyTensor:$scores,
+                       Optional<IndexPool_KeyTensor>:$bias,
+                       I64Attr:$pool_size,
+                       DefaultValuedAttr<F32Attr, "1.0">:$temperature);
+  let results = (outs IndexPool_KeyTensor:$pooled,
+                      IndexPool_F32Tensor:$weights);
+  let assemblyFormat = [{
+    $keys `,` $scores (`bias` `(` $bias^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// hadamard
+//===----------------------------------------------------------------------===//
+
+def IndexPool_HadamardOp : IndexPool_Op<"hadamard"> {
+  let summary = "orthonormal Sylvester-Hadamard rotation of the last dimension";
+  let description = [{
+    `result[n, :] = input[n, :] · H_D / sqrt(D)` where D, the size of the last
+    dimension, is a power of two no larger than 1024 and H_D is the Sylvester
+    Hadamard matrix (H_1 = [1], H_2n = [[H_n, H_n], [H_n, -H_n]]). The
+    rotation is orthonormal and self-inverse. Any rank >= 1 is accepted, so
+    that queries `[M, H, D]` can be rotated like keys `[N, D]`. The result
+    has the input's shape and element type f32 or the input's type.
+
+    Example:
+
+    ```mlir
+    %y = indexpool.hadamard %x : (tensor<256x128xbf16>) -> tensor<256x128xbf16>
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$input);
+  let results = (outs IndexPool_KeyTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// quantize / dequantize
+//===----------------------------------------------------------------------===//
+
+def IndexPool_QuantizeOp : IndexPool_Op<"quantize"> {
+  let summary = "quantizes vectors to i8 or f8E4M3FN with one scale per vector";
+  let description = [{
+    `input` is `[N, D]` (f32, f16 or bf16). The element type of `codes` picks
+    the format: qmax = 127 for `i8`, 448 for `f8E4M3FN`.
+
+    ```
+    absmax[n]  = max(max_d |input[n, d]|, min_absmax)
+    scales[n]  = absmax[n] / qmax            (pow2_scale: 2^ceil(log2(absmax[n] / qmax)))
+    codes[n,d] = convert(clamp(input[n, d] / scales[n], -qmax, qmax))
+    ```
+
+    Conversion rounds to nearest even. `min_absmax` (> 0, default 1e-4)
+    keeps all-zero vectors finite.
+
+    Example:
+
+    ```mlir
+    %q, %scale = indexpool.quantize %x {pow2_scale}
+        : (tensor<256x128xbf16>) -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>)
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$input,
+                       UnitAttr:$pow2_scale,
+                       DefaultValuedAttr<F32Attr, "1.0e-4">:$min_absmax);
+  let results = (outs IndexPool_QuantTensor:$codes,
+                      IndexPool_F32Tensor:$scales);
+  let assemblyFormat = [{
+    $input attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def IndexPool_DequantizeOp : IndexPool_Op<"dequantize"> {
+  let summary = "decodes quantized vectors with their per-vector scales";
+  let description = [{
+    `result[n, d] = float(codes[n, d]) * scales[n]`, rounded to the result's
+    element type (f32, f16 or bf16). `codes` is `[N, D]` of `i8` or
+    `f8E4M3FN`, `scales` is `[N]` f32.
+
+    Example:
+
+    ```mlir
+    %x = indexpool.dequantize %q, %scale
+        : (tensor<256x128xf8E4M3FN>, tensor<256xf32>) -> tensor<256x128xf32>
+    ```
+  }];
+  let arguments = (ins IndexPool_QuantTensor:$codes,
+                       IndexPool_F32Tensor:$scales);
+  let results = (outs IndexPool_KeyTensor:$result);
+  let assemblyFormat = [{
+    $codes `,` $scales attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// residual / reconstruct
+//===----------------------------------------------------------------------===//
+
+def IndexPool_ResidualOp : IndexPool_Op<"residual"> {
+  let summary = "difference between every key and its pooled key";
+  let description = [{
+    `result[g*P+s, d] = keys[g*P+s, d] - pooled[g, d]` for g < G, s < P, with
+    `keys` `[T, D]`, `pooled` `[G, D]`, G = floor(T / P); the result has G*P
+    rows (the unpooled tail is dropped).
+
+    Example:
+
+    ```mlir
+    %r = indexpool.residual %keys, %pooled {pool_size = 4 : i64}
+        : (tensor<1024x128xf32>, tensor<256x128xf32>) -> tensor<1024x128xf32>
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$keys,
+                       IndexPool_KeyTensor:$pooled,
+                       I64Attr:$pool_size);
+  let results = (outs IndexPool_KeyTensor:$result);
+  let assemblyFormat = [{
+    $keys `,` $pooled attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def IndexPool_ReconstructOp : IndexPool_Op<"reconstruct"> {
+  let summary = "expands pooled keys back to tokens, optionally adding residuals";
+  let description = [{
+    `result[g*P+s, d] = pooled[g, d] (+ residual[g*P+s, d])`. Without a
+    residual this is the best single estimate of the P original keys; its
+    error is what the fidelity report measures. `pooled` is `[G, D]`, the
+    residual and the result `[G*P, D]`.
+
+    Example:
+
+    ```mlir
+    %k = indexpool.reconstruct %pooled residual(%r) {pool_size = 4 : i64}
+        : (tensor<256x128xf32>, tensor<1024x128xf32>) -> tensor<1024x128xf32>
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$pooled,
+                       Optional<IndexPool_KeyTensor>:$residual,
+                       I64Attr:$pool_size);
+  let results = (outs IndexPool_KeyTensor:$result);
+  let assemblyFormat = [{
+    $pooled (`residual` `(` $residual^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// score / topk / expand
+//===----------------------------------------------------------------------===//
+
+def IndexPool_ScoreOp : IndexPool_Op<"score"> {
+  let summary = "indexer logits of queries against cached keys";
+  let description = [{
+    ```
+    logits[m, n] = sum_h weights[m, h] * max(0, s[n] * sum_d query[m, h, d] * keys[n, d])
+    ```
+
+    `query` is `[M, H, D]` (f32, f16, bf16 or f8E4M3FN), `weights` `[M, H]`
+    f32, `keys` `[N, D]` of a key or quantized type, `logits` `[M, N]` f32.
+    Quantized keys require `scales(%s)` (`[N]` f32); without scales s = 1.
+
+    Example:
+
+    ```mlir
+    %logits = indexpool.score %q, %w, %keys scales(%s)
+        : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<256x128xf8E4M3FN>,
+           tensor<256xf32>) -> tensor<1x256xf32>
+    ```
+  }];
+  let arguments = (ins IndexPool_QueryTensor:$query,
+                       IndexPool_F32Tensor:$weights,
+                       IndexPool_CacheTensor:$keys,
+                       Optional<IndexPool_F32Tensor>:$scales);
+  let results = (outs IndexPool_F32Tensor:$logits);
+  let assemblyFormat = [{
+    $query `,` $weights `,` $keys (`scales` `(` $scales^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def IndexPool_TopKOp : IndexPool_Op<"topk"> {
+  let summary = "the k largest logits of every row, with their column indices";
+  let description = [{
+    Per row m, among the columns n < valid[m] (all N without `valid`): the
+    `k` largest values in descending order; equal values put the smaller n
+    first; NaN ranks below every number. Where fewer than k columns qualify,
+    the remaining slots hold value -inf and index -1. `logits` is `[M, N]`
+    f32, `valid` `[M]` i32, results `[M, k]` f32 and i32; 0 < k <= N.
+
+    Example:
+
+    ```mlir
+    %vals, %idx = indexpool.topk %logits valid(%len) {k = 64 : i64}
+        : (tensor<4x1024xf32>, tensor<4xi32>) -> (tensor<4x64xf32>, tensor<4x64xi32>)
+    ```
+  }];
+  let arguments = (ins IndexPool_F32Tensor:$logits,
+                       Optional<IndexPool_I32Tensor>:$valid,
+                       I64Attr:$k);
+  let results = (outs IndexPool_F32Tensor:$values,
+                      IndexPool_I32Tensor:$indices);
+  let assemblyFormat = [{
+    $logits (`valid` `(` $valid^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def IndexPool_ExpandOp : IndexPool_Op<"expand"> {
+  let summary = "expands selected pool indices to the token indices they cover";
+  let description = [{
+    `tokens[m, j*P+s] = indices[m, j] < 0 ? -1 : indices[m, j]*P + s`;
+    `indices` is `[M, K]` i32 and `tokens` `[M, K*P]` i32.
+
+    Example:
+
+    ```mlir
+    %tok = indexpool.expand %idx {pool_size = 4 : i64}
+        : (tensor<4x64xi32>) -> tensor<4x256xi32>
+    ```
+  }];
+  let arguments = (ins IndexPool_I32Tensor:$indices, I64Attr:$pool_size);
+  let results = (outs IndexPool_I32Tensor:$tokens);
+  let assemblyFormat = [{
+    $indices attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+def IndexPool_CompressOp : IndexPool_Op<"compress"> {
+  let summary = "fused pool -> [hadamard] -> quantize";
+  let description = [{
+    Exactly `pool` (pooled rounded to the keys' element type), then
+    `hadamard` when `rotate` is set (rounded to the keys' element type), then
+    `quantize`, roundings included. Operands and properties are those of
+    `pool` and `quantize`; the results are the codes `[G, D]`, the scales
+    `[G]` and the pooling weights `[G, P(, D)]`. With `rotate`, D must be a
+    power of two no larger than 1024.
+
+    Example:
+
+    ```mlir
+    %q, %scale, %w = indexpool.compress %keys, %scores bias(%b)
+        {pool_size = 4 : i64, rotate, pow2_scale}
+        : (tensor<1024x128xbf16>, tensor<1024x128xf32>, tensor<4x128xf32>)
+          -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>, tensor<256x4x128xf32>)
+    ```
+  }];
+  let arguments = (ins IndexPool_KeyTensor:$keys,
+                       IndexPool_KeyTensor:$scores,
+                       Optional<IndexPool_KeyTensor>:$bias,
+                       I64Attr:$pool_size,
+                       DefaultValuedAttr<F32Attr, "1.0">:$temperature,
+                       UnitAttr:$rotate,
+                       UnitAttr:$pow2_scale,
+                       DefaultValuedAttr<F32Attr, "1.0e-4">:$min_absmax);
+  let results = (outs IndexPool_QuantTensor:$codes,
+                      IndexPool_F32Tensor:$scales,
+                      IndexPool_F32Tensor:$weights);
+  let assemblyFormat = [{
+    $keys `,` $scores (`bias` `(` $bias^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def IndexPool_SelectOp : IndexPool_Op<"select", [AttrSizedOperandSegments]> {
+  let summary = "fused score -> topk -> expand (token indices only)";
+  let description = [{
+    Scores the queries against the pooled keys, keeps the `k` best pools per
+    row (among `valid[m]` pools when given) and expands them to the `k * P`
+    token indices they cover: `tokens` is `[M, k * pool_size]` i32, -1 where
+    fewer than k pools qualify. Operands are those of `score` and `topk`.
+
+    Example:
+
+    ```mlir
+    %tok = indexpool.select %q, %w, %keys scales(%s) valid(%len)
+        {k = 512 : i64, pool_size = 4 : i64}
+        : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4096x128xf8E4M3FN>,
+           tensor<4096xf32>, tensor<1xi32>) -> tensor<1x2048xi32>
+    ```
+  }];
+  let arguments = (ins IndexPool_QueryTensor:$query,
+                       IndexPool_F32Tensor:$weights,
+                       IndexPool_CacheTensor:$keys,
+                       Optional<IndexPool_F32Tensor>:$scales,
+                       Optional<IndexPool_I32Tensor>:$valid,
+                       I64Attr:$k,
+                       I64Attr:$pool_size);
+  let results = (outs IndexPool_I32Tensor:$tokens);
+  let assemblyFormat = [{
+    $query `,` $weights `,` $keys (`scales` `(` $scales^ `)`)?
+    (`valid` `(` $valid^ `)`)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+#endif // INDEXPOOL_OPS_TD

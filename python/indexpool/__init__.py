@@ -1,0 +1,1 @@
+"""IndexPool Python package (placeholder: the bindings are not built yet)."""

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what IndexPool needs on Debian 12 (only the missing packages) and
+# builds it in ${BUILD_DIR:-build}. Sourced by run-example.sh and test.sh.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+
+PACKAGES=(cmake ninja-build ccache python3
+          llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
+          libgtest-dev libgmock-dev)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+echo "== building in $BUILD_DIR"
+cmake -G Ninja -S "$ROOT" -B "$BUILD_DIR" \
+  -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DLLVM_USE_LINKER=lld \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+  ${CMAKE_EXTRA_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR"

@@ -1,0 +1,5 @@
+func.func @bad(%k: tensor<11x8xf32>, %s: tensor<11xf32>) {
+  // expected-error @+1 {{result 'pooled' dimension 0 must be G = floor(T / P) = 2, got 3}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64} : (tensor<11x8xf32>, tensor<11xf32>) -> (tensor<3x8xf32>, tensor<3x4xf32>)
+  return
+}

@@ -1,0 +1,4 @@
+func.func @f(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
+  %p, %w = indexpool.pools %k, %s {pool_size = 4 : i64} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
+  return
+}

@@ -1,0 +1,41 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "IndexPool"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.indexpool_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%indexpool_src", config.indexpool_src_root))
+config.substitutions.append(("%indexpool_libs", config.indexpool_lib_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "CUDA_HOME", "CUDA_ROOT", "CUDA_PATH"])
+llvm_config.use_default_substitutions()
+# FileCheck, not and count come from LLVM 22, never from the LLVM 14 on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.indexpool_tools_dir, append_path=True)
+
+tool_dirs = [config.indexpool_tools_dir, config.llvm_tools_dir]
+tools = [
+    "indexpool-opt",
+    # The stock Debian mlir-opt, for the plugin test.
+    ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
+              unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# A sanitized plugin cannot be loaded by the (unsanitized) stock mlir-opt.
+if config.indexpool_sanitizers:
+    config.available_features.add("sanitizers")
+
+# Files under Inputs/ are read by tests, they are not tests themselves.
+config.excludes.append("Inputs")
