@@ -9,7 +9,7 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 PACKAGES=(cmake ninja-build ccache python3
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
-          libgtest-dev libgmock-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev libomp-22-dev python3-numpy)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

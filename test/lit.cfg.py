@@ -30,8 +30,16 @@ tools = [
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),
+    ToolSubst("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner"),
+              unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# What code lowered by --indexpool-to-cpu needs at run time under mlir-runner.
+runner_libs = ["libmlir_runner_utils", "libmlir_c_runner_utils", "libomp"]
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%runner_libs", ",".join(
+    os.path.join(llvm_lib_dir, name + config.llvm_shlib_ext) for name in runner_libs)))
 
 # A sanitized plugin cannot be loaded by the (unsanitized) stock mlir-opt.
 if config.indexpool_sanitizers:

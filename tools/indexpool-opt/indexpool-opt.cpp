@@ -1,11 +1,13 @@
 //===- indexpool-opt.cpp - mlir-opt with the indexpool dialect ------------===//
 //
 // Every upstream dialect, extension and pass, the LLVM IR translations that
-// gpu-module-to-binary needs, and the indexpool dialect.
+// gpu-module-to-binary needs, and the indexpool dialect, passes and pipelines.
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
+#include "indexpool/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -16,6 +18,9 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::indexpool::registerIndexPoolPasses();
+  mlir::indexpool::registerIndexPoolConversionPasses();
+  mlir::indexpool::registerIndexPoolPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

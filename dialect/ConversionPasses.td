@@ -1,0 +1,33 @@
+//===- ConversionPasses.td - indexpool lowerings ----------*- tablegen -*-===//
+#ifndef INDEXPOOL_CONVERSION_PASSES_TD
+#define INDEXPOOL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
+  let summary = "Lower indexpool ops to scf/vector/arith/math loops on buffers";
+  let description = [{
+    Replaces every indexpool op (fused ones included) by loops over
+    memrefs: operands become buffers with `bufferization.to_buffer`, results
+    are freshly allocated and returned with `bufferization.to_tensor`, and
+    the rest of the function is left to one-shot bufferization. Rows are
+    distributed with `scf.parallel`; the loops over the head dimension D use
+    the vector dialect with `vector-width` f32 lanes. Narrow float formats
+    (bf16, f16, f8E4M3FN) are converted with round-to-nearest-even.
+    This is the first step of the `indexpool-to-cpu` pipeline.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of the vectors that loops over D are written with">,
+  ];
+}
+
+#endif // INDEXPOOL_CONVERSION_PASSES_TD

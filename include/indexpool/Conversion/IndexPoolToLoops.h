@@ -1,0 +1,19 @@
+//===- IndexPoolToLoops.h - indexpool ops -> loops on buffers ---*- C++ -*-===//
+#ifndef INDEXPOOL_CONVERSION_INDEXPOOLTOLOOPS_H
+#define INDEXPOOL_CONVERSION_INDEXPOOLTOLOOPS_H
+
+#include <cstdint>
+
+namespace mlir {
+class RewritePatternSet;
+
+namespace indexpool {
+/// Patterns that replace every indexpool op on tensors by scf/vector loops
+/// on buffers (bufferization.to_buffer / to_tensor at the boundary). Loops
+/// over D use vectors of `vectorWidth` f32 lanes.
+void populateIndexPoolToLoopsPatterns(RewritePatternSet &patterns,
+                                      int64_t vectorWidth);
+} // namespace indexpool
+} // namespace mlir
+
+#endif // INDEXPOOL_CONVERSION_INDEXPOOLTOLOOPS_H

@@ -1,0 +1,64 @@
+//===- Numerics.h - element types, rounding and bit encodings ---*- C++ -*-===//
+//
+// The number formats of SPEC.md §2 as seen from float64: every narrow value is
+// held as the double it denotes, and each roundTo* below rounds a double to
+// the nearest value of the format (ties to even) in ONE step, so no result is
+// double-rounded through f32. Plain C++17, no LLVM/MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_REFERENCE_NUMERICS_H
+#define INDEXPOOL_REFERENCE_NUMERICS_H
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace indexpool::ref {
+
+/// The element types of the indexpool ops.
+enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32 };
+
+/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32".
+const char *elementTypeName(ElementType type);
+/// Inverse of elementTypeName; std::nullopt for any other string.
+std::optional<ElementType> parseElementType(std::string_view name);
+/// Storage size of one element in bytes (f8E4M3FN and i8: 1).
+int64_t elementTypeBytes(ElementType type);
+/// True for F32, F16, BF16 and F8E4M3FN.
+bool isFloatType(ElementType type);
+
+// Round-to-nearest-even from a double. NaN stays NaN and the sign of zero is
+// kept. The IEEE formats (f32, bf16, f16) overflow to +-inf; f8E4M3FN has no
+// infinities and saturates to +-448 instead, infinities included (what PTX
+// cvt.rn.satfinite does).
+double roundToF32(double x);
+double roundToBF16(double x);
+double roundToF16(double x);
+double roundToF8E4M3FN(double x);
+// Integers: round half to even, saturate to the type's range, NaN -> 0.
+double roundToI8(double x);
+double roundToI32(double x);
+/// Dispatches to the roundTo* of `type`.
+double roundTo(double x, ElementType type);
+
+// Bit patterns. Encoders round first (as roundTo*); NaN encodes as the
+// canonical quiet NaN with x's sign (bf16 0x7FC0, f16 0x7E00, f8 0x7F).
+uint16_t encodeBF16(double x);
+double decodeBF16(uint16_t bits);
+uint16_t encodeF16(double x);
+double decodeF16(uint16_t bits);
+uint8_t encodeF8E4M3FN(double x);
+double decodeF8E4M3FN(uint8_t bits);
+
+/// The largest quantized magnitude: 127 for I8, 448 for F8E4M3FN.
+double qmax(ElementType quantizedType);
+
+/// The f32 scale of indexpool.quantize for a row whose absmax (already
+/// max'ed with min_absmax) is `absmax`: absmax / qmax, or with `pow2Scale`
+/// 2^ceil(log2(absmax / qmax)), computed exactly, then rounded to f32.
+double quantizationScale(double absmax, ElementType quantizedType,
+                         bool pow2Scale);
+
+} // namespace indexpool::ref
+
+#endif // INDEXPOOL_REFERENCE_NUMERICS_H

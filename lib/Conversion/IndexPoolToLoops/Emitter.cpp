@@ -1,0 +1,352 @@
+//===- Emitter.cpp - loop and vector building blocks for the CPU ----------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::indexpool::loops;
+
+//===----------------------------------------------------------------------===//
+// Types and constants
+//===----------------------------------------------------------------------===//
+
+VectorType Emitter::vecType(Type element) const {
+  return VectorType::get({vl}, element);
+}
+VectorType Emitter::f32Vec() const { return vecType(b.getF32Type()); }
+
+Value Emitter::index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+Value Emitter::i32(int32_t v) { return arith::ConstantIntOp::create(b, v, 32); }
+Value Emitter::f32(double v) {
+  return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+}
+Value Emitter::splat(Value v) {
+  return vector::BroadcastOp::create(b, vecType(v.getType()), v);
+}
+
+/// `type` is a scalar or a vector of the element type of the constant.
+Value Emitter::constantLike(Type type, double v) {
+  Type element = getElementTypeOrSelf(type);
+  auto attr = b.getFloatAttr(element, v);
+  if (auto vec = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(vec, attr));
+  return arith::ConstantOp::create(b, attr);
+}
+
+Value Emitter::intConstantLike(Type type, int64_t v) {
+  Type element = getElementTypeOrSelf(type);
+  auto attr = b.getIntegerAttr(element, v);
+  if (auto vec = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(vec, attr));
+  return arith::ConstantOp::create(b, attr);
+}
+
+/// The same shape as `like` (scalar or vector) with element type `element`.
+static Type withElement(Type like, Type element) {
+  if (auto vec = dyn_cast<VectorType>(like))
+    return vec.clone(element);
+  return element;
+}
+
+Value Emitter::add(Value a, Value c) { return arith::AddIOp::create(b, a, c); }
+Value Emitter::mul(Value a, Value c) { return arith::MulIOp::create(b, a, c); }
+Value Emitter::dim(Value memref, int64_t d) {
+  // Static sizes as constants, so that loops over them specialize.
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(d))
+    return index(type.getDimSize(d));
+  return memref::DimOp::create(b, memref, d);
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// Puts the builder at the end of `block`, before its terminator if any.
+static void setInsertionBeforeTerminator(OpBuilder &b, Block *block) {
+  if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+    b.setInsertionPoint(&block->back());
+  else
+    b.setInsertionPointToEnd(block);
+}
+
+SmallVector<Value> Emitter::forLoop(Value lb, Value ub, Value step,
+                                    ValueRange inits, LoopBody body) {
+  auto loop = scf::ForOp::create(b, lb, ub, step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  setInsertionBeforeTerminator(b, loop.getBody());
+  SmallVector<Value> next =
+      body(loop.getInductionVar(), loop.getRegionIterArgs());
+  if (!inits.empty())
+    scf::YieldOp::create(b, next);
+  return SmallVector<Value>(loop.getResults());
+}
+
+void Emitter::forLoop(Value lb, Value ub, function_ref<void(Value)> body) {
+  forLoop(lb, ub, index(1), {}, [&](Value iv, ValueRange) {
+    body(iv);
+    return SmallVector<Value>();
+  });
+}
+
+void Emitter::parallelFor(Value n, function_ref<void(Value)> body) {
+  auto loop = scf::ParallelOp::create(b, ValueRange{index(0)}, ValueRange{n},
+                                      ValueRange{index(1)});
+  OpBuilder::InsertionGuard guard(b);
+  setInsertionBeforeTerminator(b, loop.getBody());
+  body(loop.getInductionVars()[0]);
+}
+
+void Emitter::stackScope(function_ref<void()> body) {
+  auto scope = memref::AllocaScopeOp::create(b, TypeRange{});
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&scope.getBodyRegion());
+  body();
+  memref::AllocaScopeReturnOp::create(b, ValueRange{});
+}
+
+SmallVector<Value> Emitter::ifThen(Value cond, ValueRange elseValues,
+                                   function_ref<SmallVector<Value>()> then) {
+  auto ifOp = scf::IfOp::create(b, TypeRange(elseValues), cond,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  setInsertionBeforeTerminator(b, ifOp.thenBlock());
+  SmallVector<Value> thenValues = then();
+  if (!elseValues.empty()) {
+    scf::YieldOp::create(b, thenValues);
+    b.setInsertionPointToEnd(ifOp.elseBlock());
+    scf::YieldOp::create(b, elseValues);
+  }
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+SmallVector<Value> Emitter::chunks(Value n, ValueRange inits, ChunkBody body) {
+  std::optional<int64_t> staticN = getConstantIntValue(n);
+  Value width = index(vl);
+  Value mainEnd = arith::SubIOp::create(b, n, arith::RemUIOp::create(b, n, width));
+  SmallVector<Value> values =
+      forLoop(index(0), mainEnd, width, inits, [&](Value iv, ValueRange args) {
+        return body(Chunk{iv, nullptr}, args);
+      });
+  if (staticN && *staticN % vl == 0)
+    return values;
+  Value hasTail =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, mainEnd, n);
+  return ifThen(hasTail, values, [&]() {
+    Value left = arith::SubIOp::create(b, n, mainEnd);
+    Value mask = vector::CreateMaskOp::create(
+        b, VectorType::get({vl}, b.getI1Type()), ValueRange{left});
+    return body(Chunk{mainEnd, mask}, values);
+  });
+}
+
+void Emitter::chunks(Value n, function_ref<void(Chunk)> body) {
+  chunks(n, {}, [&](Chunk c, ValueRange) {
+    body(c);
+    return SmallVector<Value>();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Element type conversions
+//===----------------------------------------------------------------------===//
+
+// f8E4M3FN: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no infinities,
+// 0x7F / 0xFF are NaN, largest finite 448, smallest normal 2^-6.
+static constexpr int kF8Bias = 7, kF32Bias = 127;
+static constexpr double kF8MinNormal = 0.015625; // 2^-6
+static constexpr double kF8Max = 448.0;
+
+Value Emitter::encodeF8E4M3FN(Value v) {
+  Type type = v.getType();
+  Type i32Type = withElement(type, b.getI32Type());
+  auto ci = [&](int64_t c) { return intConstantLike(i32Type, c); };
+  auto cf = [&](double c) { return constantLike(type, c); };
+
+  Value bits = arith::BitcastOp::create(b, i32Type, v);
+  Value sign = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, bits, ci(24)), ci(0x80));
+  Value mag = math::AbsFOp::create(b, v);
+  // Saturate like cvt.rn.satfinite: 448 is exact, so rounding stays finite.
+  Value sat = arith::MinimumFOp::create(b, mag, cf(kF8Max));
+  Value satBits = arith::BitcastOp::create(b, i32Type, sat);
+
+  // Normal: drop 20 of the 23 mantissa bits, rounding to nearest even; a
+  // carry out of the mantissa bumps the exponent, as it should.
+  Value lsb = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, satBits, ci(20)), ci(1));
+  Value rounded = arith::ShRUIOp::create(
+      b,
+      arith::AddIOp::create(b, satBits,
+                            arith::AddIOp::create(b, ci(0x7FFFF), lsb)),
+      ci(20));
+  Value normal =
+      arith::SubIOp::create(b, rounded, ci((kF32Bias - kF8Bias) << 3));
+
+  // Subnormal: multiples of 2^-9, rounded to nearest even (8 becomes the
+  // smallest normal, whose code is also 8).
+  Value scaled = arith::MulFOp::create(b, sat, cf(512.0));
+  Value sub = arith::FPToSIOp::create(b, i32Type,
+                                      math::RoundEvenOp::create(b, scaled));
+
+  Value isSub =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, sat, cf(kF8MinNormal));
+  Value code = arith::SelectOp::create(b, isSub, sub, normal);
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+  code = arith::SelectOp::create(b, isNan, ci(0x7F), code);
+  code = arith::OrIOp::create(b, code, sign);
+  return arith::TruncIOp::create(b, withElement(type, b.getI8Type()), code);
+}
+
+Value Emitter::decodeF8E4M3FN(Value bits8) {
+  Type type = bits8.getType();
+  Type i32Type = withElement(type, b.getI32Type());
+  Type f32Type = withElement(type, b.getF32Type());
+  auto ci = [&](int64_t c) { return intConstantLike(i32Type, c); };
+
+  Value x = arith::ExtUIOp::create(b, i32Type, bits8);
+  Value sign = arith::ShLIOp::create(b, arith::AndIOp::create(b, x, ci(0x80)),
+                                     ci(24));
+  Value exp = arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, ci(3)),
+                                    ci(0xF));
+  Value man = arith::AndIOp::create(b, x, ci(7));
+
+  Value normalBits = arith::OrIOp::create(
+      b, sign,
+      arith::OrIOp::create(
+          b,
+          arith::ShLIOp::create(
+              b, arith::AddIOp::create(b, exp, ci(kF32Bias - kF8Bias)), ci(23)),
+          arith::ShLIOp::create(b, man, ci(20))));
+  Value normal = arith::BitcastOp::create(b, f32Type, normalBits);
+
+  Value subMag = arith::MulFOp::create(
+      b, arith::UIToFPOp::create(b, f32Type, man), constantLike(f32Type, 1.0 / 512));
+  Value sub = arith::BitcastOp::create(
+      b, f32Type,
+      arith::OrIOp::create(b, arith::BitcastOp::create(b, i32Type, subMag),
+                           sign));
+
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, ci(0));
+  Value value = arith::SelectOp::create(b, isSub, sub, normal);
+  Value isNan = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, x, ci(0x7F)),
+      ci(0x7F));
+  return arith::SelectOp::create(
+      b, isNan, constantLike(f32Type, std::numeric_limits<double>::quiet_NaN()),
+      value);
+}
+
+Value Emitter::toF32(Value v) {
+  Type type = v.getType();
+  Type element = getElementTypeOrSelf(type);
+  Type f32Type = withElement(type, b.getF32Type());
+  if (element.isF32())
+    return v;
+  if (element.isF16() || element.isBF16())
+    return arith::ExtFOp::create(b, f32Type, v);
+  if (isa<Float8E4M3FNType>(element))
+    return decodeF8E4M3FN(
+        arith::BitcastOp::create(b, withElement(type, b.getI8Type()), v));
+  assert(isa<IntegerType>(element) && "unexpected element type");
+  return arith::SIToFPOp::create(b, f32Type, v);
+}
+
+Value Emitter::fromF32(Value v, Type element) {
+  Type type = v.getType();
+  Type result = withElement(type, element);
+  if (element.isF32())
+    return v;
+  if (element.isF16() || element.isBF16())
+    return arith::TruncFOp::create(b, result, v);
+  if (isa<Float8E4M3FNType>(element))
+    return arith::BitcastOp::create(b, result, encodeF8E4M3FN(v));
+  assert(isa<IntegerType>(element) && "unexpected element type");
+  unsigned width = element.getIntOrFloatBitWidth();
+  double lo = -std::ldexp(1.0, width - 1), hi = std::ldexp(1.0, width - 1) - 1;
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+  Value clean = arith::SelectOp::create(b, isNan, constantLike(type, 0.0), v);
+  Value clamped = arith::MaximumFOp::create(
+      b, arith::MinimumFOp::create(b, clean, constantLike(type, hi)),
+      constantLike(type, lo));
+  return arith::FPToSIOp::create(b, result,
+                                 math::RoundEvenOp::create(b, clamped));
+}
+
+Value Emitter::roundTrip(Value v, Type element) {
+  if (element.isF32())
+    return v;
+  return toF32(fromF32(v, element));
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// f8 memrefs are read and written through i8 vectors so that no f8
+/// constant is ever needed (the CPU lowering has none).
+static Value zeroOf(ImplicitLocOpBuilder &b, VectorType type) {
+  Type element = type.getElementType();
+  if (isa<FloatType>(element) && !isa<Float8E4M3FNType>(element))
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(type, b.getFloatAttr(element, 0.0)));
+  Type intType = type.clone(b.getIntegerType(element.getIntOrFloatBitWidth()));
+  Value zero = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(cast<ShapedType>(intType),
+                                b.getIntegerAttr(getElementTypeOrSelf(intType), 0)));
+  if (intType == type)
+    return zero;
+  return arith::BitcastOp::create(b, type, zero);
+}
+
+Value Emitter::loadF32(Value memref, ValueRange indices, Value mask,
+                       double padding) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  VectorType type = vecType(element);
+  Value raw;
+  if (mask)
+    raw = vector::MaskedLoadOp::create(b, type, memref, indices, mask,
+                                       zeroOf(b, type));
+  else
+    raw = vector::LoadOp::create(b, type, memref, indices);
+  Value v = toF32(raw);
+  if (mask && padding != 0.0)
+    v = arith::SelectOp::create(b, mask, v, f32Splat(padding));
+  return v;
+}
+
+void Emitter::storeF32(Value v, Value memref, ValueRange indices, Value mask) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  Value converted = fromF32(v, element);
+  if (mask)
+    vector::MaskedStoreOp::create(b, memref, indices, mask, converted);
+  else
+    vector::StoreOp::create(b, converted, memref, indices);
+}
+
+Value Emitter::loadScalarF32(Value memref, ValueRange indices) {
+  return toF32(memref::LoadOp::create(b, memref, indices));
+}
+
+void Emitter::storeScalarF32(Value v, Value memref, ValueRange indices) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  memref::StoreOp::create(b, fromF32(v, element), memref, indices);
+}
+
+Value Emitter::reduceAdd(Value v) {
+  return vector::ReductionOp::create(b, vector::CombiningKind::ADD, v);
+}
+Value Emitter::reduceMax(Value v) {
+  return vector::ReductionOp::create(b, vector::CombiningKind::MAXIMUMF, v);
+}

@@ -1,0 +1,107 @@
+//===- Emitter.h - loop and vector building blocks for the CPU --*- C++ -*-===//
+//
+// What every indexpool CPU kernel needs: loops over rows and over chunks of D
+// (vector main part + masked tail), typed loads and stores that convert the
+// element type to and from f32 with round-to-nearest-even, and constants.
+// Private to lib/Conversion/IndexPoolToLoops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::indexpool::loops {
+
+/// A chunk of one row: `vl` lanes starting at `offset`; `mask` is null for a
+/// full chunk and an i1 vector for the tail of a row whose length is not a
+/// multiple of `vl`.
+struct Chunk {
+  Value offset;
+  Value mask;
+};
+
+class Emitter {
+public:
+  Emitter(ImplicitLocOpBuilder &b, int64_t vectorWidth)
+      : b(b), vl(vectorWidth) {}
+
+  ImplicitLocOpBuilder &builder() { return b; }
+  int64_t width() const { return vl; }
+  VectorType vecType(Type element) const;
+  VectorType f32Vec() const;
+
+  // Constants.
+  Value index(int64_t v);
+  Value i32(int32_t v);
+  Value f32(double v);
+  /// `v` broadcast to a vector of `vl` lanes.
+  Value splat(Value v);
+  Value f32Splat(double v) { return splat(f32(v)); }
+
+  // Index arithmetic.
+  Value add(Value a, Value c);
+  Value mul(Value a, Value c);
+  Value dim(Value memref, int64_t d);
+
+  // Loops. Bodies run with the builder inside the loop.
+  using LoopBody =
+      function_ref<SmallVector<Value>(Value iv, ValueRange iterArgs)>;
+  SmallVector<Value> forLoop(Value lb, Value ub, Value step, ValueRange inits,
+                             LoopBody body);
+  void forLoop(Value lb, Value ub, function_ref<void(Value iv)> body);
+  /// Rows [0, n) distributed across threads (scf.parallel).
+  void parallelFor(Value n, function_ref<void(Value iv)> body);
+  /// A stack scope, so that per-row scratch allocas are freed every row.
+  void stackScope(function_ref<void()> body);
+  /// `then` when `cond`, else pass `elseValues` through.
+  SmallVector<Value> ifThen(Value cond, ValueRange elseValues,
+                            function_ref<SmallVector<Value>()> then);
+
+  /// Visits [0, n) in chunks of `vl`: the main loop with full vectors, then
+  /// one masked tail chunk if n is not a multiple of vl. `inits` are carried
+  /// through both as loop-carried values.
+  using ChunkBody =
+      function_ref<SmallVector<Value>(Chunk chunk, ValueRange iterArgs)>;
+  SmallVector<Value> chunks(Value n, ValueRange inits, ChunkBody body);
+  void chunks(Value n, function_ref<void(Chunk chunk)> body);
+
+  // Typed vector memory access: any element type of the dialect <-> f32.
+  /// Loads `vl` elements at `indices` (last index = chunk offset) as f32;
+  /// masked-off lanes read `padding`.
+  Value loadF32(Value memref, ValueRange indices, Value mask,
+                double padding = 0.0);
+  /// Rounds `v` (f32 lanes) to the memref's element type and stores it.
+  void storeF32(Value v, Value memref, ValueRange indices, Value mask);
+  /// Scalar versions.
+  Value loadScalarF32(Value memref, ValueRange indices);
+  void storeScalarF32(Value v, Value memref, ValueRange indices);
+
+  /// f32 (scalar or vector) -> `element` -> f32: the value rounded to nearest
+  /// even in `element`, kept in f32 registers.
+  Value roundTrip(Value v, Type element);
+  /// f32 -> element, round to nearest even (f8E4M3FN saturates at +-448, i8
+  /// at [-128, 127]).
+  Value fromF32(Value v, Type element);
+  /// element -> f32 (exact).
+  Value toF32(Value v);
+
+  /// Horizontal reductions of an f32 vector.
+  Value reduceAdd(Value v);
+  Value reduceMax(Value v);
+
+private:
+  Value constantLike(Type type, double v);
+  Value intConstantLike(Type type, int64_t v);
+  Value encodeF8E4M3FN(Value v);
+  Value decodeF8E4M3FN(Value bits);
+
+  ImplicitLocOpBuilder &b;
+  int64_t vl;
+};
+
+} // namespace mlir::indexpool::loops
+
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H

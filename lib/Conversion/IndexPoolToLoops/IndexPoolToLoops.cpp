@@ -1,0 +1,421 @@
+//===- IndexPoolToLoops.cpp - indexpool ops -> loops on buffers -----------===//
+//
+// Each pattern turns one op into: its operands as read-only buffers, fresh
+// result buffers, the loops of Kernels.cpp, and the results as tensors again
+// (`to_tensor restrict`), so one-shot bufferization can take over the rest of
+// the function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Conversion/IndexPoolToLoops.h"
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolOps.h"
+
+#include "Emitter.h"
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::indexpool {
+#define GEN_PASS_DEF_INDEXPOOLTOLOOPS
+#include "indexpool/Dialect/ConversionPasses.h.inc"
+} // namespace mlir::indexpool
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using namespace mlir::indexpool::loops;
+
+namespace {
+
+/// Buffers in, buffers out, around one op.
+class BufferScope {
+public:
+  BufferScope(ImplicitLocOpBuilder &b) : b(b) {}
+
+  Value in(Value tensor) {
+    if (!tensor)
+      return {};
+    auto t = cast<RankedTensorType>(tensor.getType());
+    auto type = MemRefType::get(t.getShape(), t.getElementType());
+    return bufferization::ToBufferOp::create(b, type, tensor,
+                                             /*read_only=*/true);
+  }
+
+  /// A result buffer of type `t`; `sizes` gives every dimension (only the
+  /// dynamic ones are used).
+  Value out(Type t, ArrayRef<Value> sizes) {
+    auto tensor = cast<RankedTensorType>(t);
+    SmallVector<Value> dynamic;
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (tensor.isDynamicDim(i))
+        dynamic.push_back(size);
+    auto type = MemRefType::get(tensor.getShape(), tensor.getElementType());
+    Value buffer =
+        memref::AllocOp::create(b, type, dynamic, b.getI64IntegerAttr(64));
+    results.push_back({buffer, tensor});
+    return buffer;
+  }
+
+  /// The result tensors, in the order `out` was called.
+  SmallVector<Value> finish() {
+    SmallVector<Value> tensors;
+    for (auto [buffer, type] : results)
+      tensors.push_back(bufferization::ToTensorOp::create(
+          b, type, buffer, b.getUnitAttr(), b.getUnitAttr()));
+    return tensors;
+  }
+
+private:
+  ImplicitLocOpBuilder &b;
+  SmallVector<std::pair<Value, RankedTensorType>> results;
+};
+
+template <typename Op>
+struct LowerOp : OpRewritePattern<Op> {
+  LowerOp(MLIRContext *ctx, int64_t vectorWidth)
+      : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth) {}
+
+  LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Emitter e(b, vectorWidth);
+    BufferScope buffers(b);
+    lower(op, e, buffers);
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+
+  virtual void lower(Op op, Emitter &e, BufferScope &buffers) const = 0;
+
+  int64_t vectorWidth;
+};
+
+/// G = floor(T / P) rows of a pooling, as an index value.
+static Value groups(Emitter &e, Value keys, int64_t poolSize) {
+  return arith::DivUIOp::create(e.builder(), e.dim(keys, 0),
+                                e.index(poolSize));
+}
+
+/// The result sizes of pool weights: [G, P] or [G, P, D].
+static SmallVector<Value> weightSizes(Emitter &e, Value scores, Value g,
+                                      int64_t poolSize, Value dimD) {
+  SmallVector<Value> sizes{g, e.index(poolSize)};
+  if (cast<MemRefType>(scores.getType()).getRank() == 2)
+    sizes.push_back(dimD);
+  return sizes;
+}
+
+/// A per-row f32 scratch of D elements on the stack.
+static Value scratchRow(Emitter &e, Value like, Value dimD) {
+  int64_t d = cast<MemRefType>(like.getType()).getDimSize(1);
+  auto type = MemRefType::get({d}, e.builder().getF32Type());
+  return memref::AllocaOp::create(
+      e.builder(), type,
+      type.isDynamicDim(0) ? ValueRange{dimD} : ValueRange{},
+      e.builder().getI64IntegerAttr(32));
+}
+
+struct LowerPool : LowerOp<PoolOp> {
+  using LowerOp::LowerOp;
+  void lower(PoolOp op, Emitter &e, BufferScope &buffers) const override {
+    Value keys = buffers.in(op.getKeys());
+    Value scores = buffers.in(op.getScores());
+    Value bias = buffers.in(op.getBias());
+    int64_t p = op.getPoolSize();
+    Value g = groups(e, keys, p), dimD = e.dim(keys, 1);
+    Value pooled = buffers.out(op.getPooled().getType(), {g, dimD});
+    Value weights = buffers.out(op.getWeights().getType(),
+                                weightSizes(e, scores, g, p, dimD));
+    PoolBuffers pool{keys, scores, bias, weights, p,
+                     op.getTemperature().convertToDouble()};
+    e.parallelFor(g, [&](Value row) {
+      emitPoolGroup(e, pool, row, [&](Chunk c, Value v) {
+        e.storeF32(v, pooled, {row, c.offset}, c.mask);
+      });
+    });
+  }
+};
+
+struct LowerHadamard : LowerOp<HadamardOp> {
+  using LowerOp::LowerOp;
+  void lower(HadamardOp op, Emitter &e, BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value input = buffers.in(op.getInput());
+    auto type = cast<MemRefType>(input.getType());
+    int64_t rank = type.getRank();
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(e.dim(input, i));
+    Value output = buffers.out(op.getResult().getType(), sizes);
+    // Rows are everything but the last dimension.
+    SmallVector<ReassociationIndices> rows(1);
+    for (int64_t i = 0; i + 1 < rank; ++i)
+      rows[0].push_back(i);
+    rows.push_back({rank - 1});
+    if (rank == 1)
+      rows = {{0}};
+    auto flatten = [&](Value m) {
+      if (rank == 2)
+        return m;
+      if (rank == 1) {
+        auto t = cast<MemRefType>(m.getType());
+        return Value(memref::ExpandShapeOp::create(
+            b, MemRefType::get({1, t.getDimSize(0)}, t.getElementType()), m,
+            ArrayRef<ReassociationIndices>{{0, 1}},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                   getAsOpFoldResult(sizes[0])}));
+      }
+      return Value(memref::CollapseShapeOp::create(b, m, rows));
+    };
+    Value in2 = flatten(input), out2 = flatten(output);
+    Value dimD = e.dim(in2, 1);
+    Type element = type.getElementType();
+    Type outElement = cast<MemRefType>(output.getType()).getElementType();
+    e.parallelFor(e.dim(in2, 0), [&](Value r) {
+      e.stackScope([&]() {
+        Value row = scratchRow(e, in2, dimD);
+        e.chunks(dimD, [&](Chunk c) {
+          e.storeF32(e.loadF32(in2, {r, c.offset}, c.mask), row, {c.offset},
+                     c.mask);
+        });
+        emitHadamardRow(e, row, outElement);
+        e.chunks(dimD, [&](Chunk c) {
+          e.storeF32(e.loadF32(row, {c.offset}, c.mask), out2, {r, c.offset},
+                     c.mask);
+        });
+      });
+    });
+    (void)element;
+  }
+};
+
+struct LowerQuantize : LowerOp<QuantizeOp> {
+  using LowerOp::LowerOp;
+  void lower(QuantizeOp op, Emitter &e, BufferScope &buffers) const override {
+    Value input = buffers.in(op.getInput());
+    Value dimN = e.dim(input, 0), dimD = e.dim(input, 1);
+    Value codes = buffers.out(op.getCodes().getType(), {dimN, dimD});
+    Value scales = buffers.out(op.getScales().getType(), {dimN});
+    QuantizeParams params{op.getPow2Scale(),
+                          op.getMinAbsmax().convertToDouble()};
+    e.parallelFor(dimN, [&](Value n) {
+      emitQuantizeRow(
+          e, [&](Chunk c) { return e.loadF32(input, {n, c.offset}, c.mask); },
+          dimD, codes, scales, n, params);
+    });
+  }
+};
+
+struct LowerDequantize : LowerOp<DequantizeOp> {
+  using LowerOp::LowerOp;
+  void lower(DequantizeOp op, Emitter &e, BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value codes = buffers.in(op.getCodes());
+    Value scales = buffers.in(op.getScales());
+    Value dimN = e.dim(codes, 0), dimD = e.dim(codes, 1);
+    Value out = buffers.out(op.getResult().getType(), {dimN, dimD});
+    e.parallelFor(dimN, [&](Value n) {
+      Value s = e.splat(memref::LoadOp::create(b, scales, ValueRange{n}));
+      e.chunks(dimD, [&](Chunk c) {
+        Value x = arith::MulFOp::create(
+            b, e.loadF32(codes, {n, c.offset}, c.mask), s);
+        e.storeF32(x, out, {n, c.offset}, c.mask);
+      });
+    });
+  }
+};
+
+/// result[i] = pooled[i / P] (op) other[i] over G*P rows: residual and
+/// reconstruct.
+static void emitPerTokenRows(Emitter &e, Value pooled, Value other,
+                             Value result, int64_t poolSize, bool subtract) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimD = e.dim(pooled, 1);
+  Value rows = e.mul(e.dim(pooled, 0), e.index(poolSize));
+  e.parallelFor(rows, [&](Value i) {
+    Value g = arith::DivUIOp::create(b, i, e.index(poolSize));
+    e.chunks(dimD, [&](Chunk c) {
+      Value p = e.loadF32(pooled, {g, c.offset}, c.mask);
+      Value x = p;
+      if (other) {
+        Value o = e.loadF32(other, {i, c.offset}, c.mask);
+        x = subtract ? Value(arith::SubFOp::create(b, o, p))
+                     : Value(arith::AddFOp::create(b, p, o));
+      }
+      e.storeF32(x, result, {i, c.offset}, c.mask);
+    });
+  });
+}
+
+struct LowerResidual : LowerOp<ResidualOp> {
+  using LowerOp::LowerOp;
+  void lower(ResidualOp op, Emitter &e, BufferScope &buffers) const override {
+    Value keys = buffers.in(op.getKeys());
+    Value pooled = buffers.in(op.getPooled());
+    int64_t p = op.getPoolSize();
+    Value rows = e.mul(e.dim(pooled, 0), e.index(p));
+    Value out = buffers.out(op.getResult().getType(), {rows, e.dim(pooled, 1)});
+    emitPerTokenRows(e, pooled, keys, out, p, /*subtract=*/true);
+  }
+};
+
+struct LowerReconstruct : LowerOp<ReconstructOp> {
+  using LowerOp::LowerOp;
+  void lower(ReconstructOp op, Emitter &e,
+             BufferScope &buffers) const override {
+    Value pooled = buffers.in(op.getPooled());
+    Value residual = buffers.in(op.getResidual());
+    int64_t p = op.getPoolSize();
+    Value rows = e.mul(e.dim(pooled, 0), e.index(p));
+    Value out = buffers.out(op.getResult().getType(), {rows, e.dim(pooled, 1)});
+    emitPerTokenRows(e, pooled, residual, out, p, /*subtract=*/false);
+  }
+};
+
+struct LowerCompress : LowerOp<CompressOp> {
+  using LowerOp::LowerOp;
+  void lower(CompressOp op, Emitter &e, BufferScope &buffers) const override {
+    Value keys = buffers.in(op.getKeys());
+    Value scores = buffers.in(op.getScores());
+    Value bias = buffers.in(op.getBias());
+    int64_t p = op.getPoolSize();
+    Value g = groups(e, keys, p), dimD = e.dim(keys, 1);
+    Value codes = buffers.out(op.getCodes().getType(), {g, dimD});
+    Value scales = buffers.out(op.getScales().getType(), {g});
+    Value weights = buffers.out(op.getWeights().getType(),
+                                weightSizes(e, scores, g, p, dimD));
+    Type keyType = cast<MemRefType>(keys.getType()).getElementType();
+    PoolBuffers pool{keys, scores, bias, weights, p,
+                     op.getTemperature().convertToDouble()};
+    QuantizeParams params{op.getPow2Scale(),
+                          op.getMinAbsmax().convertToDouble()};
+    bool rotate = op.getRotate();
+    // One group at a time through pool -> [hadamard] -> quantize, the pooled
+    // row kept in an L1 scratch with the roundings of the unfused chain.
+    e.parallelFor(g, [&](Value row) {
+      e.stackScope([&]() {
+        Value scratch = scratchRow(e, keys, dimD);
+        emitPoolGroup(e, pool, row, [&](Chunk c, Value v) {
+          e.storeF32(e.roundTrip(v, keyType), scratch, {c.offset}, c.mask);
+        });
+        if (rotate)
+          emitHadamardRow(e, scratch, keyType);
+        emitQuantizeRow(
+            e,
+            [&](Chunk c) { return e.loadF32(scratch, {c.offset}, c.mask); },
+            dimD, codes, scales, row, params);
+      });
+    });
+  }
+};
+
+struct LowerScore : LowerOp<ScoreOp> {
+  using LowerOp::LowerOp;
+  void lower(ScoreOp op, Emitter &e, BufferScope &buffers) const override {
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value keys = buffers.in(op.getKeys());
+    Value scales = buffers.in(op.getScales());
+    Value logits = buffers.out(op.getLogits().getType(),
+                               {e.dim(query, 0), e.dim(keys, 0)});
+    emitScore(e, query, weights, keys, scales, logits);
+  }
+};
+
+struct LowerTopK : LowerOp<TopKOp> {
+  using LowerOp::LowerOp;
+  void lower(TopKOp op, Emitter &e, BufferScope &buffers) const override {
+    Value logits = buffers.in(op.getLogits());
+    Value valid = buffers.in(op.getValid());
+    Value dimM = e.dim(logits, 0), k = e.index(op.getK());
+    Value values = buffers.out(op.getValues().getType(), {dimM, k});
+    Value indices = buffers.out(op.getIndices().getType(), {dimM, k});
+    emitTopK(e, logits, valid, values, indices);
+  }
+};
+
+struct LowerExpand : LowerOp<ExpandOp> {
+  using LowerOp::LowerOp;
+  void lower(ExpandOp op, Emitter &e, BufferScope &buffers) const override {
+    Value indices = buffers.in(op.getIndices());
+    int64_t p = op.getPoolSize();
+    Value tokens = buffers.out(
+        op.getTokens().getType(),
+        {e.dim(indices, 0), e.mul(e.dim(indices, 1), e.index(p))});
+    emitExpand(e, indices, tokens, p);
+  }
+};
+
+struct LowerSelect : LowerOp<SelectOp> {
+  using LowerOp::LowerOp;
+  void lower(SelectOp op, Emitter &e, BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value keys = buffers.in(op.getKeys());
+    Value scales = buffers.in(op.getScales());
+    Value valid = buffers.in(op.getValid());
+    int64_t p = op.getPoolSize(), k = op.getK();
+    Value dimM = e.dim(query, 0), dimN = e.dim(keys, 0);
+    Value tokens =
+        buffers.out(op.getTokens().getType(), {dimM, e.index(k * p)});
+    // The unfused kernels on temporaries: select is score -> topk -> expand
+    // exactly; the logits and the k pools per row are small next to keys
+    // (the buffer-deallocation pipeline frees them).
+    auto temp = [&](ArrayRef<int64_t> shape, Type element,
+                    ValueRange dynamic) {
+      return memref::AllocOp::create(b, MemRefType::get(shape, element),
+                                     dynamic, b.getI64IntegerAttr(64));
+    };
+    int64_t m = ShapedType::kDynamic;
+    Value logits = temp({m, m}, b.getF32Type(), {dimM, dimN});
+    Value values = temp({m, k}, b.getF32Type(), {dimM});
+    Value indices = temp({m, k}, b.getI32Type(), {dimM});
+    emitScore(e, query, weights, keys, scales, logits);
+    emitTopK(e, logits, valid, values, indices);
+    emitExpand(e, indices, tokens, p);
+  }
+};
+
+struct IndexPoolToLoops
+    : indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (vectorWidth < 1 || (vectorWidth & (vectorWidth - 1)) != 0) {
+      getOperation().emitError()
+          << "indexpool-to-loops: vector-width must be a power of two, got "
+          << static_cast<int64_t>(vectorWidth);
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateIndexPoolToLoopsPatterns(patterns, vectorWidth);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+
+    // exp as a vectorizable polynomial (accurate to a few f32 ulps) rather
+    // than a scalar libm call per element.
+    RewritePatternSet math(&getContext());
+    populateMathPolynomialApproximationPatterns(
+        math, [](StringRef name) { return name == math::ExpOp::getOperationName(); });
+    if (failed(applyPatternsGreedily(getOperation(), std::move(math))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::indexpool::populateIndexPoolToLoopsPatterns(
+    RewritePatternSet &patterns, int64_t vectorWidth) {
+  patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
+               LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
+               LowerTopK, LowerExpand, LowerSelect>(patterns.getContext(),
+                                                    vectorWidth);
+}

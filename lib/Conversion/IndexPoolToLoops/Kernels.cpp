@@ -1,0 +1,444 @@
+//===- Kernels.cpp - the loops of each indexpool op on buffers ------------===//
+
+#include "Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::indexpool::loops;
+
+static MemRefType memrefType(Value v) { return cast<MemRefType>(v.getType()); }
+
+//===----------------------------------------------------------------------===//
+// pool
+//===----------------------------------------------------------------------===//
+
+/// Numerically stable softmax of `logits` (scalars or vectors, one per slot)
+/// divided by the temperature.
+static SmallVector<Value> softmax(Emitter &e, SmallVector<Value> x,
+                                  double temperature) {
+  ImplicitLocOpBuilder &b = e.builder();
+  if (temperature != 1.0) {
+    Value t = e.f32(temperature);
+    if (isa<VectorType>(x[0].getType()))
+      t = e.splat(t);
+    for (Value &v : x)
+      v = arith::DivFOp::create(b, v, t);
+  }
+  Value max = x[0];
+  for (Value v : ArrayRef(x).drop_front())
+    max = arith::MaximumFOp::create(b, max, v);
+  SmallVector<Value> w;
+  Value sum;
+  for (Value v : x) {
+    w.push_back(math::ExpOp::create(b, arith::SubFOp::create(b, v, max)));
+    sum = sum ? arith::AddFOp::create(b, sum, w.back()) : w.back();
+  }
+  for (Value &v : w)
+    v = arith::DivFOp::create(b, v, sum);
+  return w;
+}
+
+void mlir::indexpool::loops::emitPoolGroup(
+    Emitter &e, const PoolBuffers &p, Value g,
+    function_ref<void(Chunk, Value)> sink) {
+  ImplicitLocOpBuilder &b = e.builder();
+  int64_t slots = p.poolSize;
+  Value dimD = e.dim(p.keys, 1);
+  Value first = e.mul(g, e.index(slots));
+  auto row = [&](int64_t s) { return e.add(first, e.index(s)); };
+  bool perChannel = memrefType(p.scores).getRank() == 2;
+
+  // sum_s w_s * keys[g*P+s] over one chunk of D, in slot order.
+  auto weightedSum = [&](Chunk c, ArrayRef<Value> w) {
+    Value acc;
+    for (int64_t s = 0; s < slots; ++s) {
+      Value key = e.loadF32(p.keys, {row(s), c.offset}, c.mask);
+      acc = acc ? Value(math::FmaOp::create(b, w[s], key, acc))
+                : Value(arith::MulFOp::create(b, w[s], key));
+    }
+    return acc;
+  };
+
+  if (!perChannel) {
+    // One weight per slot: softmax on scalars, then broadcast over D.
+    SmallVector<Value> x;
+    for (int64_t s = 0; s < slots; ++s) {
+      Value v = e.loadScalarF32(p.scores, {row(s)});
+      if (p.bias)
+        v = arith::AddFOp::create(b, v, e.loadScalarF32(p.bias, {e.index(s)}));
+      x.push_back(v);
+    }
+    SmallVector<Value> w = softmax(e, x, p.temperature);
+    SmallVector<Value> wv;
+    for (int64_t s = 0; s < slots; ++s) {
+      memref::StoreOp::create(b, w[s], p.weights, ValueRange{g, e.index(s)});
+      wv.push_back(e.splat(w[s]));
+    }
+    e.chunks(dimD, [&](Chunk c) { sink(c, weightedSum(c, wv)); });
+    return;
+  }
+
+  // One weight per slot and channel: the softmax runs across P vectors.
+  e.chunks(dimD, [&](Chunk c) {
+    SmallVector<Value> x;
+    for (int64_t s = 0; s < slots; ++s) {
+      Value v = e.loadF32(p.scores, {row(s), c.offset}, c.mask);
+      if (p.bias)
+        v = arith::AddFOp::create(
+            b, v, e.loadF32(p.bias, {e.index(s), c.offset}, c.mask));
+      x.push_back(v);
+    }
+    SmallVector<Value> w = softmax(e, x, p.temperature);
+    for (int64_t s = 0; s < slots; ++s)
+      e.storeF32(w[s], p.weights, {g, e.index(s), c.offset}, c.mask);
+    sink(c, weightedSum(c, w));
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// hadamard
+//===----------------------------------------------------------------------===//
+
+// Rows up to this size are rotated in vector registers with shuffles; longer
+// or dynamic rows with scalar butterflies in memory. Both apply the same
+// butterflies in the same order, so they agree bit for bit.
+static constexpr int64_t kMaxShuffleRow = 256;
+
+/// One butterfly stage of the Walsh-Hadamard transform on a whole-row vector:
+/// y[i] = x[i] + x[i+h] and y[i+h] = x[i] - x[i+h] for i with bit h clear.
+static Value butterfly(Emitter &e, Value x, int64_t h) {
+  ImplicitLocOpBuilder &b = e.builder();
+  int64_t d = cast<VectorType>(x.getType()).getNumElements();
+  SmallVector<int64_t> low(d), high(d);
+  SmallVector<float> sign(d);
+  for (int64_t i = 0; i < d; ++i) {
+    low[i] = i & ~h;
+    high[i] = i | h;
+    sign[i] = (i & h) ? -1.0f : 1.0f;
+  }
+  Value a = vector::ShuffleOp::create(b, x, x, low);
+  Value c = vector::ShuffleOp::create(b, x, x, high);
+  Value s = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(cast<ShapedType>(x.getType()),
+                                ArrayRef<float>(sign)));
+  return math::FmaOp::create(b, s, c, a);
+}
+
+void mlir::indexpool::loops::emitHadamardRow(Emitter &e, Value row,
+                                             Type roundTo) {
+  ImplicitLocOpBuilder &b = e.builder();
+  MemRefType type = memrefType(row);
+  int64_t d = type.getDimSize(0);
+  if (!type.isDynamicDim(0) && d <= kMaxShuffleRow) {
+    auto vec = VectorType::get({d}, b.getF32Type());
+    Value x = vector::LoadOp::create(b, vec, row, ValueRange{e.index(0)});
+    for (int64_t h = 1; h < d; h *= 2)
+      x = butterfly(e, x, h);
+    Value norm = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vec, b.getF32FloatAttr(1.0 / std::sqrt(d))));
+    x = e.roundTrip(arith::MulFOp::create(b, x, norm), roundTo);
+    vector::StoreOp::create(b, x, row, ValueRange{e.index(0)});
+    return;
+  }
+
+  // Scalar butterflies: for h = 1, 2, 4, ... < D, over blocks of 2h.
+  Value dimD = e.dim(row, 0);
+  Value one = e.index(1);
+  auto stages = scf::WhileOp::create(
+      b, TypeRange{b.getIndexType()}, ValueRange{one},
+      [&](OpBuilder &, Location, ValueRange args) {
+        Value more =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, args[0], dimD);
+        scf::ConditionOp::create(b, more, args);
+      },
+      [&](OpBuilder &, Location, ValueRange args) {
+        Value h = args[0];
+        Value twoH = e.add(h, h);
+        e.forLoop(e.index(0), dimD, twoH, {}, [&](Value base, ValueRange) {
+          e.forLoop(e.index(0), h, [&](Value j) {
+            Value i = e.add(base, j), k = e.add(i, h);
+            Value x = memref::LoadOp::create(b, row, ValueRange{i});
+            Value y = memref::LoadOp::create(b, row, ValueRange{k});
+            // The same arithmetic as the shuffle path: fma(+-1, y, x).
+            Value sum = math::FmaOp::create(b, e.f32(1.0), y, x);
+            Value diff = math::FmaOp::create(b, e.f32(-1.0), y, x);
+            memref::StoreOp::create(b, sum, row, ValueRange{i});
+            memref::StoreOp::create(b, diff, row, ValueRange{k});
+          });
+          return SmallVector<Value>();
+        });
+        scf::YieldOp::create(b, ValueRange{twoH});
+      });
+  (void)stages;
+  Value dF32 = arith::UIToFPOp::create(
+      b, b.getF32Type(),
+      arith::IndexCastUIOp::create(b, b.getI64Type(), dimD));
+  Value norm = e.splat(arith::DivFOp::create(b, e.f32(1.0),
+                                             math::SqrtOp::create(b, dF32)));
+  e.chunks(dimD, [&](Chunk c) {
+    Value x = e.loadF32(row, {c.offset}, c.mask);
+    x = e.roundTrip(arith::MulFOp::create(b, x, norm), roundTo);
+    e.storeF32(x, row, {c.offset}, c.mask);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// quantize
+//===----------------------------------------------------------------------===//
+
+/// The smallest power of two s with s * qmax >= absmax, i.e.
+/// 2^ceil(log2(absmax / qmax)) computed exactly: the exponent of the rounded
+/// quotient, corrected with exact products (qmax has few significant bits).
+static Value pow2Scale(Emitter &e, Value absmax, Value qmax) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i32 = b.getI32Type();
+  Value r = arith::DivFOp::create(b, absmax, qmax);
+  Value bits = arith::BitcastOp::create(b, i32, r);
+  Value exp = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, bits, e.i32(23)), e.i32(0xFF));
+  Value man = arith::AndIOp::create(b, bits, e.i32(0x7FFFFF));
+  Value up = arith::ExtUIOp::create(
+      b, i32, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, man, e.i32(0)));
+  Value pow = arith::ShLIOp::create(b, arith::AddIOp::create(b, exp, up),
+                                    e.i32(23));
+  Value s = arith::BitcastOp::create(b, b.getF32Type(), pow);
+  Value half = arith::MulFOp::create(b, s, e.f32(0.5));
+  Value halfEnough = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OGE, arith::MulFOp::create(b, half, qmax), absmax);
+  s = arith::SelectOp::create(b, halfEnough, half, s);
+  Value tooSmall = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, arith::MulFOp::create(b, s, qmax), absmax);
+  return arith::SelectOp::create(
+      b, tooSmall, arith::MulFOp::create(b, s, e.f32(2.0)), s);
+}
+
+void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
+                                             function_ref<Value(Chunk)> load,
+                                             Value dimD, Value codes,
+                                             Value scales, Value n,
+                                             const QuantizeParams &params) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type codeType = memrefType(codes).getElementType();
+  double qmaxValue = isa<Float8E4M3FNType>(codeType) ? 448.0 : 127.0;
+
+  Value maxAbs = e.chunks(dimD, {e.f32Splat(0.0)},
+                          [&](Chunk c, ValueRange acc) -> SmallVector<Value> {
+                            Value a = math::AbsFOp::create(b, load(c));
+                            return {arith::MaximumFOp::create(b, acc[0], a)};
+                          })[0];
+  Value absmax = arith::MaximumFOp::create(b, e.reduceMax(maxAbs),
+                                           e.f32(params.minAbsmax));
+  Value qmax = e.f32(qmaxValue);
+  Value scale = params.pow2Scale ? pow2Scale(e, absmax, qmax)
+                                 : arith::DivFOp::create(b, absmax, qmax);
+  memref::StoreOp::create(b, scale, scales, ValueRange{n});
+
+  Value scaleV = e.splat(scale);
+  Value hi = e.f32Splat(qmaxValue), lo = e.f32Splat(-qmaxValue);
+  e.chunks(dimD, [&](Chunk c) {
+    Value q = arith::DivFOp::create(b, load(c), scaleV);
+    q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
+    e.storeF32(q, codes, {n, c.offset}, c.mask);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// score
+//===----------------------------------------------------------------------===//
+
+void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
+                                       Value keys, Value scales,
+                                       Value logits) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimM = e.dim(query, 0), dimH = e.dim(query, 1), dimD = e.dim(query, 2);
+  Value dimN = e.dim(keys, 0);
+
+  // The query is small and read N times: decode it to f32 once (the
+  // buffer-deallocation pipeline frees it).
+  Value q = query;
+  MemRefType qType = memrefType(query);
+  bool decodeQuery = !qType.getElementType().isF32();
+  if (decodeQuery) {
+    auto f32Type = MemRefType::get(qType.getShape(), b.getF32Type());
+    SmallVector<Value> dyn;
+    for (int64_t i = 0; i < 3; ++i)
+      if (qType.isDynamicDim(i))
+        dyn.push_back(e.dim(query, i));
+    q = memref::AllocOp::create(b, f32Type, dyn, b.getI64IntegerAttr(64));
+    e.forLoop(e.index(0), dimM, [&](Value m) {
+      e.forLoop(e.index(0), dimH, [&](Value h) {
+        e.chunks(dimD, [&](Chunk c) {
+          e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
+                     {m, h, c.offset}, c.mask);
+        });
+      });
+    });
+  }
+
+  int64_t staticD = memrefType(keys).getDimSize(1);
+  auto rowType = MemRefType::get({staticD}, b.getF32Type());
+  e.parallelFor(dimN, [&](Value n) {
+    e.stackScope([&]() {
+      // Decode the key row once; every (m, h) reads it from L1.
+      Value row = memref::AllocaOp::create(
+          b, rowType,
+          rowType.isDynamicDim(0) ? ValueRange{dimD} : ValueRange{},
+          b.getI64IntegerAttr(32));
+      e.chunks(dimD, [&](Chunk c) {
+        e.storeF32(e.loadF32(keys, {n, c.offset}, c.mask), row, {c.offset},
+                   c.mask);
+      });
+      Value s = scales ? e.loadScalarF32(scales, {n}) : Value();
+      e.forLoop(e.index(0), dimM, [&](Value m) {
+        Value logit = e.forLoop(
+            e.index(0), dimH, e.index(1), {e.f32(0.0)},
+            [&](Value h, ValueRange acc) -> SmallVector<Value> {
+              Value dotV =
+                  e.chunks(dimD, {e.f32Splat(0.0)},
+                           [&](Chunk c, ValueRange a) -> SmallVector<Value> {
+                             Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
+                             Value k = e.loadF32(row, {c.offset}, c.mask);
+                             return {math::FmaOp::create(b, x, k, a[0])};
+                           })[0];
+              Value dot = e.reduceAdd(dotV);
+              if (s)
+                dot = arith::MulFOp::create(b, s, dot);
+              Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
+              Value w = memref::LoadOp::create(b, weights, ValueRange{m, h});
+              return {math::FmaOp::create(b, w, relu, acc[0])};
+            })[0];
+        memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
+      });
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+/// x ranks before y (x came later in the scan): x is a number and either y
+/// is NaN or x > y. Equal values keep the earlier index first.
+static Value beats(ImplicitLocOpBuilder &b, Value x, Value y) {
+  Value xIsNumber = arith::CmpFOp::create(b, arith::CmpFPredicate::ORD, x, x);
+  Value greaterOrYNan =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::UGT, x, y);
+  return arith::AndIOp::create(b, xIsNumber, greaterOrYNan);
+}
+
+void mlir::indexpool::loops::emitTopK(Emitter &e, Value logits, Value valid,
+                                      Value values, Value indices) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimM = e.dim(logits, 0), dimN = e.dim(logits, 1);
+  Value k = e.dim(values, 1);
+  Value zero = e.index(0), one = e.index(1);
+  Type i32 = b.getI32Type();
+
+  e.parallelFor(dimM, [&](Value m) {
+    Value len = dimN;
+    if (valid) {
+      Value v = arith::IndexCastOp::create(
+          b, b.getIndexType(), memref::LoadOp::create(b, valid, ValueRange{m}));
+      len = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN);
+    }
+    // Insertion into the sorted prefix values[m, 0:count): the common case
+    // (x does not beat the current k-th) costs one comparison.
+    Value count = e.forLoop(
+        zero, len, one, {zero}, [&](Value n, ValueRange args) -> SmallVector<Value> {
+          Value count = args[0];
+          Value x = memref::LoadOp::create(b, logits, ValueRange{m, n});
+          Value full =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, count, k);
+          Value last = arith::SubIOp::create(b, k, one);
+          Value enters = e.ifThen(full, {arith::ConstantIntOp::create(b, 1, 1)},
+                                  [&]() -> SmallVector<Value> {
+                                    Value y = memref::LoadOp::create(
+                                        b, values, ValueRange{m, last});
+                                    return {beats(b, x, y)};
+                                  })[0];
+          e.ifThen(enters, {}, [&]() -> SmallVector<Value> {
+            Value start = arith::SelectOp::create(b, full, last, count);
+            auto shift = scf::WhileOp::create(
+                b, TypeRange{b.getIndexType()}, ValueRange{start},
+                [&](OpBuilder &, Location, ValueRange a) {
+                  Value pos = a[0];
+                  Value positive = arith::CmpIOp::create(
+                      b, arith::CmpIPredicate::ugt, pos, zero);
+                  Value prev = arith::SubIOp::create(
+                      b, arith::MaxUIOp::create(b, pos, one), one);
+                  Value y = memref::LoadOp::create(b, values, ValueRange{m, prev});
+                  Value go = arith::AndIOp::create(b, positive, beats(b, x, y));
+                  scf::ConditionOp::create(b, go, a);
+                },
+                [&](OpBuilder &, Location, ValueRange a) {
+                  Value pos = a[0];
+                  Value prev = arith::SubIOp::create(b, pos, one);
+                  memref::StoreOp::create(
+                      b, memref::LoadOp::create(b, values, ValueRange{m, prev}),
+                      values, ValueRange{m, pos});
+                  memref::StoreOp::create(
+                      b, memref::LoadOp::create(b, indices, ValueRange{m, prev}),
+                      indices, ValueRange{m, pos});
+                  scf::YieldOp::create(b, ValueRange{prev});
+                });
+            Value pos = shift.getResult(0);
+            memref::StoreOp::create(b, x, values, ValueRange{m, pos});
+            memref::StoreOp::create(
+                b, arith::IndexCastOp::create(b, i32, n), indices,
+                ValueRange{m, pos});
+            return {};
+          });
+          Value next = arith::AddIOp::create(b, count, one);
+          return {arith::MinUIOp::create(b, next, k)};
+        })[0];
+    // Slots no column filled.
+    Value negInf = e.f32(-std::numeric_limits<double>::infinity());
+    Value minusOne = e.i32(-1);
+    e.forLoop(count, k, [&](Value j) {
+      memref::StoreOp::create(b, negInf, values, ValueRange{m, j});
+      memref::StoreOp::create(b, minusOne, indices, ValueRange{m, j});
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// expand
+//===----------------------------------------------------------------------===//
+
+void mlir::indexpool::loops::emitExpand(Emitter &e, Value indices,
+                                        Value tokens, int64_t poolSize) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
+  auto vec = VectorType::get({poolSize}, b.getI32Type());
+  SmallVector<int32_t> slots;
+  for (int64_t s = 0; s < poolSize; ++s)
+    slots.push_back(static_cast<int32_t>(s));
+  Value slotV = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vec, ArrayRef<int32_t>(slots)));
+  Value minusOne = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vec, b.getI32IntegerAttr(-1)));
+  Value p = e.i32(static_cast<int32_t>(poolSize));
+
+  e.parallelFor(dimM, [&](Value m) {
+    e.forLoop(e.index(0), dimK, [&](Value j) {
+      Value idx = memref::LoadOp::create(b, indices, ValueRange{m, j});
+      Value first = vector::BroadcastOp::create(
+          b, vec, arith::MulIOp::create(b, idx, p));
+      Value tok = arith::AddIOp::create(b, first, slotV);
+      Value negative =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx, e.i32(0));
+      tok = arith::SelectOp::create(b, negative, minusOne, tok);
+      vector::StoreOp::create(b, tok, tokens,
+                              ValueRange{m, e.mul(j, e.index(poolSize))});
+    });
+  });
+}

@@ -1,0 +1,56 @@
+//===- Kernels.h - the loops of each indexpool op on buffers ----*- C++ -*-===//
+//
+// One function per computation, on memrefs. The fused ops call the same
+// row-level pieces as the ops they fuse, in the same order, which is why
+// compress == pool -> hadamard -> quantize and select == score -> topk ->
+// expand bit for bit on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H
+
+#include "Emitter.h"
+
+namespace mlir::indexpool::loops {
+
+/// Buffers and properties of a pooling (pool or compress).
+struct PoolBuffers {
+  Value keys, scores, bias; // bias may be null
+  Value weights;            // [G, P] or [G, P, D] f32 result
+  int64_t poolSize;
+  double temperature;
+};
+
+/// Pools group `g`: writes its weights and hands every chunk of the pooled
+/// key (f32, unrounded) to `sink`.
+void emitPoolGroup(Emitter &e, const PoolBuffers &p, Value g,
+                   function_ref<void(Chunk, Value pooled)> sink);
+
+/// Rotates `row` (an f32 scratch memref of D elements) in place by H_D /
+/// sqrt(D), then rounds every element to `roundTo` (kept in f32).
+void emitHadamardRow(Emitter &e, Value row, Type roundTo);
+
+/// Quantizes one row of D values read through `load` into row `n` of
+/// `codes` / `scales`.
+struct QuantizeParams {
+  bool pow2Scale;
+  double minAbsmax;
+};
+void emitQuantizeRow(Emitter &e, function_ref<Value(Chunk)> load, Value dimD,
+                     Value codes, Value scales, Value n,
+                     const QuantizeParams &params);
+
+/// logits[M, N] of indexpool.score, rows of keys distributed across threads.
+void emitScore(Emitter &e, Value query, Value weights, Value keys,
+               Value scales, Value logits);
+
+/// values / indices [M, k] of indexpool.topk (`valid` may be null).
+void emitTopK(Emitter &e, Value logits, Value valid, Value values,
+              Value indices);
+
+/// tokens [M, K*P] of indexpool.expand.
+void emitExpand(Emitter &e, Value indices, Value tokens, int64_t poolSize);
+
+} // namespace mlir::indexpool::loops
+
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H

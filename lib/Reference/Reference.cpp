@@ -1,0 +1,541 @@
+//===- Reference.cpp - float64 reference evaluator of the ops -------------===//
+//
+// Straight loops over row-major data, in the order of the formulas of
+// SPEC.md §3. Clarity over speed: this is the oracle, not a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Reference/Reference.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+namespace indexpool::ref {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Collects the first operand error of one op, prefixed with the op name.
+class Checker {
+public:
+  explicit Checker(const char *op) : op(op) {}
+
+  bool failed() const { return !message.empty(); }
+  std::string error() const { return message; }
+
+  Checker &require(bool ok, const std::string &why) {
+    if (!ok && !failed())
+      message = std::string(op) + ": " + why;
+    return *this;
+  }
+
+  /// Only the shape is looked at: shape-only tensors (no data) may be
+  /// checked too.
+  Checker &nonNegative(const char *name, const HostTensor &t) {
+    bool ok = std::all_of(t.shape.begin(), t.shape.end(),
+                          [](int64_t size) { return size >= 0; });
+    return require(ok, std::string(name) +
+                           " has a negative size: " + shapeString(t.shape));
+  }
+
+  Checker &rank(const char *name, const HostTensor &t, int64_t rank,
+                const char *letters) {
+    nonNegative(name, t);
+    return require(t.rank() == rank, std::string(name) + " must be " + letters +
+                                         ", got " + shapeString(t.shape));
+  }
+
+  Checker &shape(const char *name, const HostTensor &t, const Shape &shape,
+                 const char *letters) {
+    nonNegative(name, t);
+    return require(t.shape == shape, std::string(name) + " must be " + letters +
+                                         " = " + shapeString(shape) + ", got " +
+                                         shapeString(t.shape));
+  }
+
+  Checker &poolSize(int64_t p) {
+    return require(p >= 1, "pool_size must be >= 1, got " + std::to_string(p));
+  }
+
+private:
+  const char *op;
+  std::string message;
+};
+
+void checkPoolOperands(Checker &check, const HostTensor &keys,
+                       const HostTensor &scores, const HostTensor *bias,
+                       int64_t poolSize, double temperature) {
+  check.poolSize(poolSize)
+      .require(temperature > 0 && std::isfinite(temperature),
+               "temperature must be finite and > 0")
+      .rank("keys", keys, 2, "[T, D]")
+      .nonNegative("scores", scores);
+  if (check.failed())
+    return;
+  int64_t tokens = keys.shape[0], dim = keys.shape[1];
+  bool perChannel = scores.rank() == 2;
+  check.require(
+      scores.shape == Shape{tokens} || scores.shape == Shape{tokens, dim},
+      "scores must be [T] = " + shapeString({tokens}) + " or [T, D] = " +
+          shapeString({tokens, dim}) + ", got " + shapeString(scores.shape));
+  if (bias && perChannel)
+    check.shape("bias", *bias, {poolSize, dim}, "[P, D] (per-channel scores)");
+  else if (bias)
+    check.shape("bias", *bias, {poolSize}, "[P] (per-token scores)");
+}
+
+void checkQuantizeOptions(Checker &check, ElementType quantizedType,
+                          double minAbsmax) {
+  check
+      .require(quantizedType == ElementType::I8 ||
+                   quantizedType == ElementType::F8E4M3FN,
+               std::string("the quantized type must be i8 or f8E4M3FN, got ") +
+                   elementTypeName(quantizedType))
+      .require(minAbsmax >= 0, "min_absmax must be >= 0");
+}
+
+void checkScoreOperands(Checker &check, const HostTensor &q,
+                        const HostTensor &w, const HostTensor &keys,
+                        const HostTensor *scales) {
+  check.rank("q", q, 3, "[M, H, D]").rank("keys", keys, 2, "[N, D]");
+  if (check.failed())
+    return;
+  int64_t queries = q.shape[0], heads = q.shape[1], dim = q.shape[2];
+  int64_t entries = keys.shape[0];
+  check.shape("w", w, {queries, heads}, "[M, H]")
+      .require(keys.shape[1] == dim,
+               "keys must be [N, D] with D = " + std::to_string(dim) +
+                   " (q's), got " + shapeString(keys.shape));
+  if (scales)
+    check.shape("scales", *scales, {entries}, "[N]");
+}
+
+/// For the asserts of the ops: every (non-null) tensor holds as many values
+/// as its shape says. The check functions leave this out (see Checker).
+[[maybe_unused]] bool
+holdData(std::initializer_list<const HostTensor *> tensors) {
+  return std::all_of(tensors.begin(), tensors.end(), [](const HostTensor *t) {
+    return !t || t->data.size() == size_t(t->numElements());
+  });
+}
+
+/// Softmax of `logits` in place, stably: the max is subtracted first.
+void softmaxInPlace(std::vector<double> &logits) {
+  double maxLogit = -kInfinity;
+  for (double logit : logits)
+    maxLogit = std::max(maxLogit, logit);
+  double sum = 0;
+  for (double &logit : logits) {
+    logit = std::exp(logit - maxLogit);
+    sum += logit;
+  }
+  for (double &logit : logits)
+    logit /= sum;
+}
+
+/// In-place fast Walsh-Hadamard transform: data · H_n in Sylvester order.
+void walshHadamard(double *data, int64_t n) {
+  for (int64_t half = 1; half < n; half *= 2)
+    for (int64_t block = 0; block < n; block += 2 * half)
+      for (int64_t i = block; i < block + half; ++i) {
+        double a = data[i], b = data[i + half];
+        data[i] = a + b;
+        data[i + half] = a - b;
+      }
+}
+
+/// Rounds every value of `t` to its type.
+HostTensor roundedTo(HostTensor t) {
+  for (double &value : t.data)
+    value = roundTo(value, t.type);
+  return t;
+}
+
+/// True when column a of `row` ranks before column b in topk: larger first,
+/// NaN after every number, equal values by index.
+bool ranksBefore(const double *row, int64_t a, int64_t b) {
+  bool aIsNaN = std::isnan(row[a]), bIsNaN = std::isnan(row[b]);
+  if (aIsNaN != bIsNaN)
+    return bIsNaN;
+  if (!aIsNaN && row[a] != row[b])
+    return row[a] > row[b];
+  return a < b;
+}
+
+/// Uniform in (0, 1] from the top 53 bits of one engine draw.
+double uniformOpenClosed(std::mt19937_64 &rng) {
+  return std::ldexp(double((rng() >> 11) + 1), -53);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// pool
+//===----------------------------------------------------------------------===//
+
+std::string checkPool(const HostTensor &keys, const HostTensor &scores,
+                      const HostTensor *bias, int64_t poolSize,
+                      double temperature) {
+  Checker check("pool");
+  checkPoolOperands(check, keys, scores, bias, poolSize, temperature);
+  return check.error();
+}
+
+PoolResult pool(const HostTensor &keys, const HostTensor &scores,
+                const HostTensor *bias, int64_t poolSize, double temperature,
+                ElementType pooledType) {
+  assert(checkPool(keys, scores, bias, poolSize, temperature).empty() &&
+         holdData({&keys, &scores, bias}));
+  int64_t dim = keys.shape[1], groups = keys.shape[0] / poolSize;
+  // Per-token scores are one channel shared by all d.
+  int64_t channels = scores.rank() == 2 ? dim : 1;
+  PoolResult result{
+      HostTensor::zeros(pooledType, {groups, dim}),
+      HostTensor::zeros(ElementType::F32, channels == 1
+                                              ? Shape{groups, poolSize}
+                                              : Shape{groups, poolSize, dim})};
+  std::vector<double> slotLogits(poolSize);
+  std::vector<double> weights(poolSize * channels); // [s, c] of one group
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t s = 0; s < poolSize; ++s) {
+        double b = bias ? bias->data[s * channels + c] : 0.0;
+        slotLogits[s] =
+            (scores.data[(g * poolSize + s) * channels + c] + b) / temperature;
+      }
+      softmaxInPlace(slotLogits);
+      for (int64_t s = 0; s < poolSize; ++s)
+        weights[s * channels + c] = slotLogits[s];
+    }
+    for (int64_t d = 0; d < dim; ++d) {
+      double sum = 0;
+      for (int64_t s = 0; s < poolSize; ++s)
+        sum += weights[s * channels + (channels == 1 ? 0 : d)] *
+               keys.data[(g * poolSize + s) * dim + d];
+      result.pooled.data[g * dim + d] = roundTo(sum, pooledType);
+    }
+    for (size_t i = 0; i < weights.size(); ++i)
+      result.weights.data[g * weights.size() + i] = roundToF32(weights[i]);
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// hadamard
+//===----------------------------------------------------------------------===//
+
+std::string checkHadamard(const HostTensor &x) {
+  Checker check("hadamard");
+  check.nonNegative("x", x).require(x.rank() >= 1,
+                                    "x must have rank >= 1, got rank 0");
+  if (!check.failed())
+    check.require(isPowerOfTwo(x.shape.back()),
+                  "the last size D of x must be a power of two, got " +
+                      std::to_string(x.shape.back()));
+  return check.error();
+}
+
+HostTensor hadamard(const HostTensor &x, ElementType resultType) {
+  assert(checkHadamard(x).empty() && holdData({&x}));
+  int64_t dim = x.shape.back();
+  double norm = 1 / std::sqrt(double(dim));
+  HostTensor y{resultType, x.shape, x.data};
+  for (int64_t row = 0; row < x.numElements() / dim; ++row)
+    walshHadamard(y.data.data() + row * dim, dim);
+  for (double &value : y.data)
+    value *= norm;
+  return roundedTo(std::move(y));
+}
+
+//===----------------------------------------------------------------------===//
+// quantize / dequantize
+//===----------------------------------------------------------------------===//
+
+std::string checkQuantize(const HostTensor &x, ElementType quantizedType,
+                          double minAbsmax) {
+  Checker check("quantize");
+  check.rank("x", x, 2, "[N, D]");
+  checkQuantizeOptions(check, quantizedType, minAbsmax);
+  return check.error();
+}
+
+QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
+                        bool pow2Scale, double minAbsmax) {
+  assert(checkQuantize(x, quantizedType, minAbsmax).empty() && holdData({&x}));
+  int64_t rows = x.shape[0], dim = x.shape[1];
+  double limit = qmax(quantizedType);
+  QuantizeResult result{HostTensor::zeros(quantizedType, x.shape),
+                        HostTensor::zeros(ElementType::F32, {rows})};
+  for (int64_t n = 0; n < rows; ++n) {
+    const double *row = x.data.data() + n * dim;
+    double absmax = minAbsmax;
+    for (int64_t d = 0; d < dim; ++d)
+      absmax = std::fmax(absmax, std::fabs(row[d]));
+    double scale = quantizationScale(absmax, quantizedType, pow2Scale);
+    result.scale.data[n] = scale;
+    for (int64_t d = 0; d < dim; ++d)
+      result.q.data[n * dim + d] =
+          roundTo(std::clamp(row[d] / scale, -limit, limit), quantizedType);
+  }
+  return result;
+}
+
+std::string checkDequantize(const HostTensor &q, const HostTensor &scale) {
+  Checker check("dequantize");
+  check.rank("q", q, 2, "[N, D]");
+  if (!check.failed())
+    check.shape("scale", scale, {q.shape[0]}, "[N]");
+  return check.error();
+}
+
+HostTensor dequantize(const HostTensor &q, const HostTensor &scale,
+                      ElementType resultType) {
+  assert(checkDequantize(q, scale).empty() && holdData({&q, &scale}));
+  int64_t dim = q.shape[1];
+  HostTensor x{resultType, q.shape, q.data};
+  for (size_t i = 0; i < x.data.size(); ++i)
+    x.data[i] *= scale.data[i / dim];
+  return roundedTo(std::move(x));
+}
+
+//===----------------------------------------------------------------------===//
+// residual / reconstruct
+//===----------------------------------------------------------------------===//
+
+std::string checkResidual(const HostTensor &keys, const HostTensor &pooled,
+                          int64_t poolSize) {
+  Checker check("residual");
+  check.poolSize(poolSize).rank("keys", keys, 2, "[T, D]");
+  if (!check.failed())
+    check.shape("pooled", pooled, {keys.shape[0] / poolSize, keys.shape[1]},
+                "[floor(T / P), D]");
+  return check.error();
+}
+
+HostTensor residual(const HostTensor &keys, const HostTensor &pooled,
+                    int64_t poolSize, ElementType resultType) {
+  assert(checkResidual(keys, pooled, poolSize).empty() &&
+         holdData({&keys, &pooled}));
+  int64_t groups = pooled.shape[0], dim = pooled.shape[1];
+  HostTensor r = HostTensor::zeros(resultType, {groups * poolSize, dim});
+  for (int64_t t = 0; t < groups * poolSize; ++t)
+    for (int64_t d = 0; d < dim; ++d)
+      r.data[t * dim + d] =
+          keys.data[t * dim + d] - pooled.data[(t / poolSize) * dim + d];
+  return roundedTo(std::move(r));
+}
+
+std::string checkReconstruct(const HostTensor &pooled,
+                             const HostTensor *residual, int64_t poolSize) {
+  Checker check("reconstruct");
+  check.poolSize(poolSize).rank("pooled", pooled, 2, "[G, D]");
+  if (!check.failed() && residual)
+    check.shape("residual", *residual,
+                {pooled.shape[0] * poolSize, pooled.shape[1]}, "[G*P, D]");
+  return check.error();
+}
+
+HostTensor reconstruct(const HostTensor &pooled, const HostTensor *residual,
+                       int64_t poolSize, ElementType resultType) {
+  assert(checkReconstruct(pooled, residual, poolSize).empty() &&
+         holdData({&pooled, residual}));
+  int64_t groups = pooled.shape[0], dim = pooled.shape[1];
+  HostTensor k = HostTensor::zeros(resultType, {groups * poolSize, dim});
+  for (int64_t t = 0; t < groups * poolSize; ++t)
+    for (int64_t d = 0; d < dim; ++d)
+      k.data[t * dim + d] = pooled.data[(t / poolSize) * dim + d] +
+                            (residual ? residual->data[t * dim + d] : 0.0);
+  return roundedTo(std::move(k));
+}
+
+//===----------------------------------------------------------------------===//
+// score / topk / expand
+//===----------------------------------------------------------------------===//
+
+std::string checkScore(const HostTensor &q, const HostTensor &w,
+                       const HostTensor &keys, const HostTensor *scales) {
+  Checker check("score");
+  checkScoreOperands(check, q, w, keys, scales);
+  return check.error();
+}
+
+HostTensor score(const HostTensor &q, const HostTensor &w,
+                 const HostTensor &keys, const HostTensor *scales) {
+  assert(checkScore(q, w, keys, scales).empty() &&
+         holdData({&q, &w, &keys, scales}));
+  int64_t queries = q.shape[0], heads = q.shape[1], dim = q.shape[2];
+  int64_t entries = keys.shape[0];
+  HostTensor logits = HostTensor::zeros(ElementType::F32, {queries, entries});
+  for (int64_t m = 0; m < queries; ++m)
+    for (int64_t n = 0; n < entries; ++n) {
+      double s = scales ? scales->data[n] : 1.0;
+      double total = 0;
+      for (int64_t h = 0; h < heads; ++h) {
+        const double *query = q.data.data() + (m * heads + h) * dim;
+        double dot = 0;
+        for (int64_t d = 0; d < dim; ++d)
+          dot += query[d] * keys.data[n * dim + d];
+        total += w.data[m * heads + h] * std::fmax(0.0, s * dot);
+      }
+      logits.data[m * entries + n] = total;
+    }
+  return roundedTo(std::move(logits));
+}
+
+std::string checkTopK(const HostTensor &logits, const HostTensor *valid,
+                      int64_t k) {
+  Checker check("topk");
+  check.require(k >= 0, "k must be >= 0, got " + std::to_string(k))
+      .rank("logits", logits, 2, "[M, N]");
+  if (!check.failed() && valid)
+    check.shape("valid", *valid, {logits.shape[0]}, "[M]");
+  return check.error();
+}
+
+TopKResult topk(const HostTensor &logits, const HostTensor *valid, int64_t k) {
+  assert(checkTopK(logits, valid, k).empty() && holdData({&logits, valid}));
+  int64_t rows = logits.shape[0], columns = logits.shape[1];
+  TopKResult result{HostTensor::zeros(ElementType::F32, {rows, k}),
+                    HostTensor::zeros(ElementType::I32, {rows, k})};
+  std::fill(result.values.data.begin(), result.values.data.end(), -kInfinity);
+  std::fill(result.indices.data.begin(), result.indices.data.end(), -1.0);
+  std::vector<int64_t> order;
+  for (int64_t m = 0; m < rows; ++m) {
+    const double *row = logits.data.data() + m * columns;
+    double length = valid ? std::clamp(valid->data[m], 0.0, double(columns))
+                          : double(columns);
+    order.resize(size_t(length));
+    std::iota(order.begin(), order.end(), 0);
+    int64_t taken = std::min(k, int64_t(order.size()));
+    std::partial_sort(
+        order.begin(), order.begin() + taken, order.end(),
+        [row](int64_t a, int64_t b) { return ranksBefore(row, a, b); });
+    for (int64_t j = 0; j < taken; ++j) {
+      result.values.data[m * k + j] = roundToF32(row[order[j]]);
+      result.indices.data[m * k + j] = double(order[j]);
+    }
+  }
+  return result;
+}
+
+std::string checkExpand(const HostTensor &idx, int64_t poolSize) {
+  Checker check("expand");
+  check.poolSize(poolSize).rank("idx", idx, 2, "[M, K]");
+  return check.error();
+}
+
+HostTensor expand(const HostTensor &idx, int64_t poolSize) {
+  assert(checkExpand(idx, poolSize).empty() && holdData({&idx}));
+  int64_t rows = idx.shape[0], pools = idx.shape[1];
+  HostTensor tokens =
+      HostTensor::zeros(ElementType::I32, {rows, pools * poolSize});
+  for (int64_t i = 0; i < rows * pools; ++i)
+    for (int64_t s = 0; s < poolSize; ++s)
+      tokens.data[i * poolSize + s] =
+          idx.data[i] < 0 ? -1.0 : idx.data[i] * double(poolSize) + double(s);
+  return tokens;
+}
+
+//===----------------------------------------------------------------------===//
+// compress / select
+//===----------------------------------------------------------------------===//
+
+std::string checkCompress(const HostTensor &keys, const HostTensor &scores,
+                          const HostTensor *bias,
+                          const CompressOptions &options) {
+  Checker check("compress");
+  checkPoolOperands(check, keys, scores, bias, options.poolSize,
+                    options.temperature);
+  if (!check.failed() && options.rotate)
+    check.require(isPowerOfTwo(keys.shape[1]),
+                  "with rotate, the size D of keys must be a power of two, "
+                  "got " +
+                      std::to_string(keys.shape[1]));
+  checkQuantizeOptions(check, options.quantizedType, options.minAbsmax);
+  return check.error();
+}
+
+CompressResult compress(const HostTensor &keys, const HostTensor &scores,
+                        const HostTensor *bias,
+                        const CompressOptions &options) {
+  assert(checkCompress(keys, scores, bias, options).empty());
+  PoolResult pooled = pool(keys, scores, bias, options.poolSize,
+                           options.temperature, keys.type);
+  if (options.rotate)
+    pooled.pooled = hadamard(pooled.pooled, keys.type);
+  QuantizeResult quantized = quantize(pooled.pooled, options.quantizedType,
+                                      options.pow2Scale, options.minAbsmax);
+  return {std::move(quantized.q), std::move(quantized.scale),
+          std::move(pooled.weights)};
+}
+
+std::string checkSelect(const HostTensor &q, const HostTensor &w,
+                        const HostTensor &keys, const HostTensor *scales,
+                        const HostTensor *valid, int64_t k, int64_t poolSize) {
+  Checker check("select");
+  checkScoreOperands(check, q, w, keys, scales);
+  check.require(k >= 0, "k must be >= 0, got " + std::to_string(k))
+      .poolSize(poolSize);
+  if (!check.failed() && valid)
+    check.shape("valid", *valid, {q.shape[0]}, "[M]");
+  return check.error();
+}
+
+HostTensor select(const HostTensor &q, const HostTensor &w,
+                  const HostTensor &keys, const HostTensor *scales,
+                  const HostTensor *valid, int64_t k, int64_t poolSize) {
+  assert(checkSelect(q, w, keys, scales, valid, k, poolSize).empty());
+  HostTensor logits = score(q, w, keys, scales);
+  return expand(topk(logits, valid, k).indices, poolSize);
+}
+
+//===----------------------------------------------------------------------===//
+// Random inputs
+//===----------------------------------------------------------------------===//
+
+HostTensor randomNormal(ElementType type, std::vector<int64_t> shape,
+                        std::mt19937_64 &rng, double stddev) {
+  HostTensor t = HostTensor::zeros(type, std::move(shape));
+  const double twoPi = 2 * std::acos(-1.0);
+  bool allZero = true;
+  for (double &value : t.data) {
+    // Box-Muller; u1 in (0, 1] keeps the log finite.
+    double u1 = uniformOpenClosed(rng), u2 = uniformOpenClosed(rng);
+    double normal = std::sqrt(-2 * std::log(u1)) * std::cos(twoPi * u2);
+    value = roundTo(stddev * normal, type);
+    allZero = allZero && value == 0;
+  }
+  // Tests must never run on zeros (STYLE.md): a zero tensor hides bugs.
+  if (allZero && !t.data.empty())
+    t.data[0] = 1;
+  return t;
+}
+
+HostTensor randomInt32(std::vector<int64_t> shape, int64_t lo, int64_t hi,
+                       std::mt19937_64 &rng) {
+  assert(std::numeric_limits<int32_t>::min() <= lo && lo <= hi &&
+         hi <= std::numeric_limits<int32_t>::max());
+  HostTensor t = HostTensor::zeros(ElementType::I32, std::move(shape));
+  uint64_t range = uint64_t(hi - lo) + 1;
+  // Draws below 2^64 mod range would make small values more likely.
+  uint64_t threshold = (0 - range) % range;
+  for (double &value : t.data) {
+    uint64_t draw;
+    do
+      draw = rng();
+    while (draw < threshold);
+    value = double(lo + int64_t(draw % range));
+  }
+  return t;
+}
+
+} // namespace indexpool::ref

@@ -1,0 +1,70 @@
+// --indexpool-to-loops: every op becomes buffers + loops with vectors over D;
+// --indexpool-to-cpu leaves only the LLVM and OpenMP dialects.
+// RUN: indexpool-opt %s --indexpool-to-loops --split-input-file | FileCheck %s
+// RUN: indexpool-opt %s --indexpool-to-cpu --split-input-file | FileCheck %s --check-prefix=LLVM
+// RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=6 --split-input-file 2>&1 | FileCheck %s --check-prefix=WIDTH
+
+// WIDTH: vector-width must be a power of two, got 6
+
+// LLVM-NOT: indexpool.
+// LLVM-NOT: scf.
+// LLVM-NOT: memref.
+// LLVM-NOT: vector.
+// LLVM: llvm.func @compress
+// LLVM: omp.wsloop
+
+// Static D = 128 is a multiple of the vector width: no masked tail.
+// CHECK-LABEL: func.func @compress
+// CHECK-NOT: vector.maskedload
+// CHECK: bufferization.to_buffer %{{.*}} read_only : tensor<1024x128xbf16> to memref<1024x128xbf16>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<256x128xf8E4M3FN>
+// CHECK: scf.parallel
+// CHECK: memref.alloca_scope
+// CHECK: vector.load %{{.*}} : memref<1024x128xbf16>, vector<8xbf16>
+// CHECK: math.fma
+// CHECK: vector.shuffle
+// CHECK: vector.reduction <maximumf>
+// CHECK: vector.store %{{.*}} : memref<256x128xf8E4M3FN>, vector<8xf8E4M3FN>
+// CHECK-NOT: math.exp
+// CHECK: bufferization.to_tensor %{{.*}} restrict writable
+func.func @compress(%keys: tensor<1024x128xbf16>, %scores: tensor<1024x128xf32>, %b: tensor<4x128xf32>)
+    -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>, tensor<256x4x128xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores bias(%b) {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<1024x128xbf16>, tensor<1024x128xf32>, tensor<4x128xf32>)
+        -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>, tensor<256x4x128xf32>)
+  return %q, %s, %w : tensor<256x128xf8E4M3FN>, tensor<256xf32>, tensor<256x4x128xf32>
+}
+
+// -----
+
+// Dynamic D: a vector main loop and a masked tail.
+// CHECK-LABEL: func.func @pool_dynamic
+// CHECK: memref.dim
+// CHECK: scf.parallel
+// CHECK: scf.for
+// CHECK: vector.load
+// CHECK: scf.if
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload
+// CHECK: vector.maskedstore
+func.func @pool_dynamic(%keys: tensor<?x?xf32>, %scores: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x4xf32>) {
+  %p, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64}
+      : (tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x4xf32>)
+  return %p, %w : tensor<?x?xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// select reuses the score, topk and expand loops on temporary buffers.
+// CHECK-LABEL: func.func @select
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.while
+// CHECK: scf.parallel
+// CHECK: bufferization.to_tensor
+func.func @select(%q: tensor<1x8x64xbf16>, %w: tensor<1x8xf32>, %k: tensor<?x64xf8E4M3FN>, %s: tensor<?xf32>)
+    -> tensor<1x64xi32> {
+  %t = indexpool.select %q, %w, %k scales(%s) {k = 16 : i64, pool_size = 4 : i64}
+      : (tensor<1x8x64xbf16>, tensor<1x8xf32>, tensor<?x64xf8E4M3FN>, tensor<?xf32>) -> tensor<1x64xi32>
+  return %t : tensor<1x64xi32>
+}
