@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -49,6 +50,8 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   bufferization::buildBufferDeallocationPipeline(pm);
   // Returned arguments are cloned so that callers own every result.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // linalg.fill / copies that surrounding IR may bring become plain loops.
+  pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
 
   // Rows were distributed with scf.parallel: OpenMP runs them on all cores.
