@@ -27,6 +27,7 @@ llvm_config.with_environment("PATH", config.indexpool_tools_dir, append_path=Tru
 tool_dirs = [config.indexpool_tools_dir, config.llvm_tools_dir]
 tools = [
     "indexpool-opt",
+    "indexpool-run",
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),

@@ -1,0 +1,1218 @@
+//===- Evaluator.cpp - the float64 reference evaluator over the IR --------===//
+//
+// An interpreter over one func.func: every value maps to a reference
+// HostTensor (or, for index scalars, an int64). Each op is checked with the
+// reference's check function before it runs, so that dynamic sizes that break
+// a relation of SPEC.md §3 end in one message, never in an assertion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Evaluator/Evaluator.h"
+
+#include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Dialect/Shapes.h"
+#include "indexpool/Reference/Reference.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using ref::ElementType;
+using ref::HostTensor;
+
+using Shape = std::vector<int64_t>;
+
+//===----------------------------------------------------------------------===//
+// Types and names
+//===----------------------------------------------------------------------===//
+
+std::optional<ElementType> mlir::indexpool::toElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (isa<Float8E4M3FNType>(type))
+    return ElementType::F8E4M3FN;
+  if (type.isSignlessInteger(8))
+    return ElementType::I8;
+  if (type.isSignlessInteger(32))
+    return ElementType::I32;
+  return std::nullopt;
+}
+
+std::string mlir::indexpool::describeOp(Operation *op) {
+  std::string text = op->getName().getStringRef().str();
+  if (auto loc = op->getLoc()->findInstanceOf<FileLineColLoc>())
+    text += " at " + loc.getFilename().str() + ":" +
+            std::to_string(loc.getLine()) + ":" +
+            std::to_string(loc.getColumn());
+  return text;
+}
+
+static std::string typeString(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+static Shape shapeOf(RankedTensorType type) {
+  return Shape(type.getShape().begin(), type.getShape().end());
+}
+
+/// A tensor of `shape` whose data is left empty (shapes-only evaluation).
+static HostTensor shapeOnly(ElementType type, Shape shape) {
+  return HostTensor{type, std::move(shape), {}};
+}
+
+static bool hasData(const HostTensor &t) {
+  return t.data.size() == size_t(t.numElements());
+}
+
+/// The most elements one tensor of the evaluator may have (16 GiB of
+/// float64 values): larger sizes are reported, never allocated.
+constexpr int64_t kMaxElements = int64_t(1) << 31;
+
+/// Whether every size is >= 0 and the element count at most kMaxElements
+/// (computed without overflow).
+static bool isEvaluableShape(const Shape &shape) {
+  int64_t count = 1;
+  for (int64_t size : shape) {
+    if (size < 0)
+      return false;
+    if (size != 0 && count > kMaxElements / size)
+      return false;
+    count *= size;
+  }
+  return count <= kMaxElements;
+}
+
+/// Whether `shape` fits the (possibly dynamic) sizes of `type`.
+static bool fitsType(const Shape &shape, RankedTensorType type) {
+  if (int64_t(shape.size()) != type.getRank())
+    return false;
+  for (auto [size, expected] : llvm::zip(shape, type.getShape()))
+    if (!ShapedType::isDynamic(expected) && size != expected)
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Interpreter {
+public:
+  Interpreter(func::FuncOp func, bool shapesOnly)
+      : func(func), shapesOnly(shapesOnly) {}
+
+  /// Runs the function; on success `results` holds the returned tensors.
+  LogicalResult run(ArrayRef<HostTensor> inputs);
+
+  const HostTensor &valueOf(Value v) const { return *values.find(v)->second; }
+  bool hasValue(Value v) const { return values.count(v); }
+
+  std::vector<HostTensor> results;
+  std::string error;
+
+private:
+  LogicalResult fail(Operation *op, const std::string &why) {
+    error = describeOp(op) + ": " + why;
+    return failure();
+  }
+  /// Reports a reference check message ("pool: keys must be ...") for `op`.
+  LogicalResult checked(Operation *op, const std::string &message) {
+    if (message.empty())
+      return success();
+    size_t colon = message.find(": ");
+    return fail(op, colon == std::string::npos ? message
+                                               : message.substr(colon + 2));
+  }
+
+  /// The tensor of an operand; with data, for a check function (shapes-only
+  /// runs fill a temporary with zeros, dropped after the op).
+  const HostTensor &operand(Value v) { return *values.find(v)->second; }
+  const HostTensor &full(Value v) {
+    const HostTensor &t = operand(v);
+    if (hasData(t))
+      return t;
+    scratch.push_back(HostTensor::zeros(t.type, t.shape));
+    return scratch.back();
+  }
+  const HostTensor *fullOrNull(Value v) { return v ? &full(v) : nullptr; }
+
+  ElementType elementTypeOf(Value v) {
+    return *toElementType(cast<RankedTensorType>(v.getType()).getElementType());
+  }
+
+  /// Binds `result` to `t` after checking it against the result's type.
+  LogicalResult bind(Operation *op, Value result, HostTensor t);
+  /// Binds a result known only by its shape (shapes-only runs).
+  LogicalResult bindShape(Operation *op, Value result, Shape shape) {
+    return bind(op, result, shapeOnly(elementTypeOf(result), std::move(shape)));
+  }
+
+  LogicalResult visit(Operation *op);
+  LogicalResult visitPool(PoolOp op);
+  LogicalResult visitHadamard(HadamardOp op);
+  LogicalResult visitQuantize(QuantizeOp op);
+  LogicalResult visitDequantize(DequantizeOp op);
+  LogicalResult visitResidual(ResidualOp op);
+  LogicalResult visitReconstruct(ReconstructOp op);
+  LogicalResult visitScore(ScoreOp op);
+  LogicalResult visitTopK(TopKOp op);
+  LogicalResult visitExpand(ExpandOp op);
+  LogicalResult visitCompress(CompressOp op);
+  LogicalResult visitSelect(SelectOp op);
+  LogicalResult visitConstant(arith::ConstantOp op);
+  LogicalResult visitElementwise(Operation *op);
+  LogicalResult visitEmpty(tensor::EmptyOp op);
+  LogicalResult visitCast(tensor::CastOp op);
+  LogicalResult visitDim(tensor::DimOp op);
+  LogicalResult visitReturn(func::ReturnOp op);
+
+  func::FuncOp func;
+  bool shapesOnly;
+  /// Inputs are the caller's tensors (never copied); every other value is
+  /// owned by `computed` (a deque: references stay valid as it grows).
+  llvm::DenseMap<Value, const HostTensor *> values;
+  std::deque<HostTensor> computed;
+  llvm::DenseMap<Value, int64_t> scalars;
+  std::deque<HostTensor> scratch;
+};
+
+} // namespace
+
+LogicalResult Interpreter::run(ArrayRef<HostTensor> inputs) {
+  std::string name = "@" + func.getSymName().str();
+  if (func.isExternal()) {
+    error = name + " is a declaration (no body to evaluate)";
+    return failure();
+  }
+  if (!func.getBody().hasOneBlock()) {
+    error = name + " has more than one block (control flow is not supported "
+                   "by the reference evaluator)";
+    return failure();
+  }
+  if (inputs.size() != func.getNumArguments()) {
+    error = name + " takes " + std::to_string(func.getNumArguments()) +
+            " arguments, got " + std::to_string(inputs.size()) + " inputs";
+    return failure();
+  }
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    const HostTensor &input = inputs[i];
+    std::string which = "argument #" + std::to_string(i) + " of " + name;
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    std::optional<ElementType> element =
+        type ? toElementType(type.getElementType()) : std::nullopt;
+    if (!element) {
+      error = which + " has type " + typeString(arg.getType()) +
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8 or i32 "
+              "are supported";
+      return failure();
+    }
+    if (!isEvaluableShape(input.shape)) {
+      error = which + ": the input shape " + ref::shapeString(input.shape) +
+              " has a negative size or more than 2^31 elements";
+      return failure();
+    }
+    if (input.type != *element || !fitsType(input.shape, type)) {
+      error = which + " has type " + typeString(type) + ", but the input is " +
+              ref::shapeString(input.shape) + " " +
+              ref::elementTypeName(input.type);
+      return failure();
+    }
+    if (!hasData(input) && !(shapesOnly && input.data.empty())) {
+      error = which + ": the input holds " + std::to_string(input.data.size()) +
+              " values for shape " + ref::shapeString(input.shape);
+      return failure();
+    }
+    values[arg] = &input;
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (failed(visit(&op)))
+      return failure();
+    scratch.clear();
+  }
+  return success();
+}
+
+LogicalResult Interpreter::bind(Operation *op, Value result, HostTensor t) {
+  auto type = cast<RankedTensorType>(result.getType());
+  if (!fitsType(t.shape, type)) {
+    std::string which =
+        op->getNumResults() == 1
+            ? std::string("the result")
+            : "result #" +
+                  std::to_string(cast<OpResult>(result).getResultNumber());
+    return fail(op, which + " is " + ref::shapeString(t.shape) +
+                        ", but its type is " + typeString(type));
+  }
+  if (!isEvaluableShape(t.shape))
+    return fail(op, "a result of shape " + ref::shapeString(t.shape) +
+                        " is too large for the reference evaluator (more "
+                        "than 2^31 elements)");
+  computed.push_back(std::move(t));
+  values[result] = &computed.back();
+  return success();
+}
+
+LogicalResult Interpreter::visit(Operation *op) {
+  // Every tensor operand and result must have a supported element type.
+  for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults())) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (type && !toElementType(type.getElementType()))
+      return fail(op, "element type " + typeString(type.getElementType()) +
+                          " is not supported by the reference evaluator");
+    if (isa<UnrankedTensorType>(v.getType()))
+      return fail(op, "unranked tensors are not supported by the reference "
+                      "evaluator");
+  }
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](PoolOp op) { return visitPool(op); })
+      .Case([&](HadamardOp op) { return visitHadamard(op); })
+      .Case([&](QuantizeOp op) { return visitQuantize(op); })
+      .Case([&](DequantizeOp op) { return visitDequantize(op); })
+      .Case([&](ResidualOp op) { return visitResidual(op); })
+      .Case([&](ReconstructOp op) { return visitReconstruct(op); })
+      .Case([&](ScoreOp op) { return visitScore(op); })
+      .Case([&](TopKOp op) { return visitTopK(op); })
+      .Case([&](ExpandOp op) { return visitExpand(op); })
+      .Case([&](CompressOp op) { return visitCompress(op); })
+      .Case([&](SelectOp op) { return visitSelect(op); })
+      .Case([&](arith::ConstantOp op) { return visitConstant(op); })
+      .Case<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
+            arith::MaximumFOp, arith::MinimumFOp, arith::NegFOp, arith::AddIOp,
+            arith::SubIOp, arith::MulIOp>(
+          [&](Operation *op) { return visitElementwise(op); })
+      .Case([&](tensor::EmptyOp op) { return visitEmpty(op); })
+      .Case([&](tensor::CastOp op) { return visitCast(op); })
+      .Case([&](tensor::DimOp op) { return visitDim(op); })
+      .Case([&](func::ReturnOp op) { return visitReturn(op); })
+      .Default([&](Operation *op) {
+        return fail(op, "this op is not supported by the reference evaluator");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// indexpool ops
+//===----------------------------------------------------------------------===//
+
+static double toDouble(const APFloat &value) { return value.convertToDouble(); }
+
+LogicalResult Interpreter::visitPool(PoolOp op) {
+  int64_t p = int64_t(op.getPoolSize());
+  double temperature = op.getTemperature().convertToFloat();
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor &scores = full(op.getScores());
+  const HostTensor *bias = fullOrNull(op.getBias());
+  if (failed(checked(op, ref::checkPool(keys, scores, bias, p, temperature))))
+    return failure();
+  if (shapesOnly) {
+    int64_t groups = keys.shape[0] / p, dim = keys.shape[1];
+    Shape weights =
+        scores.rank() == 2 ? Shape{groups, p, dim} : Shape{groups, p};
+    if (failed(bindShape(op, op.getPooled(), {groups, dim})))
+      return failure();
+    return bindShape(op, op.getWeights(), weights);
+  }
+  ref::PoolResult result = ref::pool(keys, scores, bias, p, temperature,
+                                     elementTypeOf(op.getPooled()));
+  if (failed(bind(op, op.getPooled(), std::move(result.pooled))))
+    return failure();
+  return bind(op, op.getWeights(), std::move(result.weights));
+}
+
+LogicalResult Interpreter::visitHadamard(HadamardOp op) {
+  const HostTensor &x = full(op.getInput());
+  if (failed(checked(op, ref::checkHadamard(x))))
+    return failure();
+  if (!isValidHadamardDim(x.shape.back()))
+    return fail(op, "the last size D of x must be a power of two <= " +
+                        std::to_string(kMaxHadamardDim) + ", got " +
+                        std::to_string(x.shape.back()));
+  if (shapesOnly)
+    return bindShape(op, op.getResult(), x.shape);
+  return bind(op, op.getResult(),
+              ref::hadamard(x, elementTypeOf(op.getResult())));
+}
+
+LogicalResult Interpreter::visitQuantize(QuantizeOp op) {
+  ElementType codes = elementTypeOf(op.getCodes());
+  double minAbsmax = toDouble(op.getMinAbsmax());
+  const HostTensor &x = full(op.getInput());
+  if (failed(checked(op, ref::checkQuantize(x, codes, minAbsmax))))
+    return failure();
+  if (shapesOnly) {
+    if (failed(bindShape(op, op.getCodes(), x.shape)))
+      return failure();
+    return bindShape(op, op.getScales(), {x.shape[0]});
+  }
+  ref::QuantizeResult result =
+      ref::quantize(x, codes, op.getPow2Scale(), minAbsmax);
+  if (failed(bind(op, op.getCodes(), std::move(result.q))))
+    return failure();
+  return bind(op, op.getScales(), std::move(result.scale));
+}
+
+LogicalResult Interpreter::visitDequantize(DequantizeOp op) {
+  const HostTensor &q = full(op.getCodes());
+  const HostTensor &scales = full(op.getScales());
+  if (failed(checked(op, ref::checkDequantize(q, scales))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getResult(), q.shape);
+  return bind(op, op.getResult(),
+              ref::dequantize(q, scales, elementTypeOf(op.getResult())));
+}
+
+LogicalResult Interpreter::visitResidual(ResidualOp op) {
+  int64_t p = int64_t(op.getPoolSize());
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor &pooled = full(op.getPooled());
+  if (failed(checked(op, ref::checkResidual(keys, pooled, p))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getResult(),
+                     {pooled.shape[0] * p, pooled.shape[1]});
+  return bind(op, op.getResult(),
+              ref::residual(keys, pooled, p, elementTypeOf(op.getResult())));
+}
+
+LogicalResult Interpreter::visitReconstruct(ReconstructOp op) {
+  int64_t p = int64_t(op.getPoolSize());
+  const HostTensor &pooled = full(op.getPooled());
+  const HostTensor *residual = fullOrNull(op.getResidual());
+  if (failed(checked(op, ref::checkReconstruct(pooled, residual, p))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getResult(),
+                     {pooled.shape[0] * p, pooled.shape[1]});
+  return bind(
+      op, op.getResult(),
+      ref::reconstruct(pooled, residual, p, elementTypeOf(op.getResult())));
+}
+
+LogicalResult Interpreter::visitScore(ScoreOp op) {
+  const HostTensor &q = full(op.getQuery());
+  const HostTensor &w = full(op.getWeights());
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor *scales = fullOrNull(op.getScales());
+  if (failed(checked(op, ref::checkScore(q, w, keys, scales))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getLogits(), {q.shape[0], keys.shape[0]});
+  return bind(op, op.getLogits(), ref::score(q, w, keys, scales));
+}
+
+LogicalResult Interpreter::visitTopK(TopKOp op) {
+  int64_t k = int64_t(op.getK());
+  const HostTensor &logits = full(op.getLogits());
+  const HostTensor *valid = fullOrNull(op.getValid());
+  if (failed(checked(op, ref::checkTopK(logits, valid, k))))
+    return failure();
+  if (shapesOnly) {
+    if (failed(bindShape(op, op.getValues(), {logits.shape[0], k})))
+      return failure();
+    return bindShape(op, op.getIndices(), {logits.shape[0], k});
+  }
+  ref::TopKResult result = ref::topk(logits, valid, k);
+  if (failed(bind(op, op.getValues(), std::move(result.values))))
+    return failure();
+  return bind(op, op.getIndices(), std::move(result.indices));
+}
+
+LogicalResult Interpreter::visitExpand(ExpandOp op) {
+  int64_t p = int64_t(op.getPoolSize());
+  const HostTensor &idx = full(op.getIndices());
+  if (failed(checked(op, ref::checkExpand(idx, p))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getTokens(), {idx.shape[0], idx.shape[1] * p});
+  return bind(op, op.getTokens(), ref::expand(idx, p));
+}
+
+LogicalResult Interpreter::visitCompress(CompressOp op) {
+  ref::CompressOptions options;
+  options.poolSize = int64_t(op.getPoolSize());
+  options.temperature = op.getTemperature().convertToFloat();
+  options.rotate = op.getRotate();
+  options.quantizedType = elementTypeOf(op.getCodes());
+  options.pow2Scale = op.getPow2Scale();
+  options.minAbsmax = toDouble(op.getMinAbsmax());
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor &scores = full(op.getScores());
+  const HostTensor *bias = fullOrNull(op.getBias());
+  if (failed(checked(op, ref::checkCompress(keys, scores, bias, options))))
+    return failure();
+  if (options.rotate && !isValidHadamardDim(keys.shape[1]))
+    return fail(op, "with rotate, the size D of keys must be a power of two "
+                    "<= " +
+                        std::to_string(kMaxHadamardDim) + ", got " +
+                        std::to_string(keys.shape[1]));
+  if (shapesOnly) {
+    int64_t p = options.poolSize;
+    int64_t groups = keys.shape[0] / p, dim = keys.shape[1];
+    Shape weights =
+        scores.rank() == 2 ? Shape{groups, p, dim} : Shape{groups, p};
+    if (failed(bindShape(op, op.getCodes(), {groups, dim})) ||
+        failed(bindShape(op, op.getScales(), {groups})))
+      return failure();
+    return bindShape(op, op.getWeights(), weights);
+  }
+  ref::CompressResult result = ref::compress(keys, scores, bias, options);
+  if (failed(bind(op, op.getCodes(), std::move(result.q))) ||
+      failed(bind(op, op.getScales(), std::move(result.scale))))
+    return failure();
+  return bind(op, op.getWeights(), std::move(result.weights));
+}
+
+LogicalResult Interpreter::visitSelect(SelectOp op) {
+  int64_t k = int64_t(op.getK()), p = int64_t(op.getPoolSize());
+  const HostTensor &q = full(op.getQuery());
+  const HostTensor &w = full(op.getWeights());
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor *scales = fullOrNull(op.getScales());
+  const HostTensor *valid = fullOrNull(op.getValid());
+  if (failed(checked(op, ref::checkSelect(q, w, keys, scales, valid, k, p))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getTokens(), {q.shape[0], k * p});
+  return bind(op, op.getTokens(), ref::select(q, w, keys, scales, valid, k, p));
+}
+
+//===----------------------------------------------------------------------===//
+// arith, tensor, func
+//===----------------------------------------------------------------------===//
+
+LogicalResult Interpreter::visitConstant(arith::ConstantOp op) {
+  Type type = op.getType();
+  if (type.isIndex() || type.isSignlessInteger()) {
+    scalars[op.getResult()] = cast<IntegerAttr>(op.getValue()).getInt();
+    return success();
+  }
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!tensorType || !dense)
+    return fail(op, "only dense tensor and integer scalar constants are "
+                    "supported by the reference evaluator");
+  ElementType element = elementTypeOf(op.getResult());
+  HostTensor t = shapeOnly(element, shapeOf(tensorType));
+  if (!shapesOnly) {
+    if (ref::isFloatType(element)) {
+      for (const APFloat &value : dense.getValues<APFloat>()) {
+        APFloat wide = value;
+        bool losesInfo;
+        wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                     &losesInfo);
+        t.data.push_back(wide.convertToDouble());
+      }
+    } else {
+      for (const APInt &value : dense.getValues<APInt>())
+        t.data.push_back(double(value.getSExtValue()));
+    }
+  }
+  return bind(op, op.getResult(), std::move(t));
+}
+
+/// Two's-complement wrap of `value` to `bits` bits, as arith integer ops do.
+static double wrapInteger(int64_t value, unsigned bits) {
+  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  uint64_t wrapped = uint64_t(value) & mask;
+  if (bits < 64 && (wrapped >> (bits - 1)) & 1)
+    wrapped |= ~mask;
+  return double(int64_t(wrapped));
+}
+
+/// IEEE maximum/minimum: NaN propagates, -0 < +0.
+static double ieeeMaximum(double a, double b, bool maximum) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (a == b) // +0 / -0
+    return maximum ? (std::signbit(a) ? b : a) : (std::signbit(a) ? a : b);
+  return maximum ? std::max(a, b) : std::min(a, b);
+}
+
+LogicalResult Interpreter::visitElementwise(Operation *op) {
+  Value result = op->getResult(0);
+  // Scalar index/integer arithmetic (sizes for tensor.empty).
+  if (!isa<RankedTensorType>(result.getType())) {
+    if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op))
+      return fail(op, "only tensor operands are supported by the reference "
+                      "evaluator");
+    auto lhs = scalars.find(op->getOperand(0));
+    auto rhs = scalars.find(op->getOperand(1));
+    if (lhs == scalars.end() || rhs == scalars.end())
+      return fail(op, "an operand is not a known integer");
+    int64_t a = lhs->second, b = rhs->second;
+    scalars[result] = isa<arith::AddIOp>(op)   ? a + b
+                      : isa<arith::SubIOp>(op) ? a - b
+                                               : a * b;
+    return success();
+  }
+  for (Value v : op->getOperands())
+    if (!hasValue(v))
+      return fail(op, "an operand is not a tensor the evaluator computed");
+  const HostTensor &lhs = operand(op->getOperand(0));
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (operand(v).shape != lhs.shape)
+      return fail(op, "operand #" + std::to_string(i) + " is " +
+                          ref::shapeString(operand(v).shape) +
+                          ", operand #0 is " + ref::shapeString(lhs.shape) +
+                          " (elementwise operands must have one shape)");
+  ElementType element = elementTypeOf(result);
+  HostTensor t = shapeOnly(element, lhs.shape);
+  if (shapesOnly)
+    return bind(op, result, std::move(t));
+  const HostTensor *rhs =
+      op->getNumOperands() > 1 ? &operand(op->getOperand(1)) : nullptr;
+  unsigned bits = cast<RankedTensorType>(result.getType())
+                      .getElementType()
+                      .getIntOrFloatBitWidth();
+  t.data.resize(lhs.data.size());
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double a = lhs.data[i], b = rhs ? rhs->data[i] : 0.0;
+    double value =
+        llvm::TypeSwitch<Operation *, double>(op)
+            .Case([&](arith::AddFOp) { return a + b; })
+            .Case([&](arith::SubFOp) { return a - b; })
+            .Case([&](arith::MulFOp) { return a * b; })
+            .Case([&](arith::DivFOp) { return a / b; })
+            .Case([&](arith::MaximumFOp) { return ieeeMaximum(a, b, true); })
+            .Case([&](arith::MinimumFOp) { return ieeeMaximum(a, b, false); })
+            .Case([&](arith::NegFOp) { return -a; })
+            .Case([&](arith::AddIOp) {
+              return wrapInteger(int64_t(a) + int64_t(b), bits);
+            })
+            .Case([&](arith::SubIOp) {
+              return wrapInteger(int64_t(a) - int64_t(b), bits);
+            })
+            .Case([&](arith::MulIOp) {
+              // Wraps in unsigned arithmetic: no signed overflow in C++.
+              return wrapInteger(
+                  int64_t(uint64_t(int64_t(a)) * uint64_t(int64_t(b))), bits);
+            })
+            .Default([](Operation *) { return 0.0; });
+    // One rounding from the exact double result (exact for +, -, *, / of
+    // f32 and narrower operands).
+    t.data[i] =
+        ref::isFloatType(element) ? ref::roundTo(value, element) : value;
+  }
+  return bind(op, result, std::move(t));
+}
+
+LogicalResult Interpreter::visitEmpty(tensor::EmptyOp op) {
+  RankedTensorType type = op.getType();
+  Shape shape = shapeOf(type);
+  auto dynamicSizes = op.getDynamicSizes();
+  size_t next = 0;
+  for (int64_t &size : shape) {
+    if (!ShapedType::isDynamic(size))
+      continue;
+    auto known = scalars.find(dynamicSizes[next++]);
+    if (known == scalars.end())
+      return fail(op, "a dynamic size is not a known integer");
+    if (known->second < 0)
+      return fail(op, "negative size " + std::to_string(known->second));
+    size = known->second;
+  }
+  ElementType element = elementTypeOf(op.getResult());
+  return bind(op, op.getResult(),
+              shapesOnly ? shapeOnly(element, shape)
+                         : HostTensor::zeros(element, shape));
+}
+
+LogicalResult Interpreter::visitCast(tensor::CastOp op) {
+  if (!hasValue(op.getSource()))
+    return fail(op, "the source is not a tensor the evaluator computed");
+  HostTensor t = operand(op.getSource());
+  t.type = elementTypeOf(op.getResult());
+  return bind(op, op.getResult(), std::move(t));
+}
+
+LogicalResult Interpreter::visitDim(tensor::DimOp op) {
+  auto index = scalars.find(op.getIndex());
+  if (!hasValue(op.getSource()) || index == scalars.end())
+    return fail(op, "the source or the index is not known");
+  const HostTensor &source = operand(op.getSource());
+  if (index->second < 0 || index->second >= source.rank())
+    return fail(op, "dimension " + std::to_string(index->second) +
+                        " is out of range for " +
+                        ref::shapeString(source.shape));
+  scalars[op.getResult()] = source.shape[size_t(index->second)];
+  return success();
+}
+
+LogicalResult Interpreter::visitReturn(func::ReturnOp op) {
+  results.clear();
+  for (Value v : op.getOperands()) {
+    if (!hasValue(v))
+      return fail(op, "a returned value is not a tensor");
+    const HostTensor &t = operand(v);
+    results.push_back(shapesOnly ? shapeOnly(t.type, t.shape) : t);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Public entry points
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::vector<HostTensor>>
+mlir::indexpool::evaluateFunction(func::FuncOp func,
+                                  ArrayRef<HostTensor> inputs,
+                                  std::string &error, bool shapesOnly) {
+  Interpreter interpreter(func, shapesOnly);
+  if (failed(interpreter.run(inputs))) {
+    error = interpreter.error;
+    return failure();
+  }
+  return std::move(interpreter.results);
+}
+
+/// The selection context of a returned value, if it is one.
+static std::optional<SelectionContext>
+selectionContextOf(Value v, const Interpreter &interpreter) {
+  auto contextOfTopK =
+      [&](TopKOp topk, int64_t poolSize) -> std::optional<SelectionContext> {
+    if (!topk.getLogits().getDefiningOp<ScoreOp>())
+      return std::nullopt;
+    SelectionContext context;
+    context.logits = interpreter.valueOf(topk.getLogits());
+    if (topk.getValid())
+      context.valid = interpreter.valueOf(topk.getValid());
+    context.poolSize = poolSize;
+    return context;
+  };
+  if (auto topk = v.getDefiningOp<TopKOp>()) {
+    if (v == topk.getIndices())
+      return contextOfTopK(topk, 1);
+    return std::nullopt;
+  }
+  if (auto expand = v.getDefiningOp<ExpandOp>()) {
+    auto topk = expand.getIndices().getDefiningOp<TopKOp>();
+    if (topk && expand.getIndices() == topk.getIndices())
+      return contextOfTopK(topk, int64_t(expand.getPoolSize()));
+    return std::nullopt;
+  }
+  if (auto select = v.getDefiningOp<SelectOp>()) {
+    SelectionContext context;
+    const HostTensor *scales =
+        select.getScales() ? &interpreter.valueOf(select.getScales()) : nullptr;
+    context.logits = ref::score(interpreter.valueOf(select.getQuery()),
+                                interpreter.valueOf(select.getWeights()),
+                                interpreter.valueOf(select.getKeys()), scales);
+    if (select.getValid())
+      context.valid = interpreter.valueOf(select.getValid());
+    context.poolSize = int64_t(select.getPoolSize());
+    return context;
+  }
+  return std::nullopt;
+}
+
+FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
+    func::FuncOp func, ArrayRef<HostTensor> inputs, std::string &error) {
+  Interpreter interpreter(func, /*shapesOnly=*/false);
+  if (failed(interpreter.run(inputs))) {
+    error = interpreter.error;
+    return failure();
+  }
+  ReferenceRun run;
+  run.results = std::move(interpreter.results);
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (Value v : ret.getOperands())
+    run.selections.push_back(selectionContextOf(v, interpreter));
+  return run;
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr double kF32NormwiseTolerance = 1e-5;
+constexpr double kNearTieTolerance = 1e-5;
+/// At most this fraction of quantized codes may differ.
+constexpr double kDifferingCodeFraction = 1e-3;
+/// Codes may differ by this fraction of qmax (a bf16 input's resolution).
+constexpr double kCodeResolution = 1.0 / 256;
+} // namespace
+
+static bool sameValue(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
+}
+
+static std::string formatDouble(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3g", value);
+  return buffer;
+}
+
+/// The spacing of `type` at |r|: 2^(max(exponent(r), emin) - (p - 1)).
+static double ulpOf(double r, ElementType type) {
+  int precision = type == ElementType::F16 ? 11 : 8;
+  int minExponent = type == ElementType::F16 ? -14 : -126;
+  int exponent = minExponent;
+  if (r != 0 && std::isfinite(r))
+    exponent = std::max(std::ilogb(r), minExponent);
+  return std::ldexp(1.0, exponent - (precision - 1));
+}
+
+/// Whether two different quantized codes are neighbours in the format's
+/// ordering (one step apart, on the same side of zero).
+static bool isOneCodeApart(double a, double r, ElementType type) {
+  if (std::isnan(a) || std::isnan(r))
+    return false;
+  if (type == ElementType::I8)
+    return std::fabs(a - r) == 1;
+  uint8_t codeA = ref::encodeF8E4M3FN(a), codeR = ref::encodeF8E4M3FN(r);
+  int magnitudeA = codeA & 0x7F, magnitudeR = codeR & 0x7F;
+  bool sameSide = (codeA >> 7) == (codeR >> 7) || a == 0 || r == 0;
+  return sameSide && std::abs(magnitudeA - magnitudeR) == 1;
+}
+
+/// The near-tie rule for i32 selections; see compareWithReference.
+static void compareSelection(const HostTensor &actual,
+                             const HostTensor &expected,
+                             const SelectionContext &selection, Comparison &c) {
+  int64_t rows = actual.shape[0], width = actual.shape[1];
+  int64_t p = selection.poolSize, columns = selection.logits.shape[1];
+  auto fail = [&](const std::string &why) {
+    if (c.ok) {
+      c.ok = false;
+      c.reason = why;
+    }
+  };
+  if (p < 1 || width % p != 0 || selection.logits.shape[0] != rows) {
+    fail("the selection context does not fit the result");
+    return;
+  }
+  std::vector<char> seen(static_cast<size_t>(columns), 0);
+  for (int64_t m = 0; m < rows; ++m) {
+    std::fill(seen.begin(), seen.end(), 0);
+    int64_t limit = columns;
+    if (selection.valid)
+      limit =
+          int64_t(std::clamp(selection.valid->data[m], 0.0, double(columns)));
+    const double *logits = &selection.logits.data[m * columns];
+    for (int64_t j = 0; j < width / p; ++j) {
+      const double *a = &actual.data[m * width + j * p];
+      const double *r = &expected.data[m * width + j * p];
+      std::string where =
+          "row " + std::to_string(m) + " slot " + std::to_string(j * p);
+      // The pool each slot group names: every P tokens of one pool.
+      int64_t poolA = a[0] < 0 ? -1 : int64_t(a[0]) / p;
+      int64_t poolR = r[0] < 0 ? -1 : int64_t(r[0]) / p;
+      int64_t differingHere = 0;
+      for (int64_t s = 0; s < p; ++s) {
+        double want = poolA < 0 ? -1.0 : double(poolA * p + s);
+        if (a[s] != want) {
+          fail(where + ": " + formatDouble(a[s]) +
+               " is not an expansion of one pool");
+          return;
+        }
+        differingHere += a[s] != r[s];
+      }
+      if (poolA >= 0) {
+        if (poolA >= limit) {
+          fail(where + ": index " + std::to_string(poolA) + " is outside the " +
+               std::to_string(limit) + " valid columns");
+          return;
+        }
+        if (seen[size_t(poolA)]) {
+          fail(where + ": index " + std::to_string(poolA) +
+               " is selected twice");
+          return;
+        }
+        seen[size_t(poolA)] = 1;
+      }
+      if (!differingHere)
+        continue;
+      c.differing += differingHere;
+      if (poolA < 0 || poolR < 0) {
+        fail(where + ": index " + std::to_string(poolA) + ", expected " +
+             std::to_string(poolR));
+        return;
+      }
+      double la = logits[poolA], lr = logits[poolR];
+      if (!(std::fabs(la - lr) <=
+            kNearTieTolerance * std::max(std::fabs(la), std::fabs(lr)))) {
+        fail(where + ": index " + std::to_string(poolA) + " (logit " +
+             formatDouble(la) + ") instead of " + std::to_string(poolR) +
+             " (logit " + formatDouble(lr) + ")");
+        return;
+      }
+      ++c.nearTieSwaps;
+    }
+  }
+}
+
+Comparison
+mlir::indexpool::compareWithReference(const HostTensor &actual,
+                                      const HostTensor &expected,
+                                      const SelectionContext *selection) {
+  Comparison c;
+  c.elements = expected.numElements();
+  auto fail = [&](const std::string &why) {
+    if (c.ok) {
+      c.ok = false;
+      c.reason = why;
+    }
+  };
+  if (actual.shape != expected.shape || actual.type != expected.type ||
+      !hasData(actual) || !hasData(expected)) {
+    fail("got " + ref::shapeString(actual.shape) + " " +
+         ref::elementTypeName(actual.type) + ", expected " +
+         ref::shapeString(expected.shape) + " " +
+         ref::elementTypeName(expected.type));
+    return c;
+  }
+  ElementType type = expected.type;
+  double maxReference = 0;
+  for (double r : expected.data)
+    if (std::isfinite(r))
+      maxReference = std::max(maxReference, std::fabs(r));
+  for (size_t i = 0; i < expected.data.size(); ++i) {
+    double a = actual.data[i], r = expected.data[i];
+    if (sameValue(a, r))
+      continue;
+    if (!(selection && type == ElementType::I32))
+      ++c.differing;
+    double abs = std::fabs(a - r);
+    if (std::isnan(abs))
+      abs = std::numeric_limits<double>::infinity();
+    c.maxAbsError = std::max(c.maxAbsError, abs);
+    c.maxRelError =
+        std::max(c.maxRelError, r == 0 ? std::numeric_limits<double>::infinity()
+                                       : abs / std::fabs(r));
+    if (!std::isfinite(a) || !std::isfinite(r))
+      fail("element " + std::to_string(i) + " is " + formatDouble(a) +
+           ", expected " + formatDouble(r));
+    switch (type) {
+    case ElementType::F32:
+      break;
+    case ElementType::F16:
+    case ElementType::BF16: {
+      double ulps = abs / ulpOf(r, type);
+      c.maxUlpError = std::max(c.maxUlpError, ulps);
+      if (ulps <= 1)
+        break;
+      ++c.beyondOneUlp;
+      if (abs > ulpOf(r, type) + ulpOf(maxReference, type))
+        fail("element " + std::to_string(i) + " is " + formatDouble(a) + ", " +
+             formatDouble(ulps) + " ulp from " + formatDouble(r) +
+             ", beyond one ulp of max|ref| " + formatDouble(maxReference));
+      break;
+    }
+    case ElementType::I8:
+    case ElementType::F8E4M3FN: {
+      double qmax = type == ElementType::I8 ? 127 : 448;
+      if (isOneCodeApart(a, r, type))
+        ++c.offByOne;
+      else if (abs <= kCodeResolution * qmax)
+        ++c.beyondOneCode;
+      else
+        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
+             ", more than one code and more than 2^-8 * qmax from " +
+             formatDouble(r));
+      break;
+    }
+    case ElementType::I32:
+      if (!selection)
+        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
+             ", expected " + formatDouble(r));
+      break;
+    }
+  }
+  if (type == ElementType::F32) {
+    c.normwiseRelError = c.maxAbsError == 0 ? 0
+                         : maxReference == 0
+                             ? std::numeric_limits<double>::infinity()
+                             : c.maxAbsError / maxReference;
+    if (c.normwiseRelError > kF32NormwiseTolerance)
+      fail("normwise_rel_err " + formatDouble(c.normwiseRelError) + " > " +
+           formatDouble(kF32NormwiseTolerance));
+  }
+  if ((type == ElementType::I8 || type == ElementType::F8E4M3FN) &&
+      double(c.differing) > kDifferingCodeFraction * double(c.elements))
+    fail("differing codes " + std::to_string(c.differing) + " > 0.1% of " +
+         std::to_string(c.elements));
+  if (type == ElementType::I32 && selection) {
+    if (expected.rank() != 2)
+      fail("a selection result must be [M, K]");
+    else
+      compareSelection(actual, expected, *selection, c);
+  }
+  return c;
+}
+
+std::string mlir::indexpool::formatComparison(const Comparison &c,
+                                              ElementType type) {
+  std::string text = "max_abs_err=" + formatDouble(c.maxAbsError) +
+                     " max_rel_err=" + formatDouble(c.maxRelError);
+  if (type == ElementType::F32)
+    text += " normwise_rel_err=" + formatDouble(c.normwiseRelError);
+  if (type == ElementType::F16 || type == ElementType::BF16)
+    text += " max_ulp_err=" + formatDouble(c.maxUlpError) +
+            " beyond_one_ulp=" + std::to_string(c.beyondOneUlp);
+  char percent[32];
+  std::snprintf(percent, sizeof(percent), "%.4g",
+                c.elements ? 100.0 * double(c.differing) / double(c.elements)
+                           : 0.0);
+  text += " differing=" + std::to_string(c.differing) + "/" +
+          std::to_string(c.elements) + " (" + percent + "%)";
+  if (type == ElementType::I8 || type == ElementType::F8E4M3FN)
+    text += " off_by_one=" + std::to_string(c.offByOne) +
+            " beyond_one_code=" + std::to_string(c.beyondOneCode);
+  if (type == ElementType::I32)
+    text += " near_tie_swaps=" + std::to_string(c.nearTieSwaps);
+  text += c.ok ? " -> ok" : " -> FAILED: " + c.reason;
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// Random inputs
+//===----------------------------------------------------------------------===//
+
+/// The distribution a use of a value asks for, with the operand's name.
+static std::pair<InputDistribution, std::string>
+distributionOfUse(OpOperand &use) {
+  Operation *op = use.getOwner();
+  Value v = use.get();
+  auto isQuantized = [](Value v) {
+    Type element = cast<RankedTensorType>(v.getType()).getElementType();
+    return element.isSignlessInteger(8) || isa<Float8E4M3FNType>(element);
+  };
+  using D = InputDistribution;
+  auto scoreLike = [&](Value query, Value weights, Value keys, Value scales,
+                       Value valid) -> std::pair<D, std::string> {
+    if (v == valid)
+      return {D::ValidLengths, "valid"};
+    if (v == scales)
+      return {D::PositiveScales, "scales"};
+    if (v == keys)
+      return {isQuantized(keys) ? D::QuantizedCodes : D::Normal, "keys"};
+    if (v == weights)
+      return {D::Normal, "weights"};
+    return {D::Normal, "query"};
+  };
+  return llvm::TypeSwitch<Operation *, std::pair<D, std::string>>(op)
+      .Case<PoolOp, CompressOp>([&](auto op) -> std::pair<D, std::string> {
+        if (v == op.getKeys())
+          return {D::Normal, "keys"};
+        if (v == op.getScores())
+          return {D::Normal, "scores"};
+        return {D::Normal, "bias"};
+      })
+      .Case([&](DequantizeOp op) -> std::pair<D, std::string> {
+        if (v == op.getCodes())
+          return {D::QuantizedCodes, "codes"};
+        return {D::PositiveScales, "scales"};
+      })
+      .Case([&](ScoreOp op) {
+        return scoreLike(op.getQuery(), op.getWeights(), op.getKeys(),
+                         op.getScales(), Value());
+      })
+      .Case([&](SelectOp op) {
+        return scoreLike(op.getQuery(), op.getWeights(), op.getKeys(),
+                         op.getScales(), op.getValid());
+      })
+      .Case([&](TopKOp op) -> std::pair<D, std::string> {
+        if (v == op.getValid())
+          return {D::ValidLengths, "valid"};
+        return {D::Normal, "logits"};
+      })
+      .Case([&](ExpandOp) -> std::pair<D, std::string> {
+        return {D::PoolIndices, "indices"};
+      })
+      .Case<HadamardOp, QuantizeOp, ResidualOp, ReconstructOp>(
+          [&](Operation *) -> std::pair<D, std::string> {
+            return {D::Normal,
+                    "operand #" + std::to_string(use.getOperandNumber())};
+          })
+      .Default([&](Operation *) -> std::pair<D, std::string> {
+        return {D::Default,
+                "operand #" + std::to_string(use.getOperandNumber())};
+      });
+}
+
+/// The more specific distribution wins when an argument has several uses.
+static int specificity(InputDistribution d) {
+  switch (d) {
+  case InputDistribution::ValidLengths:
+    return 5;
+  case InputDistribution::PoolIndices:
+    return 4;
+  case InputDistribution::QuantizedCodes:
+    return 3;
+  case InputDistribution::PositiveScales:
+    return 2;
+  case InputDistribution::Normal:
+    return 1;
+  case InputDistribution::Default:
+    return 0;
+  }
+  return 0;
+}
+
+std::vector<InputDescription>
+mlir::indexpool::describeInputs(func::FuncOp func) {
+  std::vector<InputDescription> descriptions(func.getNumArguments());
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    InputDescription &description = descriptions[i];
+    description.use = "not used by an indexpool op";
+    // Uses in program order, so that the first of equally specific uses
+    // names the argument.
+    llvm::SmallVector<OpOperand *> uses;
+    for (OpOperand &use : arg.getUses())
+      if (use.getOwner()->getBlock() == arg.getOwner())
+        uses.push_back(&use);
+    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      if (a->getOwner() != b->getOwner())
+        return a->getOwner()->isBeforeInBlock(b->getOwner());
+      return a->getOperandNumber() < b->getOperandNumber();
+    });
+    bool first = true;
+    for (OpOperand *use : uses) {
+      auto [distribution, name] = distributionOfUse(*use);
+      if (!first &&
+          specificity(distribution) <= specificity(description.distribution))
+        continue;
+      first = false;
+      description.distribution = distribution;
+      description.use = name + " of " + describeOp(use->getOwner());
+      description.lengthsOf = distribution == InputDistribution::ValidLengths
+                                  ? use->getOwner()
+                                  : nullptr;
+    }
+  }
+  return descriptions;
+}
+
+/// Uniform in [0, 1) from the top 53 bits of one draw (portable).
+static double uniform01(std::mt19937_64 &rng) {
+  return std::ldexp(double(rng() >> 11), -53);
+}
+
+/// Makes an all-zero tensor non-zero (STYLE.md: never test on zeros).
+static void avoidAllZeros(HostTensor &t) {
+  if (!t.data.empty() && std::all_of(t.data.begin(), t.data.end(),
+                                     [](double value) { return value == 0; }))
+    t.data[0] = 1;
+}
+
+FailureOr<std::vector<HostTensor>>
+mlir::indexpool::generateRandomInputs(func::FuncOp func,
+                                      ArrayRef<std::vector<int64_t>> shapes,
+                                      uint64_t seed, std::string &error) {
+  // Validate the shapes (and learn the sizes that bound valid lengths) with
+  // a shapes-only run before drawing anything.
+  std::vector<HostTensor> shapeOnlyInputs;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    std::optional<ElementType> element =
+        type ? toElementType(type.getElementType()) : std::nullopt;
+    if (!element) {
+      error = "argument #" + std::to_string(i) + " of @" +
+              func.getSymName().str() + " has type " +
+              typeString(arg.getType()) +
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8 or i32 "
+              "are supported";
+      return failure();
+    }
+    shapeOnlyInputs.push_back(
+        shapeOnly(*element, i < shapes.size() ? shapes[i] : Shape{}));
+  }
+  if (shapes.size() != func.getNumArguments()) {
+    error = "@" + func.getSymName().str() + " takes " +
+            std::to_string(func.getNumArguments()) + " arguments, got " +
+            std::to_string(shapes.size()) + " shapes";
+    return failure();
+  }
+  Interpreter shapesRun(func, /*shapesOnly=*/true);
+  if (failed(shapesRun.run(shapeOnlyInputs))) {
+    error = shapesRun.error;
+    return failure();
+  }
+
+  std::vector<InputDescription> descriptions = describeInputs(func);
+  std::mt19937_64 rng(seed);
+  std::vector<HostTensor> inputs;
+  for (auto [i, description] : llvm::enumerate(descriptions)) {
+    ElementType type = shapeOnlyInputs[i].type;
+    const Shape &shape = shapeOnlyInputs[i].shape;
+    HostTensor t;
+    auto uniformInts = [&](int64_t lo, int64_t hi) {
+      HostTensor ints = ref::randomInt32(shape, lo, hi, rng);
+      ints.type = type;
+      avoidAllZeros(ints);
+      return ints;
+    };
+    bool isInteger = type == ElementType::I8 || type == ElementType::I32;
+    switch (description.distribution) {
+    case InputDistribution::PositiveScales:
+      t = HostTensor::zeros(type, shape);
+      for (double &value : t.data)
+        value =
+            isInteger ? 1.0 : ref::roundTo(1e-3 + 9e-3 * uniform01(rng), type);
+      break;
+    case InputDistribution::QuantizedCodes:
+      if (type == ElementType::F8E4M3FN)
+        t = ref::randomNormal(type, shape, rng, /*stddev=*/64.0);
+      else if (isInteger)
+        t = uniformInts(-127, 127);
+      else
+        t = ref::randomNormal(type, shape, rng);
+      break;
+    case InputDistribution::ValidLengths: {
+      Operation *op = description.lengthsOf;
+      int64_t columns = 0;
+      if (auto topk = dyn_cast<TopKOp>(op))
+        columns = shapesRun.valueOf(topk.getLogits()).shape[1];
+      else if (auto select = dyn_cast<SelectOp>(op))
+        columns = shapesRun.valueOf(select.getKeys()).shape[0];
+      columns = std::min<int64_t>(columns, std::numeric_limits<int32_t>::max());
+      t = ref::randomInt32(shape, 0, columns, rng);
+      t.type = type;
+      // At least one full row, so that every column can be selected.
+      if (!t.data.empty())
+        t.data[rng() % t.data.size()] = double(columns);
+      break;
+    }
+    case InputDistribution::PoolIndices:
+      t = isInteger ? uniformInts(-1, 1000)
+                    : ref::randomNormal(type, shape, rng);
+      break;
+    case InputDistribution::Normal:
+    case InputDistribution::Default:
+      if (type == ElementType::I32)
+        t = uniformInts(0, 100);
+      else if (type == ElementType::I8)
+        t = uniformInts(-127, 127);
+      else
+        t = ref::randomNormal(type, shape, rng);
+      break;
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}

@@ -1,0 +1,894 @@
+//===- indexpool-run.cpp - compile one function and run it ----------------===//
+//
+// SPEC.md §5, modeled on iree-run-module:
+//
+//   indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]
+//       [--random-inputs=SEED] [--input-shape=I:AxBxC ...]
+//       [--output=@out.npy ...] [--device=cpu|cuda] [--chip=sm_90]
+//       [--verify] [--benchmark=N] [--vector-width=8]
+//
+// The CPU path: the function (and what it references) is cloned, lowered with
+// the indexpool-to-cpu pipeline, JIT-compiled by mlir::ExecutionEngine (O3,
+// OpenMP from libomp) and called through its C interface:
+//
+//   _mlir_ciface_NAME(Results *, Desc0 *, Desc1 *, ...)
+//
+// where every DescI is a ranked memref descriptor {allocated, aligned,
+// offset, sizes[rank], strides[rank]} (all 8-byte fields) and Results, only
+// present when the function has results, is one descriptor per result laid
+// out one after another. Results are malloc'ed by the compiled code and freed
+// here. Before anything runs, the float64 reference evaluator computes the
+// result shapes, which validates every dynamic size.
+//
+// Every bad input ends with one line "indexpool-run: error: ..." and exit
+// code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolDialect.h"
+#include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Reference/Numerics.h"
+#include "indexpool/Runtime/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#ifndef INDEXPOOL_LIBOMP_PATH
+#error "INDEXPOOL_LIBOMP_PATH must name the OpenMP runtime (set by CMake)"
+#endif
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using ref::ElementType;
+using ref::HostTensor;
+namespace cl = llvm::cl;
+namespace runtime = ::indexpool::runtime;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory category("indexpool-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                          cl::desc("<input.mlir>"),
+                                          cl::cat(category));
+
+static cl::opt<std::string>
+    functionName("function", cl::value_desc("NAME"),
+                 cl::desc("The func.func to run (with or without the @)"),
+                 cl::cat(category));
+
+static cl::list<std::string> inputFiles(
+    "input", cl::value_desc("@FILE.npy"),
+    cl::desc("One .npy input per argument, in argument order. f32, f16, bf16 "
+             "and f8E4M3FN arguments read float32 or float16 arrays (rounded "
+             "to nearest even), i8 arguments int8 arrays, i32 arguments int32 "
+             "arrays"),
+    cl::cat(category));
+
+// Numbers are parsed here, not by cl, so that a bad value ends in the one
+// error line of every other bad input.
+static cl::opt<std::string> randomInputs(
+    "random-inputs", cl::value_desc("SEED"),
+    cl::desc("Instead of --input: draw every input at random from SEED, as "
+             "the argument is used (keys, queries, scores, bias, weights: "
+             "N(0,1); scales: uniform [1e-3, 1e-2]; quantized keys: valid "
+             "codes; valid lengths: [0, N]; expand indices: [-1, 1000]; other "
+             "i32: [0, 100]). Dynamic sizes are 256 unless --input-shape "
+             "gives them"),
+    cl::cat(category));
+
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::value_desc("I:AxBxC"),
+    cl::desc("With --random-inputs: the shape of argument I (0-based), e.g. "
+             "--input-shape=0:1000x128; must fit the argument's type"),
+    cl::cat(category));
+
+static cl::list<std::string> outputFiles(
+    "output", cl::value_desc("@FILE.npy"),
+    cl::desc("One .npy file per result, in result order: f32, f16, bf16 and "
+             "f8E4M3FN results as float32 (decoded values), i8 as int8, i32 "
+             "as int32"),
+    cl::cat(category));
+
+static cl::opt<std::string>
+    deviceName("device", cl::init("cpu"), cl::value_desc("cpu|cuda"),
+               cl::desc("Where to run: the CPU (JIT with OpenMP) or an NVIDIA "
+                        "GPU (not available yet)"),
+               cl::cat(category));
+
+static cl::opt<std::string>
+    chipName("chip", cl::init("sm_90"), cl::value_desc("sm_XX"),
+             cl::desc("The GPU architecture for --device=cuda (ignored on the "
+                      "CPU)"),
+             cl::cat(category));
+
+static cl::opt<bool> verifyResults(
+    "verify",
+    cl::desc("Compare every result with the float64 reference evaluator on "
+             "the same inputs; print one line per result with its errors "
+             "and exit with 1 if any is out of tolerance (f32: normwise "
+             "relative error <= 1e-5; f16/bf16: within one ulp plus one ulp "
+             "of the largest magnitude; i8/f8 codes: at most 0.1% differ, "
+             "each by one code or by <= 2^-8 * qmax; i32: equal, except "
+             "near-tie swaps of selections of computed logits)"),
+    cl::cat(category));
+
+static cl::opt<std::string> benchmarkRuns(
+    "benchmark", cl::init("0"), cl::value_desc("N"),
+    cl::desc("Run the compiled function N more times after the first run; "
+             "print the median time and the effective GB/s (bytes of all "
+             "inputs and outputs over the median time)"),
+    cl::cat(category));
+
+static cl::opt<std::string> vectorWidthOption(
+    "vector-width", cl::init("8"), cl::value_desc("LANES"),
+    cl::desc("f32 lanes of the vectors the CPU loops over D use"),
+    cl::cat(category));
+
+/// The numbers of the command line, parsed by parseNumbers().
+static uint64_t randomSeed = 0;
+static unsigned benchmarkCount = 0;
+static int64_t vectorWidth = 8;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static int fail(const llvm::Twine &message) {
+  llvm::outs().flush();
+  llvm::errs() << "indexpool-run: error: " << message << "\n";
+  return 1;
+}
+
+static std::string str(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// "--input=@a.npy" and "--input=a.npy" name the same file.
+static std::string stripAt(StringRef path) {
+  return path.starts_with("@") ? path.drop_front().str() : path.str();
+}
+
+/// Element count of a shape, or -1 when it overflows or is negative.
+static int64_t checkedElements(ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t size : shape) {
+    if (size < 0)
+      return -1;
+    if (size != 0 && count > std::numeric_limits<int64_t>::max() / size)
+      return -1;
+    count *= size;
+  }
+  return count;
+}
+
+/// The largest tensor indexpool-run creates (8 GiB of float64 values).
+constexpr int64_t kMaxElements = int64_t(1) << 30;
+
+/// Whether `shape` fits the static sizes of `type`.
+static bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type) {
+  if (int64_t(shape.size()) != type.getRank())
+    return false;
+  for (auto [size, expected] : llvm::zip(shape, type.getShape()))
+    if (!ShapedType::isDynamic(expected) && size != expected)
+      return false;
+  return true;
+}
+
+/// `type` with the sizes of `shape`: "tensor<256x128xf32>" for a result of
+/// type tensor<?x128xf32>.
+static std::string resolvedType(RankedTensorType type,
+                                ArrayRef<int64_t> shape) {
+  return str(RankedTensorType::get(shape, type.getElementType()));
+}
+
+/// The NumPy name of a canonical descriptor, for messages.
+static std::string dtypeName(StringRef dtype) {
+  static const std::map<std::string, std::string> names = {
+      {"<f2", "float16"}, {"<f4", "float32"}, {"<f8", "float64"},
+      {"|i1", "int8"},    {"|u1", "uint8"},   {"<i4", "int32"},
+      {"<i8", "int64"}};
+  auto it = names.find(dtype.str());
+  return it == names.end() ? dtype.str() : it->second;
+}
+
+/// "an int32", "a float32".
+static std::string withArticle(const std::string &noun) {
+  bool vowel = !noun.empty() && std::strchr("aeiou", noun[0]);
+  return (vowel ? "an " : "a ") + noun;
+}
+
+/// "1 argument", "2 arguments".
+static std::string plural(size_t count, const std::string &noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
+/// SPEC §5: float arguments from float32/float16 arrays, i8 from int8, i32
+/// from int32. Returns the accepted NumPy types, or "" when `dtype` is one.
+static std::string expectedDtypes(StringRef dtype, ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+  case ElementType::F16:
+  case ElementType::BF16:
+  case ElementType::F8E4M3FN:
+    return dtype == "<f4" || dtype == "<f2" ? "" : "float32 or float16";
+  case ElementType::I8:
+    return dtype == "|i1" ? "" : "int8";
+  case ElementType::I32:
+    return dtype == "<i4" ? "" : "int32";
+  }
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and memref descriptors
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A 64-byte aligned host buffer holding one input in its storage format.
+class AlignedBuffer {
+public:
+  explicit AlignedBuffer(size_t bytes)
+      : bytes(bytes), data(std::aligned_alloc(
+                          64, std::max<size_t>(64, (bytes + 63) / 64 * 64))) {}
+  ~AlignedBuffer() { std::free(data); }
+  AlignedBuffer(const AlignedBuffer &) = delete;
+  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+
+  size_t bytes;
+  void *data;
+};
+
+} // namespace
+
+/// Writes the elements of `t` in the storage format of its type: f32 float,
+/// f16/bf16 bit patterns, f8E4M3FN codes, i8 int8, i32 int32.
+static void storeElements(const HostTensor &t, void *destination) {
+  auto *out = static_cast<char *>(destination);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double value = t.data[i];
+    switch (t.type) {
+    case ElementType::F32: {
+      float f = float(value);
+      std::memcpy(out + 4 * i, &f, 4);
+      break;
+    }
+    case ElementType::F16: {
+      uint16_t bits = ref::encodeF16(value);
+      std::memcpy(out + 2 * i, &bits, 2);
+      break;
+    }
+    case ElementType::BF16: {
+      uint16_t bits = ref::encodeBF16(value);
+      std::memcpy(out + 2 * i, &bits, 2);
+      break;
+    }
+    case ElementType::F8E4M3FN:
+      out[i] = char(ref::encodeF8E4M3FN(value));
+      break;
+    case ElementType::I8:
+      out[i] = char(int8_t(value));
+      break;
+    case ElementType::I32: {
+      int32_t v = int32_t(value);
+      std::memcpy(out + 4 * i, &v, 4);
+      break;
+    }
+    }
+  }
+}
+
+/// Reads one element in the storage format of `type`.
+static double loadElement(const char *in, ElementType type) {
+  switch (type) {
+  case ElementType::F32: {
+    float f;
+    std::memcpy(&f, in, 4);
+    return double(f);
+  }
+  case ElementType::F16: {
+    uint16_t bits;
+    std::memcpy(&bits, in, 2);
+    return ref::decodeF16(bits);
+  }
+  case ElementType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, in, 2);
+    return ref::decodeBF16(bits);
+  }
+  case ElementType::F8E4M3FN:
+    return ref::decodeF8E4M3FN(uint8_t(*in));
+  case ElementType::I8:
+    return double(int8_t(*in));
+  case ElementType::I32: {
+    int32_t v;
+    std::memcpy(&v, in, 4);
+    return double(v);
+  }
+  }
+  return 0;
+}
+
+/// A ranked memref descriptor for a contiguous row-major buffer:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+static std::vector<int64_t> makeDescriptor(void *data,
+                                           ArrayRef<int64_t> shape) {
+  std::vector<int64_t> descriptor(3 + 2 * shape.size());
+  descriptor[0] = int64_t(reinterpret_cast<intptr_t>(data));
+  descriptor[1] = descriptor[0];
+  descriptor[2] = 0;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    descriptor[3 + d] = shape[d];
+    descriptor[3 + shape.size() + d] = stride;
+    stride *= shape[d];
+  }
+  return descriptor;
+}
+
+//===----------------------------------------------------------------------===//
+// The compiled function
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One JIT-compiled function and the buffers of its inputs.
+class CompiledFunction {
+public:
+  CompiledFunction(ExecutionEngine &engine, func::FuncOp func,
+                   ArrayRef<HostTensor> inputs)
+      : engine(engine), name("_mlir_ciface_" + func.getSymName().str()) {
+    for (auto type : func.getResultTypes())
+      resultTypes.push_back(cast<RankedTensorType>(type));
+    for (const HostTensor &input : inputs) {
+      buffers.push_back(std::make_unique<AlignedBuffer>(
+          size_t(input.numElements() * ref::elementTypeBytes(input.type))));
+      storeElements(input, buffers.back()->data);
+      descriptors.push_back(makeDescriptor(buffers.back()->data, input.shape));
+    }
+  }
+
+  /// Calls the function once. On success `results` holds its results (their
+  /// buffers freed), checked against the predicted shapes.
+  LogicalResult call(ArrayRef<HostTensor> predicted,
+                     std::vector<HostTensor> *results, std::string &error);
+
+private:
+  ExecutionEngine &engine;
+  std::string name;
+  SmallVector<RankedTensorType> resultTypes;
+  std::vector<std::unique_ptr<AlignedBuffer>> buffers;
+  std::vector<std::vector<int64_t>> descriptors;
+};
+
+} // namespace
+
+LogicalResult CompiledFunction::call(ArrayRef<HostTensor> predicted,
+                                     std::vector<HostTensor> *results,
+                                     std::string &error) {
+  size_t resultWords = 0;
+  for (RankedTensorType type : resultTypes)
+    resultWords += 3 + 2 * size_t(type.getRank());
+  std::vector<int64_t> resultDescriptors(std::max<size_t>(resultWords, 1));
+
+  SmallVector<void *> parameters;
+  if (!resultTypes.empty())
+    parameters.push_back(resultDescriptors.data());
+  for (std::vector<int64_t> &descriptor : descriptors)
+    parameters.push_back(descriptor.data());
+  SmallVector<void *> packed;
+  for (void *&parameter : parameters)
+    packed.push_back(&parameter);
+
+  if (llvm::Error err = engine.invokePacked(name, packed)) {
+    error = "cannot call " + name + ": " + llvm::toString(std::move(err));
+    return failure();
+  }
+
+  // Free every result buffer exactly once, and never an input's.
+  llvm::SmallPtrSet<void *, 8> toFree;
+  llvm::SmallPtrSet<void *, 8> inputs;
+  for (auto &buffer : buffers)
+    inputs.insert(buffer->data);
+  size_t at = 0;
+  LogicalResult status = success();
+  for (auto [i, type] : llvm::enumerate(resultTypes)) {
+    const int64_t *descriptor = &resultDescriptors[at];
+    int64_t rank = type.getRank();
+    at += 3 + 2 * size_t(rank);
+    auto *allocated = reinterpret_cast<void *>(intptr_t(descriptor[0]));
+    auto *aligned = reinterpret_cast<const char *>(intptr_t(descriptor[1]));
+    if (allocated && !inputs.count(allocated))
+      toFree.insert(allocated);
+    std::vector<int64_t> shape(descriptor + 3, descriptor + 3 + rank);
+    if (failed(status))
+      continue;
+    if (shape != predicted[i].shape) {
+      error = "internal error: result #" + std::to_string(i) + " is " +
+              ref::shapeString(shape) +
+              ", but the reference evaluator predicts " +
+              ref::shapeString(predicted[i].shape);
+      status = failure();
+      continue;
+    }
+    if (!results)
+      continue;
+    ElementType element = predicted[i].type;
+    HostTensor t = HostTensor::zeros(element, shape);
+    int64_t bytes = ref::elementTypeBytes(element);
+    const int64_t *strides = descriptor + 3 + rank;
+    // Strided reads: the layout the descriptor says, contiguous or not.
+    std::vector<int64_t> index(size_t(rank), 0);
+    for (size_t linear = 0; linear < t.data.size(); ++linear) {
+      int64_t offset = descriptor[2];
+      for (int64_t d = 0; d < rank; ++d)
+        offset += index[size_t(d)] * strides[d];
+      t.data[linear] = loadElement(aligned + offset * bytes, element);
+      for (int64_t d = rank; d-- > 0;) {
+        if (++index[size_t(d)] < shape[size_t(d)])
+          break;
+        index[size_t(d)] = 0;
+      }
+    }
+    results->push_back(std::move(t));
+  }
+  for (void *pointer : toFree)
+    std::free(pointer);
+  if (failed(status))
+    return failure();
+  return success();
+}
+
+/// Keeps `target` and every symbol it references (transitively); erases the
+/// other functions, so that unrelated functions cannot break the lowering.
+static void pruneModule(ModuleOp module, func::FuncOp target) {
+  llvm::SmallPtrSet<Operation *, 8> keep;
+  SmallVector<Operation *> worklist{target};
+  keep.insert(target);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    op->walk([&](Operation *nested) {
+      auto uses = SymbolTable::getSymbolUses(nested);
+      if (!uses)
+        return;
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        Operation *symbol =
+            SymbolTable::lookupNearestSymbolFrom(nested, use.getSymbolRef());
+        if (symbol && keep.insert(symbol).second)
+          worklist.push_back(symbol);
+      }
+    });
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!keep.count(func))
+      func.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// Parses "I:AxBxC" into the argument number and the shape.
+static LogicalResult
+parseInputShape(StringRef text, unsigned numArgs,
+                std::map<unsigned, std::vector<int64_t>> &shapes,
+                std::string &error) {
+  auto [indexText, shapeText] = text.split(':');
+  unsigned index;
+  if (shapeText.empty() || indexText.getAsInteger(10, index)) {
+    error = "--input-shape=" + text.str() +
+            ": expected I:AxBxC (I the argument number, e.g. 0:1024x128)";
+    return failure();
+  }
+  if (index >= numArgs) {
+    error = "--input-shape=" + text.str() + ": argument #" +
+            std::to_string(index) + " does not exist (the function takes " +
+            plural(numArgs, "argument") + ")";
+    return failure();
+  }
+  if (shapes.count(index)) {
+    error =
+        "--input-shape: argument #" + std::to_string(index) + " is given twice";
+    return failure();
+  }
+  std::vector<int64_t> shape;
+  SmallVector<StringRef> sizes;
+  shapeText.split(sizes, 'x');
+  for (StringRef size : sizes) {
+    int64_t value;
+    if (size.getAsInteger(10, value) || value < 0) {
+      error = "--input-shape=" + text.str() + ": '" + size.str() +
+              "' is not a size";
+      return failure();
+    }
+    shape.push_back(value);
+  }
+  shapes[index] = std::move(shape);
+  return success();
+}
+
+static FailureOr<std::vector<HostTensor>> makeRandomInputs(func::FuncOp func,
+                                                           std::string &error) {
+  unsigned numArgs = func.getNumArguments();
+  std::map<unsigned, std::vector<int64_t>> given;
+  for (const std::string &text : inputShapes)
+    if (failed(parseInputShape(text, numArgs, given, error)))
+      return failure();
+  std::vector<std::vector<int64_t>> shapes;
+  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = cast<RankedTensorType>(argType);
+    std::vector<int64_t> shape;
+    if (auto it = given.find(unsigned(i)); it != given.end()) {
+      shape = it->second;
+      if (!fitsType(shape, type)) {
+        error = "--input-shape: " + ref::shapeString(shape) +
+                " does not fit argument #" + std::to_string(i) + " of type " +
+                str(type);
+        return failure();
+      }
+    } else {
+      for (int64_t size : type.getShape())
+        shape.push_back(ShapedType::isDynamic(size) ? 256 : size);
+    }
+    int64_t elements = checkedElements(shape);
+    if (elements < 0 || elements > kMaxElements) {
+      error = "argument #" + std::to_string(i) + ": " +
+              ref::shapeString(shape) +
+              " is too large (at most 2^30 "
+              "elements)";
+      return failure();
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return generateRandomInputs(func, shapes, randomSeed, error);
+}
+
+static FailureOr<std::vector<HostTensor>> loadInputs(func::FuncOp func,
+                                                     std::string &error) {
+  std::vector<HostTensor> inputs;
+  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = cast<RankedTensorType>(argType);
+    ElementType element = *toElementType(type.getElementType());
+    std::string path = stripAt(inputFiles[i]);
+    std::string which = "input #" + std::to_string(i) + " (" + path + ")";
+    runtime::NpyArray array;
+    std::string why;
+    if (!runtime::readNpy(path, array, why)) {
+      error = "input #" + std::to_string(i) + ": " + why;
+      return failure();
+    }
+    std::string expected = expectedDtypes(array.dtype, element);
+    if (!expected.empty()) {
+      std::string dtype = dtypeName(array.dtype);
+      error = which + " is " + withArticle(dtype) + " array, but argument #" +
+              std::to_string(i) + " of type " + str(type) + " needs " +
+              withArticle(expected) + " array";
+      return failure();
+    }
+    if (!fitsType(array.shape, type)) {
+      error = which + " is " + ref::shapeString(array.shape) +
+              ", but argument #" + std::to_string(i) + " has type " + str(type);
+      return failure();
+    }
+    if (checkedElements(array.shape) > kMaxElements) {
+      error = which + " is too large (at most 2^30 elements)";
+      return failure();
+    }
+    HostTensor t;
+    if (!runtime::npyToHostTensor(array, element, t, why)) {
+      error = which + ": " + why;
+      return failure();
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+static LogicalResult parseNumbers(std::string &error) {
+  auto bad = [&](StringRef option, StringRef value, StringRef expected) {
+    error = "--" + option.str() + "=" + value.str() + ": expected " +
+            expected.str();
+    return failure();
+  };
+  if (randomInputs.getNumOccurrences() &&
+      StringRef(randomInputs).getAsInteger(10, randomSeed))
+    return bad("random-inputs", randomInputs, "an unsigned integer seed");
+  if (StringRef(benchmarkRuns).getAsInteger(10, benchmarkCount))
+    return bad("benchmark", benchmarkRuns, "a number of runs");
+  if (StringRef(vectorWidthOption).getAsInteger(10, vectorWidth) ||
+      vectorWidth < 1)
+    return bad("vector-width", vectorWidthOption, "a positive number of lanes");
+  return success();
+}
+
+static int runMain() {
+  std::string error;
+  if (failed(parseNumbers(error)))
+    return fail(error);
+  if (functionName.empty())
+    return fail("--function=NAME is required (the func.func to run)");
+  if (deviceName == "cuda")
+    return fail("--device=cuda is not available yet (no CUDA runtime in this "
+                "build)");
+  if (deviceName != "cpu")
+    return fail("unknown device '" + deviceName +
+                "' (expected --device=cpu or --device=cuda)");
+  bool random = randomInputs.getNumOccurrences() > 0;
+  if (random && !inputFiles.empty())
+    return fail("--input and --random-inputs cannot be combined");
+  if (!random && !inputShapes.empty())
+    return fail("--input-shape only applies with --random-inputs");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<IndexPoolDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  // Parse and verify; diagnostics print with their locations.
+  std::string errorMessage;
+  auto file = openInputFile(inputFilename, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse " + inputFilename);
+
+  std::string name = stripAt(functionName);
+  auto func = module->lookupSymbol<func::FuncOp>(name);
+  if (!func || func.isExternal())
+    return fail("no function @" + name + " in " + inputFilename);
+  for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !toElementType(tensor.getElementType()))
+      return fail("argument #" + std::to_string(i) + " of @" + name +
+                  " has type " + str(type) +
+                  ": indexpool-run takes ranked tensors of f32, f16, bf16, "
+                  "f8E4M3FN, i8 or i32");
+  }
+  for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !toElementType(tensor.getElementType()))
+      return fail("result #" + std::to_string(i) + " of @" + name +
+                  " has type " + str(type) +
+                  ": indexpool-run returns ranked tensors of f32, f16, bf16, "
+                  "f8E4M3FN, i8 or i32");
+  }
+  unsigned numArgs = func.getNumArguments();
+  unsigned numResults = func.getNumResults();
+  if (!outputFiles.empty() && outputFiles.size() != numResults)
+    return fail("@" + name + " has " + plural(numResults, "result") + ", got " +
+                std::to_string(outputFiles.size()) + " --output");
+
+  // Inputs.
+  if (!random && inputFiles.size() != numArgs)
+    return fail("@" + name + " takes " + plural(numArgs, "argument") +
+                ", got " + std::to_string(inputFiles.size()) +
+                " --input (one --input=@FILE.npy per argument, or "
+                "--random-inputs=SEED)");
+  FailureOr<std::vector<HostTensor>> inputs =
+      random ? makeRandomInputs(func, error) : loadInputs(func, error);
+  if (failed(inputs))
+    return fail(error);
+
+  // Every dynamic size is checked, and the result shapes known, before any
+  // compiled code runs.
+  FailureOr<std::vector<HostTensor>> predicted =
+      evaluateFunction(func, *inputs, error, /*shapesOnly=*/true);
+  if (failed(predicted))
+    return fail(error);
+  for (auto [i, result] : llvm::enumerate(*predicted)) {
+    int64_t elements = checkedElements(result.shape);
+    if (elements < 0 || elements > kMaxElements)
+      return fail("result #" + std::to_string(i) + " would be " +
+                  ref::shapeString(result.shape) +
+                  ", too large (at most 2^30 elements)");
+  }
+
+  // Lower a copy of the function (and what it references) to LLVM.
+  OwningOpRef<ModuleOp> lowered = module->clone();
+  auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
+  pruneModule(*lowered, loweredFunc);
+  loweredFunc->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
+  // Inputs are read-only: the compiled code never writes into them.
+  for (unsigned i = 0; i < numArgs; ++i)
+    loweredFunc.setArgAttr(i, "bufferization.writable",
+                           BoolAttr::get(&context, false));
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return fail("bad pass manager options");
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.vectorWidth = vectorWidth;
+  buildIndexPoolToCPUPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*lowered)))
+    return fail("lowering @" + name +
+                " to the CPU failed (see the diagnostics above)");
+
+  // JIT-compile at O3, with libomp for the OpenMP row loops.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  StringRef libomp = INDEXPOOL_LIBOMP_PATH;
+  if (!llvm::sys::fs::exists(libomp))
+    return fail("the OpenMP runtime " + libomp +
+                " is missing (compiled CPU code runs its loops on OpenMP "
+                "threads)");
+  SmallVector<StringRef> sharedLibs{libomp};
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = sharedLibs;
+  auto engineOrError = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engineOrError)
+    return fail("JIT compilation of @" + name +
+                " failed: " + llvm::toString(engineOrError.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOrError);
+  engine->initialize();
+
+  CompiledFunction compiled(*engine, func, *inputs);
+  std::vector<HostTensor> results;
+  if (failed(compiled.call(*predicted, &results, error)))
+    return fail(error);
+
+  // Outputs.
+  for (auto [i, path] : llvm::enumerate(outputFiles)) {
+    std::string why;
+    if (!runtime::writeNpy(stripAt(path), runtime::hostTensorToNpy(results[i]),
+                           why))
+      return fail("result #" + std::to_string(i) + ": " + why);
+  }
+
+  auto resultType = [&](size_t i) {
+    return resolvedType(cast<RankedTensorType>(func.getResultTypes()[i]),
+                        results[i].shape);
+  };
+  if (outputFiles.empty() && !verifyResults && benchmarkCount == 0) {
+    for (size_t i = 0; i < results.size(); ++i) {
+      llvm::outs() << "result #" << i << " (" << resultType(i) << "):";
+      size_t shown = std::min<size_t>(results[i].data.size(), 8);
+      for (size_t j = 0; j < shown; ++j)
+        llvm::outs() << (j ? ", " : " ") << results[i].data[j];
+      if (shown < results[i].data.size())
+        llvm::outs() << ", ... (" << results[i].data.size() << " values)";
+      llvm::outs() << "\n";
+    }
+  }
+
+  // --verify: the reference on the same inputs.
+  int failures = 0;
+  if (verifyResults) {
+    FailureOr<ReferenceRun> reference = evaluateReference(func, *inputs, error);
+    if (failed(reference))
+      return fail(error);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const std::optional<SelectionContext> &selection =
+          reference->selections[i];
+      Comparison comparison = compareWithReference(
+          results[i], reference->results[i], selection ? &*selection : nullptr);
+      failures += !comparison.ok;
+      llvm::outs() << "result #" << i << " (" << resultType(i)
+                   << "): " << formatComparison(comparison, results[i].type)
+                   << "\n";
+    }
+  }
+
+  // --benchmark: N timed runs after the first.
+  if (benchmarkCount > 0) {
+    std::vector<double> milliseconds;
+    for (unsigned run = 0; run < benchmarkCount; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      if (failed(compiled.call(*predicted, nullptr, error)))
+        return fail(error);
+      auto stop = std::chrono::steady_clock::now();
+      milliseconds.push_back(
+          std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    std::sort(milliseconds.begin(), milliseconds.end());
+    size_t n = milliseconds.size();
+    double median = n % 2 ? milliseconds[n / 2]
+                          : (milliseconds[n / 2 - 1] + milliseconds[n / 2]) / 2;
+    double bytes = 0;
+    for (const HostTensor &t : *inputs)
+      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
+    for (const HostTensor &t : results)
+      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
+    double gbps = median > 0 ? bytes / (median * 1e-3) / 1e9 : 0.0;
+    char line[128];
+    std::snprintf(line, sizeof(line), "median_ms=%.4f effective_GBps=%.3f",
+                  median, gbps);
+    llvm::outs() << line << "\n";
+  }
+
+  if (failures)
+    return fail(std::to_string(failures) + " of " +
+                std::to_string(results.size()) +
+                " results are out of tolerance (--verify)");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  cl::HideUnrelatedOptions(category);
+  // Command-line mistakes end like every other bad input: one error line.
+  std::string clErrors;
+  llvm::raw_string_ostream clErrorStream(clErrors);
+  bool parsed = cl::ParseCommandLineOptions(
+      argc, argv,
+      "indexpool-run: compiles one function of an indexpool module and runs "
+      "it\n\n"
+      "  indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]\n"
+      "      [--random-inputs=SEED] [--input-shape=I:AxBxC ...]\n"
+      "      [--output=@out.npy ...] [--device=cpu|cuda] [--chip=sm_90]\n"
+      "      [--verify] [--benchmark=N] [--vector-width=8]\n",
+      &clErrorStream);
+  if (!parsed) {
+    SmallVector<StringRef> lines;
+    StringRef(clErrors).trim().split(lines, '\n', -1, /*KeepEmpty=*/false);
+    std::string message;
+    for (StringRef line : lines) {
+      line = line.trim();
+      line.consume_front(StringRef(argv[0]).rsplit('/').second);
+      line.consume_front("indexpool-run");
+      line.consume_front(":");
+      message += (message.empty() ? "" : " ") + line.trim().str();
+    }
+    return fail(message.empty() ? "bad command line" : message);
+  }
+  return runMain();
+}
