@@ -344,6 +344,34 @@ void Emitter::storeScalarF32(Value v, Value memref, ValueRange indices) {
   memref::StoreOp::create(b, fromF32(v, element), memref, indices);
 }
 
+Value Emitter::expNonPositive(Value x) {
+  Type type = x.getType();
+  Type i32Type = withElement(type, b.getI32Type());
+  auto cf = [&](double c) { return constantLike(type, c); };
+  // x = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite: ln2 split in a part
+  // exact in f32 products and a correction), e^x = 2^n e^r.
+  Value n = math::RoundEvenOp::create(
+      b, arith::MulFOp::create(b, x, cf(1.4426950408889634)));
+  Value r = math::FmaOp::create(b, n, cf(-0.693145751953125), x);
+  r = math::FmaOp::create(b, n, cf(-1.4286068203094173e-06), r);
+  // Taylor to r^7: truncation error < 2^-26 relative on |r| <= ln2 / 2.
+  const double coefficients[] = {1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24,
+                                 1.0 / 6,    0.5,       1.0,       1.0};
+  Value p = cf(coefficients[0]);
+  for (double c : ArrayRef(coefficients).drop_front())
+    p = math::FmaOp::create(b, p, r, cf(c));
+  // 2^n by adding n to the exponent field; n >= -126 keeps p * 2^n normal.
+  Value shift = arith::ShLIOp::create(
+      b, arith::FPToSIOp::create(b, i32Type, n), intConstantLike(i32Type, 23));
+  Value scaled = arith::BitcastOp::create(
+      b, type,
+      arith::AddIOp::create(b, arith::BitcastOp::create(b, i32Type, p), shift));
+  Value tiny = arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, x, cf(-87.3));
+  Value result = arith::SelectOp::create(b, tiny, cf(0.0), scaled);
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, isNan, x, result);
+}
+
 Value Emitter::reduceAdd(Value v) {
   return vector::ReductionOp::create(b, vector::CombiningKind::ADD, v);
 }

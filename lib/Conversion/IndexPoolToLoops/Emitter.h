@@ -88,6 +88,11 @@ public:
   /// element -> f32 (exact).
   Value toF32(Value v);
 
+  /// e^x for f32 scalars or vectors with x <= 0 (softmax arguments after the
+  /// max is subtracted): within 2 ulp; 0 below -87.3 (no subnormals), NaN
+  /// stays NaN. About half the instructions of a general-range exp.
+  Value expNonPositive(Value x);
+
   /// Horizontal reductions of an f32 vector.
   Value reduceAdd(Value v);
   Value reduceMax(Value v);

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -400,13 +399,6 @@ struct IndexPoolToLoops
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
 
-    // exp as a vectorizable polynomial (accurate to a few f32 ulps) rather
-    // than a scalar libm call per element.
-    RewritePatternSet math(&getContext());
-    populateMathPolynomialApproximationPatterns(
-        math, [](StringRef name) { return name == math::ExpOp::getOperationName(); });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(math))))
-      return signalPassFailure();
   }
 };
 
