@@ -36,6 +36,9 @@ using namespace mlir;
 
 void mlir::indexpool::buildIndexPoolToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  // Elementwise arith / math on tensors around the indexpool ops become
+  // linalg, which bufferizes.
+  pm.addPass(createConvertElementwiseToLinalgPass());
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
   pm.addPass(createIndexPoolToLoops(loops));
