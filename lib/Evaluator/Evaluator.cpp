@@ -104,8 +104,8 @@ static bool isEvaluableShape(const Shape &shape) {
   return count <= kMaxElements;
 }
 
-/// Whether `shape` fits the (possibly dynamic) sizes of `type`.
-static bool fitsType(const Shape &shape, RankedTensorType type) {
+bool mlir::indexpool::fitsType(ArrayRef<int64_t> shape,
+                               RankedTensorType type) {
   if (int64_t(shape.size()) != type.getRank())
     return false;
   for (auto [size, expected] : llvm::zip(shape, type.getShape()))

@@ -206,16 +206,6 @@ static int64_t checkedElements(ArrayRef<int64_t> shape) {
 /// The largest tensor indexpool-run creates (8 GiB of float64 values).
 constexpr int64_t kMaxElements = int64_t(1) << 30;
 
-/// Whether `shape` fits the static sizes of `type`.
-static bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type) {
-  if (int64_t(shape.size()) != type.getRank())
-    return false;
-  for (auto [size, expected] : llvm::zip(shape, type.getShape()))
-    if (!ShapedType::isDynamic(expected) && size != expected)
-      return false;
-  return true;
-}
-
 /// `type` with the sizes of `shape`: "tensor<256x128xf32>" for a result of
 /// type tensor<?x128xf32>.
 static std::string resolvedType(RankedTensorType type,

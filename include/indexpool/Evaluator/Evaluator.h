@@ -27,6 +27,7 @@
 
 namespace mlir {
 class Operation;
+class RankedTensorType;
 class Type;
 namespace func {
 class FuncOp;
@@ -73,6 +74,9 @@ std::string describeOp(Operation *op);
 FailureOr<std::vector<ref::HostTensor>>
 evaluateFunction(func::FuncOp func, ArrayRef<ref::HostTensor> inputs,
                  std::string &error, bool shapesOnly = false);
+
+/// Whether `shape` has the rank of `type` and its static sizes.
+bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type);
 
 //===----------------------------------------------------------------------===//
 // Verification against the reference
