@@ -12,12 +12,14 @@ RUN=$BUILD_DIR/bin/indexpool-run
 echo "== $EXAMPLE: parse and verify"
 "$OPT" "$EXAMPLE" --print-op-stats -o /dev/null 2>&1 | grep -E 'indexpool\.'
 
-echo "== fused (--indexpool-fuse)"
-"$OPT" "$EXAMPLE" --indexpool-fuse | grep -oE 'indexpool\.[a-z]+' | sort | uniq -c
+FUSED=$BUILD_DIR/$(basename "$EXAMPLE" .mlir).fused.mlir
+echo "== fused with --indexpool-fuse into $FUSED"
+"$OPT" "$EXAMPLE" --indexpool-fuse -o "$FUSED"
+grep -oE 'indexpool\.[a-z]+' "$FUSED" | sort | uniq -c
 
 for fn in compress_cache select_tokens; do
-  echo "== @$fn on the CPU (JIT), random inputs, checked against the float64 reference"
-  "$RUN" "$EXAMPLE" --function=$fn --random-inputs=1 --verify --benchmark=5
+  echo "== @$fn (fused) on the CPU (JIT), random inputs, checked against the float64 reference"
+  "$RUN" "$FUSED" --function=$fn --random-inputs=1 --verify --benchmark=5
 done
 
 echo "== report"
