@@ -27,7 +27,23 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
            "f32 lanes of the vectors that loops over D are written with">,
+    Option<"stackScopes", "stack-scopes", "bool", /*default=*/"true",
+           "Wrap each row's scratch in memref.alloca_scope (CPU rows run in "
+           "loops; on the GPU every row is a thread and needs none)">,
   ];
+}
+
+def IndexPoolMergeKernelModules
+    : Pass<"indexpool-merge-kernel-modules", "ModuleOp"> {
+  let summary = "Move every outlined GPU kernel into one gpu.module";
+  let description = [{
+    gpu-kernel-outlining puts each kernel in its own gpu.module, which would
+    make one binary per kernel. This pass moves all kernels of a module into
+    the first gpu.module (renaming each after the module it came from, which
+    is unique) and updates the gpu.launch_func ops, so that a function
+    compiles to one PTX / cubin that a runtime loads once.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 #endif // INDEXPOOL_CONVERSION_PASSES_TD

@@ -24,6 +24,10 @@ def IndexPool_Dialect : Dialect {
     All ops work on ranked tensors with value semantics; any dimension may be
     dynamic. Verifiers check every relation that static shapes allow.
   }];
+  // #indexpool.launch (IndexPoolAttrs.td); the dialect checks that the
+  // discardable attribute `indexpool.launch` holds one.
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 // A ranked tensor whose element types are checked by the op's C++ verifier, so

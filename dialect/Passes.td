@@ -39,4 +39,49 @@ def IndexPoolFuse : Pass<"indexpool-fuse", "func::FuncOp"> {
   let dependentDialects = ["::mlir::indexpool::IndexPoolDialect"];
 }
 
+def IndexPoolConfigure : Pass<"indexpool-configure"> {
+  let summary = "Attach a GPU launch configuration (#indexpool.launch) to "
+                "every indexpool op";
+  let description = [{
+    For the chip named by `chip` (one of the target table's: sm_80, sm_86,
+    sm_89, sm_90, sm_90a, sm_100, sm_120), attaches to every indexpool op
+    nested in the operation the pass runs on the discardable attribute
+    `indexpool.launch = #indexpool.launch<...>`: threads per block, work
+    items per block, elements per thread, vector width and grid policy. The
+    values come from the cost model for memory-bound kernels
+    (lib/Transforms/CostModel.cpp; docs/design.md, "GPU configuration"),
+    unless an entry of the JSON tuning database named by `tuning-db`
+    matches the chip, the op and its shape; then the entry's fields replace
+    the model's. An existing `indexpool.launch` is replaced.
+
+    The tuning database is a JSON array of entries:
+
+    ```json
+    [{"chip": "sm_90", "op": "compress", "shape_class": "T>=65536,D=128",
+      "launch": {"threads_per_block": 256, "items_per_block": 16,
+                 "elements_per_thread": 8, "vector_bytes": 16,
+                 "grid": "grid_stride"}}]
+    ```
+
+    `op` is the op's mnemonic. `shape_class` (optional; empty matches every
+    shape) is a comma-separated list of conditions `NAME OP INTEGER`, OP one
+    of `=`, `!=`, `<`, `<=`, `>`, `>=`, over the sizes of SPEC.md §3 that
+    the op has: T, G, D, P (pool, compress, residual, reconstruct), N and D
+    (hadamard, quantize, dequantize), M, H, N, D (score, select, plus K and
+    P for select), M, N, K (topk), M, K, P (expand). A condition on a size
+    the op lacks or that is dynamic does not hold. `launch` may give any
+    subset of the five fields. The first matching entry wins.
+
+    Example: `--indexpool-configure="chip=sm_90 tuning-db=tuning.json"`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Target chip (required): sm_80, sm_86, sm_89, sm_90, sm_90a, "
+           "sm_100 or sm_120">,
+    Option<"tuningDb", "tuning-db", "std::string", /*default=*/"\"\"",
+           "JSON tuning database whose entries override the cost model">,
+  ];
+  let dependentDialects = ["::mlir::indexpool::IndexPoolDialect"];
+}
+
 #endif // INDEXPOOL_PASSES_TD

@@ -10,7 +10,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.indexpool_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "ptxas_report.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
@@ -27,7 +28,9 @@ llvm_config.with_environment("PATH", config.indexpool_tools_dir, append_path=Tru
 tool_dirs = [config.indexpool_tools_dir, config.llvm_tools_dir]
 tools = [
     "indexpool-opt",
+    "indexpool-compile",
     "indexpool-run",
+    "indexpool-launch",
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),
@@ -41,6 +44,14 @@ runner_libs = ["libmlir_runner_utils", "libmlir_c_runner_utils", "libomp"]
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(("%runner_libs", ",".join(
     os.path.join(llvm_lib_dir, name + config.llvm_shlib_ext) for name in runner_libs)))
+
+# GPU tests (REQUIRES: cuda) run only where the CUDA driver loads.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda")
+except OSError:
+    pass
 
 # A sanitized plugin cannot be loaded by the (unsanitized) stock mlir-opt.
 if config.indexpool_sanitizers:

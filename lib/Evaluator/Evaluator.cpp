@@ -11,6 +11,7 @@
 
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Dialect/Shapes.h"
+#include "indexpool/Reference/RandomInputs.h"
 #include "indexpool/Reference/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,6 +30,7 @@
 #include <deque>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::indexpool;
@@ -745,333 +747,69 @@ FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
 }
 
 //===----------------------------------------------------------------------===//
-// Comparison
-//===----------------------------------------------------------------------===//
-
-namespace {
-constexpr double kF32NormwiseTolerance = 1e-5;
-constexpr double kNearTieTolerance = 1e-5;
-/// At most this fraction of quantized codes may differ.
-constexpr double kDifferingCodeFraction = 1e-3;
-/// Codes may differ by this fraction of qmax (a bf16 input's resolution).
-constexpr double kCodeResolution = 1.0 / 256;
-} // namespace
-
-static bool sameValue(double a, double b) {
-  return a == b || (std::isnan(a) && std::isnan(b));
-}
-
-static std::string formatDouble(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3g", value);
-  return buffer;
-}
-
-/// The spacing of `type` at |r|: 2^(max(exponent(r), emin) - (p - 1)).
-static double ulpOf(double r, ElementType type) {
-  int precision = type == ElementType::F16 ? 11 : 8;
-  int minExponent = type == ElementType::F16 ? -14 : -126;
-  int exponent = minExponent;
-  if (r != 0 && std::isfinite(r))
-    exponent = std::max(std::ilogb(r), minExponent);
-  return std::ldexp(1.0, exponent - (precision - 1));
-}
-
-/// Whether two different quantized codes are neighbours in the format's
-/// ordering (one step apart, on the same side of zero).
-static bool isOneCodeApart(double a, double r, ElementType type) {
-  if (std::isnan(a) || std::isnan(r))
-    return false;
-  if (type == ElementType::I8)
-    return std::fabs(a - r) == 1;
-  uint8_t codeA = ref::encodeF8E4M3FN(a), codeR = ref::encodeF8E4M3FN(r);
-  int magnitudeA = codeA & 0x7F, magnitudeR = codeR & 0x7F;
-  bool sameSide = (codeA >> 7) == (codeR >> 7) || a == 0 || r == 0;
-  return sameSide && std::abs(magnitudeA - magnitudeR) == 1;
-}
-
-/// The near-tie rule for i32 selections; see compareWithReference.
-static void compareSelection(const HostTensor &actual,
-                             const HostTensor &expected,
-                             const SelectionContext &selection, Comparison &c) {
-  int64_t rows = actual.shape[0], width = actual.shape[1];
-  int64_t p = selection.poolSize, columns = selection.logits.shape[1];
-  auto fail = [&](const std::string &why) {
-    if (c.ok) {
-      c.ok = false;
-      c.reason = why;
-    }
-  };
-  if (p < 1 || width % p != 0 || selection.logits.shape[0] != rows) {
-    fail("the selection context does not fit the result");
-    return;
-  }
-  std::vector<char> seen(static_cast<size_t>(columns), 0);
-  for (int64_t m = 0; m < rows; ++m) {
-    std::fill(seen.begin(), seen.end(), 0);
-    int64_t limit = columns;
-    if (selection.valid)
-      limit =
-          int64_t(std::clamp(selection.valid->data[m], 0.0, double(columns)));
-    const double *logits = &selection.logits.data[m * columns];
-    for (int64_t j = 0; j < width / p; ++j) {
-      const double *a = &actual.data[m * width + j * p];
-      const double *r = &expected.data[m * width + j * p];
-      std::string where =
-          "row " + std::to_string(m) + " slot " + std::to_string(j * p);
-      // The pool each slot group names: every P tokens of one pool.
-      int64_t poolA = a[0] < 0 ? -1 : int64_t(a[0]) / p;
-      int64_t poolR = r[0] < 0 ? -1 : int64_t(r[0]) / p;
-      int64_t differingHere = 0;
-      for (int64_t s = 0; s < p; ++s) {
-        double want = poolA < 0 ? -1.0 : double(poolA * p + s);
-        if (a[s] != want) {
-          fail(where + ": " + formatDouble(a[s]) +
-               " is not an expansion of one pool");
-          return;
-        }
-        differingHere += a[s] != r[s];
-      }
-      if (poolA >= 0) {
-        if (poolA >= limit) {
-          fail(where + ": index " + std::to_string(poolA) + " is outside the " +
-               std::to_string(limit) + " valid columns");
-          return;
-        }
-        if (seen[size_t(poolA)]) {
-          fail(where + ": index " + std::to_string(poolA) +
-               " is selected twice");
-          return;
-        }
-        seen[size_t(poolA)] = 1;
-      }
-      if (!differingHere)
-        continue;
-      c.differing += differingHere;
-      if (poolA < 0 || poolR < 0) {
-        fail(where + ": index " + std::to_string(poolA) + ", expected " +
-             std::to_string(poolR));
-        return;
-      }
-      double la = logits[poolA], lr = logits[poolR];
-      if (!(std::fabs(la - lr) <=
-            kNearTieTolerance * std::max(std::fabs(la), std::fabs(lr)))) {
-        fail(where + ": index " + std::to_string(poolA) + " (logit " +
-             formatDouble(la) + ") instead of " + std::to_string(poolR) +
-             " (logit " + formatDouble(lr) + ")");
-        return;
-      }
-      ++c.nearTieSwaps;
-    }
-  }
-}
-
-Comparison
-mlir::indexpool::compareWithReference(const HostTensor &actual,
-                                      const HostTensor &expected,
-                                      const SelectionContext *selection) {
-  Comparison c;
-  c.elements = expected.numElements();
-  auto fail = [&](const std::string &why) {
-    if (c.ok) {
-      c.ok = false;
-      c.reason = why;
-    }
-  };
-  if (actual.shape != expected.shape || actual.type != expected.type ||
-      !hasData(actual) || !hasData(expected)) {
-    fail("got " + ref::shapeString(actual.shape) + " " +
-         ref::elementTypeName(actual.type) + ", expected " +
-         ref::shapeString(expected.shape) + " " +
-         ref::elementTypeName(expected.type));
-    return c;
-  }
-  ElementType type = expected.type;
-  double maxReference = 0;
-  for (double r : expected.data)
-    if (std::isfinite(r))
-      maxReference = std::max(maxReference, std::fabs(r));
-  for (size_t i = 0; i < expected.data.size(); ++i) {
-    double a = actual.data[i], r = expected.data[i];
-    if (sameValue(a, r))
-      continue;
-    if (!(selection && type == ElementType::I32))
-      ++c.differing;
-    double abs = std::fabs(a - r);
-    if (std::isnan(abs))
-      abs = std::numeric_limits<double>::infinity();
-    c.maxAbsError = std::max(c.maxAbsError, abs);
-    c.maxRelError =
-        std::max(c.maxRelError, r == 0 ? std::numeric_limits<double>::infinity()
-                                       : abs / std::fabs(r));
-    if (!std::isfinite(a) || !std::isfinite(r))
-      fail("element " + std::to_string(i) + " is " + formatDouble(a) +
-           ", expected " + formatDouble(r));
-    switch (type) {
-    case ElementType::F32:
-      break;
-    case ElementType::F16:
-    case ElementType::BF16: {
-      double ulps = abs / ulpOf(r, type);
-      c.maxUlpError = std::max(c.maxUlpError, ulps);
-      if (ulps <= 1)
-        break;
-      ++c.beyondOneUlp;
-      if (abs > ulpOf(r, type) + ulpOf(maxReference, type))
-        fail("element " + std::to_string(i) + " is " + formatDouble(a) + ", " +
-             formatDouble(ulps) + " ulp from " + formatDouble(r) +
-             ", beyond one ulp of max|ref| " + formatDouble(maxReference));
-      break;
-    }
-    case ElementType::I8:
-    case ElementType::F8E4M3FN: {
-      double qmax = type == ElementType::I8 ? 127 : 448;
-      if (isOneCodeApart(a, r, type))
-        ++c.offByOne;
-      else if (abs <= kCodeResolution * qmax)
-        ++c.beyondOneCode;
-      else
-        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
-             ", more than one code and more than 2^-8 * qmax from " +
-             formatDouble(r));
-      break;
-    }
-    case ElementType::I32:
-      if (!selection)
-        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
-             ", expected " + formatDouble(r));
-      break;
-    }
-  }
-  if (type == ElementType::F32) {
-    c.normwiseRelError = c.maxAbsError == 0 ? 0
-                         : maxReference == 0
-                             ? std::numeric_limits<double>::infinity()
-                             : c.maxAbsError / maxReference;
-    if (c.normwiseRelError > kF32NormwiseTolerance)
-      fail("normwise_rel_err " + formatDouble(c.normwiseRelError) + " > " +
-           formatDouble(kF32NormwiseTolerance));
-  }
-  if ((type == ElementType::I8 || type == ElementType::F8E4M3FN) &&
-      double(c.differing) > kDifferingCodeFraction * double(c.elements))
-    fail("differing codes " + std::to_string(c.differing) + " > 0.1% of " +
-         std::to_string(c.elements));
-  if (type == ElementType::I32 && selection) {
-    if (expected.rank() != 2)
-      fail("a selection result must be [M, K]");
-    else
-      compareSelection(actual, expected, *selection, c);
-  }
-  return c;
-}
-
-std::string mlir::indexpool::formatComparison(const Comparison &c,
-                                              ElementType type) {
-  std::string text = "max_abs_err=" + formatDouble(c.maxAbsError) +
-                     " max_rel_err=" + formatDouble(c.maxRelError);
-  if (type == ElementType::F32)
-    text += " normwise_rel_err=" + formatDouble(c.normwiseRelError);
-  if (type == ElementType::F16 || type == ElementType::BF16)
-    text += " max_ulp_err=" + formatDouble(c.maxUlpError) +
-            " beyond_one_ulp=" + std::to_string(c.beyondOneUlp);
-  char percent[32];
-  std::snprintf(percent, sizeof(percent), "%.4g",
-                c.elements ? 100.0 * double(c.differing) / double(c.elements)
-                           : 0.0);
-  text += " differing=" + std::to_string(c.differing) + "/" +
-          std::to_string(c.elements) + " (" + percent + "%)";
-  if (type == ElementType::I8 || type == ElementType::F8E4M3FN)
-    text += " off_by_one=" + std::to_string(c.offByOne) +
-            " beyond_one_code=" + std::to_string(c.beyondOneCode);
-  if (type == ElementType::I32)
-    text += " near_tie_swaps=" + std::to_string(c.nearTieSwaps);
-  text += c.ok ? " -> ok" : " -> FAILED: " + c.reason;
-  return text;
-}
-
-//===----------------------------------------------------------------------===//
 // Random inputs
 //===----------------------------------------------------------------------===//
 
-/// The distribution a use of a value asks for, with the operand's name.
+/// The name (SPEC §3, dialect/IndexPoolOps.td) of the operand that `use`
+/// fills; "" for an op that is not an indexpool one.
+static std::string operandNameOfUse(OpOperand &use) {
+  Value v = use.get();
+  return llvm::TypeSwitch<Operation *, std::string>(use.getOwner())
+      .Case<PoolOp, CompressOp>([&](auto op) -> std::string {
+        if (v == op.getKeys())
+          return "keys";
+        if (v == op.getScores())
+          return "scores";
+        return "bias";
+      })
+      .Case([&](DequantizeOp op) -> std::string {
+        return v == op.getCodes() ? "codes" : "scales";
+      })
+      .Case<ScoreOp, SelectOp>([&](auto op) -> std::string {
+        if constexpr (std::is_same_v<decltype(op), SelectOp>)
+          if (v == op.getValid())
+            return "valid";
+        if (v == op.getScales())
+          return "scales";
+        if (v == op.getKeys())
+          return "keys";
+        if (v == op.getWeights())
+          return "weights";
+        return "query";
+      })
+      .Case([&](TopKOp op) -> std::string {
+        return v == op.getValid() ? "valid" : "logits";
+      })
+      .Case([&](ExpandOp) -> std::string { return "indices"; })
+      .Case<HadamardOp, QuantizeOp>(
+          [&](Operation *) -> std::string { return "input"; })
+      .Case([&](ResidualOp op) -> std::string {
+        return v == op.getKeys() ? "keys" : "pooled";
+      })
+      .Case([&](ReconstructOp op) -> std::string {
+        return v == op.getPooled() ? "pooled" : "residual";
+      })
+      .Default([&](Operation *) -> std::string { return ""; });
+}
+
+/// The distribution a use of a value asks for (ref::distributionOfOperand),
+/// with the operand's name for messages.
 static std::pair<InputDistribution, std::string>
 distributionOfUse(OpOperand &use) {
   Operation *op = use.getOwner();
-  Value v = use.get();
-  auto isQuantized = [](Value v) {
-    Type element = cast<RankedTensorType>(v.getType()).getElementType();
-    return element.isSignlessInteger(8) || isa<Float8E4M3FNType>(element);
-  };
-  using D = InputDistribution;
-  auto scoreLike = [&](Value query, Value weights, Value keys, Value scales,
-                       Value valid) -> std::pair<D, std::string> {
-    if (v == valid)
-      return {D::ValidLengths, "valid"};
-    if (v == scales)
-      return {D::PositiveScales, "scales"};
-    if (v == keys)
-      return {isQuantized(keys) ? D::QuantizedCodes : D::Normal, "keys"};
-    if (v == weights)
-      return {D::Normal, "weights"};
-    return {D::Normal, "query"};
-  };
-  return llvm::TypeSwitch<Operation *, std::pair<D, std::string>>(op)
-      .Case<PoolOp, CompressOp>([&](auto op) -> std::pair<D, std::string> {
-        if (v == op.getKeys())
-          return {D::Normal, "keys"};
-        if (v == op.getScores())
-          return {D::Normal, "scores"};
-        return {D::Normal, "bias"};
-      })
-      .Case([&](DequantizeOp op) -> std::pair<D, std::string> {
-        if (v == op.getCodes())
-          return {D::QuantizedCodes, "codes"};
-        return {D::PositiveScales, "scales"};
-      })
-      .Case([&](ScoreOp op) {
-        return scoreLike(op.getQuery(), op.getWeights(), op.getKeys(),
-                         op.getScales(), Value());
-      })
-      .Case([&](SelectOp op) {
-        return scoreLike(op.getQuery(), op.getWeights(), op.getKeys(),
-                         op.getScales(), op.getValid());
-      })
-      .Case([&](TopKOp op) -> std::pair<D, std::string> {
-        if (v == op.getValid())
-          return {D::ValidLengths, "valid"};
-        return {D::Normal, "logits"};
-      })
-      .Case([&](ExpandOp) -> std::pair<D, std::string> {
-        return {D::PoolIndices, "indices"};
-      })
-      .Case<HadamardOp, QuantizeOp, ResidualOp, ReconstructOp>(
-          [&](Operation *) -> std::pair<D, std::string> {
-            return {D::Normal,
-                    "operand #" + std::to_string(use.getOperandNumber())};
-          })
-      .Default([&](Operation *) -> std::pair<D, std::string> {
-        return {D::Default,
-                "operand #" + std::to_string(use.getOperandNumber())};
-      });
-}
-
-/// The more specific distribution wins when an argument has several uses.
-static int specificity(InputDistribution d) {
-  switch (d) {
-  case InputDistribution::ValidLengths:
-    return 5;
-  case InputDistribution::PoolIndices:
-    return 4;
-  case InputDistribution::QuantizedCodes:
-    return 3;
-  case InputDistribution::PositiveScales:
-    return 2;
-  case InputDistribution::Normal:
-    return 1;
-  case InputDistribution::Default:
-    return 0;
-  }
-  return 0;
+  std::string number = "operand #" + std::to_string(use.getOperandNumber());
+  std::string name = operandNameOfUse(use);
+  if (name.empty())
+    return {InputDistribution::Default, number};
+  Type element =
+      cast<RankedTensorType>(use.get().getType()).getElementType();
+  InputDistribution distribution = ref::distributionOfOperand(
+      op->getName().stripDialect(), name,
+      toElementType(element).value_or(ElementType::F32));
+  // Single-input ops name the operand by number, as they always did.
+  if (isa<HadamardOp, QuantizeOp, ResidualOp, ReconstructOp>(op))
+    return {distribution, number};
+  return {distribution, name};
 }
 
 std::vector<InputDescription>
@@ -1094,8 +832,8 @@ mlir::indexpool::describeInputs(func::FuncOp func) {
     bool first = true;
     for (OpOperand *use : uses) {
       auto [distribution, name] = distributionOfUse(*use);
-      if (!first &&
-          specificity(distribution) <= specificity(description.distribution))
+      if (!first && ref::distributionSpecificity(distribution) <=
+                        ref::distributionSpecificity(description.distribution))
         continue;
       first = false;
       description.distribution = distribution;
@@ -1106,18 +844,6 @@ mlir::indexpool::describeInputs(func::FuncOp func) {
     }
   }
   return descriptions;
-}
-
-/// Uniform in [0, 1) from the top 53 bits of one draw (portable).
-static double uniform01(std::mt19937_64 &rng) {
-  return std::ldexp(double(rng() >> 11), -53);
-}
-
-/// Makes an all-zero tensor non-zero (STYLE.md: never test on zeros).
-static void avoidAllZeros(HostTensor &t) {
-  if (!t.data.empty() && std::all_of(t.data.begin(), t.data.end(),
-                                     [](double value) { return value == 0; }))
-    t.data[0] = 1;
 }
 
 FailureOr<std::vector<HostTensor>>
@@ -1160,58 +886,16 @@ mlir::indexpool::generateRandomInputs(func::FuncOp func,
   for (auto [i, description] : llvm::enumerate(descriptions)) {
     ElementType type = shapeOnlyInputs[i].type;
     const Shape &shape = shapeOnlyInputs[i].shape;
-    HostTensor t;
-    auto uniformInts = [&](int64_t lo, int64_t hi) {
-      HostTensor ints = ref::randomInt32(shape, lo, hi, rng);
-      ints.type = type;
-      avoidAllZeros(ints);
-      return ints;
-    };
-    bool isInteger = type == ElementType::I8 || type == ElementType::I32;
-    switch (description.distribution) {
-    case InputDistribution::PositiveScales:
-      t = HostTensor::zeros(type, shape);
-      for (double &value : t.data)
-        value =
-            isInteger ? 1.0 : ref::roundTo(1e-3 + 9e-3 * uniform01(rng), type);
-      break;
-    case InputDistribution::QuantizedCodes:
-      if (type == ElementType::F8E4M3FN)
-        t = ref::randomNormal(type, shape, rng, /*stddev=*/64.0);
-      else if (isInteger)
-        t = uniformInts(-127, 127);
-      else
-        t = ref::randomNormal(type, shape, rng);
-      break;
-    case InputDistribution::ValidLengths: {
+    int64_t columns = 0;
+    if (description.distribution == InputDistribution::ValidLengths) {
       Operation *op = description.lengthsOf;
-      int64_t columns = 0;
       if (auto topk = dyn_cast<TopKOp>(op))
         columns = shapesRun.valueOf(topk.getLogits()).shape[1];
       else if (auto select = dyn_cast<SelectOp>(op))
         columns = shapesRun.valueOf(select.getKeys()).shape[0];
-      columns = std::min<int64_t>(columns, std::numeric_limits<int32_t>::max());
-      t = ref::randomInt32(shape, 0, columns, rng);
-      t.type = type;
-      // At least one full row, so that every column can be selected.
-      if (!t.data.empty())
-        t.data[rng() % t.data.size()] = double(columns);
-      break;
     }
-    case InputDistribution::PoolIndices:
-      t = isInteger ? uniformInts(-1, 1000)
-                    : ref::randomNormal(type, shape, rng);
-      break;
-    case InputDistribution::Normal:
-    case InputDistribution::Default:
-      if (type == ElementType::I32)
-        t = uniformInts(0, 100);
-      else if (type == ElementType::I8)
-        t = uniformInts(-127, 127);
-      else
-        t = ref::randomNormal(type, shape, rng);
-      break;
-    }
+    HostTensor t = ref::drawRandomInput(description.distribution, type, shape,
+                                        rng, columns);
     inputs.push_back(std::move(t));
   }
   return inputs;

@@ -21,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::indexpool::registerIndexPoolPasses();
   mlir::indexpool::registerIndexPoolConversionPasses();
   mlir::indexpool::registerIndexPoolPipelines();
+  mlir::indexpool::registerIndexPoolGPUPipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

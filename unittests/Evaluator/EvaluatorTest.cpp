@@ -1,8 +1,9 @@
 //===- EvaluatorTest.cpp - the reference evaluator over the IR ------------===//
 //
 // Shapes-only evaluation, the one-line errors for dynamic sizes that break a
-// relation, agreement with calling the reference directly, random inputs by
-// use, and the per-type tolerances of --verify.
+// relation, agreement with calling the reference directly and random inputs
+// by use. The tolerances of --verify are tested in unittests/Runtime
+// (CompareTest.cpp), where they live now.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Reference/Reference.h"
+#include "indexpool/Runtime/ReferenceRun.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -472,161 +474,94 @@ func.func @f(%q: tensor<1x2x8xf32>, %w: tensor<1x2xf32>, %keys: tensor<?x8xf8E4M
                    "[300], got [299]");
 }
 
-//===----------------------------------------------------------------------===//
-// Tolerances
-//===----------------------------------------------------------------------===//
-
-TEST(CompareTest, F32IsNormwise) {
-  HostTensor r{ElementType::F32, {4}, {1.0, -100.0, 0.0, -INFINITY}};
-  HostTensor a = r;
-  a.data[0] += 5e-4; // 5e-6 of max |r| = 100
-  Comparison ok = compareWithReference(a, r);
-  EXPECT_TRUE(ok.ok) << ok.reason;
-  EXPECT_EQ(ok.differing, 1);
-  EXPECT_NEAR(ok.normwiseRelError, 5e-6, 1e-12);
-  EXPECT_NEAR(ok.maxRelError, 5e-4, 1e-12);
-  a.data[2] = 2e-3; // 2e-5 normwise, infinitely far elementwise
-  Comparison bad = compareWithReference(a, r);
-  EXPECT_FALSE(bad.ok);
-  EXPECT_EQ(bad.reason, "normwise_rel_err 2e-05 > 1e-05");
-  EXPECT_EQ(formatComparison(bad, ElementType::F32),
-            "max_abs_err=0.002 max_rel_err=inf normwise_rel_err=2e-05 "
-            "differing=2/4 (50%) -> FAILED: normwise_rel_err 2e-05 > 1e-05");
-  a = r;
-  a.data[3] = INFINITY;
-  EXPECT_FALSE(compareWithReference(a, r).ok);
-  a.data[3] = std::nan("");
-  EXPECT_FALSE(compareWithReference(a, r).ok);
+// indexpool-launch runs a manifest's "computes" with the runtime's reference
+// run: for the same function it must draw the same random inputs (argument i
+// = input i) and compute the same results and selection contexts as the
+// evaluator over the IR.
+TEST_F(EvaluatorTest, ManifestRunsAgreeWithTheEvaluator) {
+  func::FuncOp func = parse(R"mlir(
+func.func @f(%keys: tensor<64x16xbf16>, %scores: tensor<64x16xf32>,
+             %q: tensor<2x3x16xf32>, %w: tensor<2x3xf32>, %len: tensor<2xi32>,
+             %c: tensor<4x16xi8>, %cs: tensor<4xf32>, %idx: tensor<2x3xi32>)
+    -> (tensor<16x16xf8E4M3FN>, tensor<16xf32>, tensor<2x16xi32>,
+        tensor<4x16xf32>, tensor<2x12xi32>) {
+  %codes, %scales, %weights = indexpool.compress %keys, %scores {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<64x16xbf16>, tensor<64x16xf32>) -> (tensor<16x16xf8E4M3FN>, tensor<16xf32>, tensor<16x4x16xf32>)
+  %tok = indexpool.select %q, %w, %codes scales(%scales) valid(%len) {k = 4 : i64, pool_size = 4 : i64}
+      : (tensor<2x3x16xf32>, tensor<2x3xf32>, tensor<16x16xf8E4M3FN>, tensor<16xf32>, tensor<2xi32>) -> tensor<2x16xi32>
+  %d = indexpool.dequantize %c, %cs : (tensor<4x16xi8>, tensor<4xf32>) -> tensor<4x16xf32>
+  %e = indexpool.expand %idx {pool_size = 4 : i64} : (tensor<2x3xi32>) -> tensor<2x12xi32>
+  return %codes, %scales, %tok, %d, %e
+      : tensor<16x16xf8E4M3FN>, tensor<16xf32>, tensor<2x16xi32>, tensor<4x16xf32>, tensor<2x12xi32>
 }
+)mlir",
+                            "f");
+  ASSERT_TRUE(func);
+  namespace rt = ::indexpool::runtime;
+  rt::Manifest manifest;
+  std::string error;
+  ASSERT_TRUE(rt::parseManifest(R"({
+  "format_version": 1, "chip": "sm_90", "function": "f",
+  "binary": {"path": "f.ptx", "format": "ptx"},
+  "buffers": [
+    {"id": 0, "role": "input", "index": 0, "type": "bf16", "shape": [64, 16]},
+    {"id": 1, "role": "input", "index": 1, "type": "f32", "shape": [64, 16]},
+    {"id": 2, "role": "input", "index": 2, "type": "f32", "shape": [2, 3, 16]},
+    {"id": 3, "role": "input", "index": 3, "type": "f32", "shape": [2, 3]},
+    {"id": 4, "role": "input", "index": 4, "type": "i32", "shape": [2]},
+    {"id": 5, "role": "input", "index": 5, "type": "i8", "shape": [4, 16]},
+    {"id": 6, "role": "input", "index": 6, "type": "f32", "shape": [4]},
+    {"id": 7, "role": "input", "index": 7, "type": "i32", "shape": [2, 3]},
+    {"id": 8, "role": "output", "index": 0, "type": "f8E4M3FN", "shape": [16, 16]},
+    {"id": 9, "role": "output", "index": 1, "type": "f32", "shape": [16]},
+    {"id": 10, "role": "output", "index": 2, "type": "i32", "shape": [2, 16]},
+    {"id": 11, "role": "output", "index": 3, "type": "f32", "shape": [4, 16]},
+    {"id": 12, "role": "output", "index": 4, "type": "i32", "shape": [2, 12]},
+    {"id": 13, "role": "temporary", "type": "f32", "shape": [16, 4, 16]}
+  ],
+  "launches": [],
+  "computes": [
+    {"op": "compress", "operands": {"keys": 0, "scores": 1}, "results": [8, 9, 13],
+     "properties": {"pool_size": 4, "rotate": true, "pow2_scale": true}},
+    {"op": "select", "operands": {"query": 2, "weights": 3, "keys": 8, "scales": 9,
+                                  "valid": 4},
+     "results": [10], "properties": {"k": 4, "pool_size": 4}},
+    {"op": "dequantize", "operands": {"codes": 5, "scales": 6}, "results": [11]},
+    {"op": "expand", "operands": {"indices": 7}, "results": [12],
+     "properties": {"pool_size": 4}}
+  ]})",
+                                "f.json", ".", manifest, error))
+      << error;
 
-TEST(CompareTest, HalfTypesAllowOneUlpPlusOneUlpOfTheLargest) {
-  // bf16: ulp(1.0) = 2^-7, ulp(3.0) = 2^-6 = 0.015625 and max|r| = 3, so the
-  // allowance is ulp(r) + 2^-6.
-  HostTensor r{ElementType::BF16, {3}, {1.0, 3.0, 0.0}};
-  HostTensor a{ElementType::BF16, {3}, {1.0 + 0.0078125, 3.0, 0.0}};
-  Comparison c = compareWithReference(a, r);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.maxUlpError, 1);
-  EXPECT_EQ(c.beyondOneUlp, 0);
-  a.data[1] = 3.0 + 2 * 0.015625; // 2 ulp = ulp(3) + ulp(max)
-  c = compareWithReference(a, r);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.beyondOneUlp, 1);
-  a.data[1] = 3.0 + 3 * 0.015625; // 3 ulp
-  c = compareWithReference(a, r);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.maxUlpError, 3);
-  // A sum that cancels: 1e-3 next to 100 (ulp 0.5) may be 0.2 off.
-  HostTensor rc{ElementType::BF16, {2}, {100.0, ref::roundToBF16(1e-3)}};
-  HostTensor ac = rc;
-  ac.data[1] = 0.2;
-  c = compareWithReference(ac, rc);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.beyondOneUlp, 1);
-  ac.data[1] = 0.75;
-  EXPECT_FALSE(compareWithReference(ac, rc).ok);
-  // f16 subnormals: ulp 2^-24 around zero, max|r| = 0 adds another 2^-24.
-  HostTensor rf{ElementType::F16, {1}, {0.0}};
-  HostTensor af{ElementType::F16, {1}, {std::ldexp(1.0, -23)}};
-  EXPECT_TRUE(compareWithReference(af, rf).ok);
-  af.data[0] = std::ldexp(1.0, -22);
-  EXPECT_FALSE(compareWithReference(af, rf).ok);
-}
+  std::vector<std::vector<int64_t>> shapes;
+  for (const rt::Buffer *b : manifest.inputs())
+    shapes.push_back(b->shape);
+  auto fromIR = generateRandomInputs(func, shapes, /*seed=*/21, error);
+  ASSERT_TRUE(succeeded(fromIR)) << error;
+  std::vector<HostTensor> fromManifest = rt::generateRandomInputs(manifest, 21);
+  ASSERT_EQ(fromManifest.size(), fromIR->size());
+  for (size_t i = 0; i < fromManifest.size(); ++i) {
+    EXPECT_EQ(fromManifest[i].type, (*fromIR)[i].type) << i;
+    EXPECT_EQ(fromManifest[i].data, (*fromIR)[i].data) << i;
+  }
 
-TEST(CompareTest, QuantizedCodesAllowFewOffByOne) {
-  HostTensor r = HostTensor::zeros(ElementType::F8E4M3FN, {2000});
-  for (size_t i = 0; i < r.data.size(); ++i)
-    r.data[i] = ref::decodeF8E4M3FN(uint8_t(i % 0x7E));
-  HostTensor a = r;
-  // 2 of 2000 = 0.1%: one code up (1.0 -> 1.125), one across zero.
-  a.data[56] = 1.125;
-  ASSERT_EQ(r.data[56], 1.0);
-  a.data[0] = ref::decodeF8E4M3FN(0x81); // -smallest subnormal vs +0
-  Comparison c = compareWithReference(a, r);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.offByOne, 2);
-  EXPECT_EQ(formatComparison(c, ElementType::F8E4M3FN),
-            "max_abs_err=0.125 max_rel_err=inf differing=2/2000 (0.1%) "
-            "off_by_one=2 beyond_one_code=0 -> ok");
-  a.data[57] = r.data[57] == 1.125 ? 1.25 : ref::decodeF8E4M3FN(57 + 1);
-  c = compareWithReference(a, r);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.reason, "differing codes 3 > 0.1% of 2000");
-  // Two codes away but within 2^-8 * 448 = 1.75: a small code moved by a
-  // one-ulp difference upstream.
-  a = r;
-  a.data[56] = 1.25;
-  c = compareWithReference(a, r);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.beyondOneCode, 1);
-  a.data[56] = 4.0; // 3 away: more than 1.75
-  EXPECT_FALSE(compareWithReference(a, r).ok);
-  // Opposite signs are never one code apart.
-  a = r;
-  a.data[56] = -1.0;
-  EXPECT_FALSE(compareWithReference(a, r).ok);
-
-  HostTensor ri{ElementType::I8, {1000}, std::vector<double>(1000, 3.0)};
-  HostTensor ai = ri;
-  ai.data[7] = 4;
-  EXPECT_TRUE(compareWithReference(ai, ri).ok);
-  ai.data[8] = 2;
-  EXPECT_FALSE(compareWithReference(ai, ri).ok); // 2 of 1000 > 0.1%
-}
-
-TEST(CompareTest, IndicesAllowOnlyNearTieSwaps) {
-  // Row 0 logits: columns 1 and 2 tie within 1e-5 relative.
-  SelectionContext selection;
-  selection.logits =
-      HostTensor{ElementType::F32, {1, 4}, {0.5, 2.0, 2.0 + 1e-6, 1.0}};
-  HostTensor r{ElementType::I32, {1, 3}, {2, 1, 3}};
-  HostTensor a{ElementType::I32, {1, 3}, {1, 2, 3}};
-  Comparison c = compareWithReference(a, r, &selection);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.nearTieSwaps, 2);
-  EXPECT_EQ(c.differing, 2);
-  EXPECT_EQ(formatComparison(c, ElementType::I32),
-            "max_abs_err=1 max_rel_err=1 differing=2/3 (66.67%) "
-            "near_tie_swaps=2 -> ok");
-  // Without the context indices must be equal.
-  EXPECT_FALSE(compareWithReference(a, r).ok);
-  // A real error: column 0 instead of column 3.
-  a = HostTensor{ElementType::I32, {1, 3}, {2, 1, 0}};
-  c = compareWithReference(a, r, &selection);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.reason, "row 0 slot 2: index 0 (logit 0.5) instead of 3 "
-                      "(logit 1)");
-  // The same column twice is never a near tie.
-  a = HostTensor{ElementType::I32, {1, 3}, {2, 2, 3}};
-  EXPECT_FALSE(compareWithReference(a, r, &selection).ok);
-  // Columns beyond the valid length are never selectable.
-  selection.valid = HostTensor{ElementType::I32, {1}, {3}};
-  r = HostTensor{ElementType::I32, {1, 3}, {2, 1, 0}};
-  selection.logits.data[3] = 0.5;
-  a = HostTensor{ElementType::I32, {1, 3}, {2, 1, 3}};
-  c = compareWithReference(a, r, &selection);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.reason, "row 0 slot 2: index 3 is outside the 3 valid columns");
-}
-
-TEST(CompareTest, ExpandedIndicesSwapWholePools) {
-  SelectionContext selection;
-  selection.logits = HostTensor{ElementType::F32, {1, 3}, {1.0, 1.0, 0.0}};
-  selection.poolSize = 2;
-  HostTensor r{ElementType::I32, {1, 6}, {0, 1, 2, 3, -1, -1}};
-  HostTensor a{ElementType::I32, {1, 6}, {2, 3, 0, 1, -1, -1}};
-  Comparison c = compareWithReference(a, r, &selection);
-  EXPECT_TRUE(c.ok) << c.reason;
-  EXPECT_EQ(c.nearTieSwaps, 2);
-  EXPECT_EQ(c.differing, 4);
-  // Not an expansion of one pool.
-  a = HostTensor{ElementType::I32, {1, 6}, {2, 1, 0, 3, -1, -1}};
-  c = compareWithReference(a, r, &selection);
-  EXPECT_FALSE(c.ok);
-  EXPECT_EQ(c.reason, "row 0 slot 0: 1 is not an expansion of one pool");
-  // -1 where the reference has a pool.
-  a = HostTensor{ElementType::I32, {1, 6}, {0, 1, -1, -1, -1, -1}};
-  EXPECT_FALSE(compareWithReference(a, r, &selection).ok);
+  FailureOr<ReferenceRun> expected = evaluateReference(func, *fromIR, error);
+  ASSERT_TRUE(succeeded(expected)) << error;
+  rt::ReferenceValues values;
+  ASSERT_TRUE(rt::runReference(manifest, fromManifest, values, error)) << error;
+  std::vector<const rt::Buffer *> outputs = manifest.outputs();
+  ASSERT_EQ(outputs.size(), expected->results.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    EXPECT_EQ(values.at(outputs[i]->id).data, expected->results[i].data) << i;
+    std::optional<SelectionContext> context =
+        rt::selectionContextOf(manifest, values, outputs[i]->id);
+    ASSERT_EQ(context.has_value(), expected->selections[i].has_value()) << i;
+    if (context) {
+      EXPECT_EQ(context->logits.data, expected->selections[i]->logits.data);
+      EXPECT_EQ(context->poolSize, expected->selections[i]->poolSize);
+      EXPECT_EQ(context->valid->data, expected->selections[i]->valid->data);
+    }
+  }
 }
 
 } // namespace

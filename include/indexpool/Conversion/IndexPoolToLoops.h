@@ -10,9 +10,11 @@ class RewritePatternSet;
 namespace indexpool {
 /// Patterns that replace every indexpool op on tensors by scf/vector loops
 /// on buffers (bufferization.to_buffer / to_tensor at the boundary). Loops
-/// over D use vectors of `vectorWidth` f32 lanes.
+/// over D use vectors of `vectorWidth` f32 lanes; `stackScopes` wraps each
+/// row's scratch in memref.alloca_scope (needed where rows run in loops).
 void populateIndexPoolToLoopsPatterns(RewritePatternSet &patterns,
-                                      int64_t vectorWidth);
+                                      int64_t vectorWidth,
+                                      bool stackScopes = true);
 } // namespace indexpool
 } // namespace mlir
 

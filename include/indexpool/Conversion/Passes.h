@@ -4,10 +4,13 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <string>
+
 namespace mlir {
 class OpPassManager;
 namespace arith { class ArithDialect; }
 namespace bufferization { class BufferizationDialect; }
+namespace gpu { class GPUDialect; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
@@ -32,8 +35,34 @@ struct CPUPipelineOptions {
 void buildIndexPoolToCPUPipeline(OpPassManager &pm,
                                  const CPUPipelineOptions &options = {});
 
+/// Options of the `indexpool-to-nvvm` pipeline.
+struct GPUPipelineOptions {
+  std::string chip = "sm_90";
+  /// PTX ISA version to emit, e.g. 80 for PTX 8.0 (from the target table).
+  int ptxVersion = 80;
+  /// "isa" (PTX), "bin" (cubin) or "fatbin".
+  std::string format = "isa";
+  /// Where ptxas and libdevice are (CUDA_HOME).
+  std::string cudaToolkit = "/usr/local/cuda";
+  int64_t threadsPerBlock = 128;
+  int64_t vectorWidth = 8;
+};
+
+/// indexpool ops on tensors -> row loops -> GPU kernels -> NVVM ->
+/// gpu.binary with PTX or cubin for one chip.
+void buildIndexPoolToNVVMPipeline(OpPassManager &pm,
+                                  const GPUPipelineOptions &options);
+
 /// Registers `--indexpool-to-cpu`.
 void registerIndexPoolPipelines();
+
+/// The options for `chip` from the target table (its PTX version), or an
+/// error listing the known chips.
+FailureOr<GPUPipelineOptions> gpuPipelineOptionsFor(StringRef chip,
+                                                    std::string &error);
+
+/// Registers `--indexpool-to-nvvm`.
+void registerIndexPoolGPUPipeline();
 
 } // namespace mlir::indexpool
 

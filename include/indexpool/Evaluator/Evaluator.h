@@ -9,13 +9,17 @@
 // ends in one message naming the op, its location and the problem.
 //
 // Also here: how to draw realistic random inputs for a function (from how
-// each argument is used), and the per-type tolerances of --verify.
+// each argument is used, with the distributions of Reference/RandomInputs.h).
+// The per-type tolerances of --verify are in Runtime/Compare.h (MLIR-free,
+// shared with indexpool-launch) and re-exported here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_EVALUATOR_EVALUATOR_H
 #define INDEXPOOL_EVALUATOR_EVALUATOR_H
 
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Reference/RandomInputs.h"
+#include "indexpool/Runtime/Compare.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -37,6 +41,13 @@ class FuncOp;
 namespace mlir::indexpool {
 
 namespace ref = ::indexpool::ref;
+
+// The tolerances of --verify live in the MLIR-free runtime
+// (indexpool/Runtime/Compare.h), shared with indexpool-launch.
+using ::indexpool::runtime::Comparison;
+using ::indexpool::runtime::compareWithReference;
+using ::indexpool::runtime::formatComparison;
+using ::indexpool::runtime::SelectionContext;
 
 //===----------------------------------------------------------------------===//
 // Types
@@ -82,16 +93,6 @@ bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type);
 // Verification against the reference
 //===----------------------------------------------------------------------===//
 
-/// What an i32 index result needs so that near ties may be told apart from
-/// errors: the reference logits `[M, N]` the indices were selected from,
-/// the valid lengths (empty when the selection had none) and the pool size
-/// the indices were expanded with (1 when they were not).
-struct SelectionContext {
-  ref::HostTensor logits;
-  std::optional<ref::HostTensor> valid;
-  int64_t poolSize = 1;
-};
-
 /// The reference results of a function, plus, for every result that is a
 /// selection of computed logits -- the indices of a `topk` whose logits come
 /// from a `score` of the same function, an `expand` of those, or the tokens
@@ -107,83 +108,12 @@ FailureOr<ReferenceRun> evaluateReference(func::FuncOp func,
                                           ArrayRef<ref::HostTensor> inputs,
                                           std::string &error);
 
-/// How one result compares with the reference.
-struct Comparison {
-  int64_t elements = 0;
-  /// Elements that are not bit-identical (NaN == NaN, -inf == -inf).
-  int64_t differing = 0;
-  double maxAbsError = 0;
-  /// max |a - r| / |r| over the elements (inf where r == 0 != a).
-  double maxRelError = 0;
-  /// f32: max |a - r| / max |r| (finite values).
-  double normwiseRelError = 0;
-  /// f16 / bf16: max |a - r| / ulp(r).
-  double maxUlpError = 0;
-  /// f16 / bf16: elements more than one ulp away, within the normwise part.
-  int64_t beyondOneUlp = 0;
-  /// i8 / f8E4M3FN: elements exactly one code away from the reference.
-  int64_t offByOne = 0;
-  /// i8 / f8E4M3FN: elements further away, within the input's resolution.
-  int64_t beyondOneCode = 0;
-  /// i32 selections: positions whose index differs from the reference's only
-  /// because their logits are within 1e-5 relative (near ties).
-  int64_t nearTieSwaps = 0;
-  bool ok = true;
-  /// Why not ok (empty when ok).
-  std::string reason;
-};
-
-/// Tolerances by element type (SPEC §2, --verify):
-///  - f32: normwise relative error max|a-r| / max|r| <= 1e-5, non-finite
-///    values equal;
-///  - f16, bf16: every element within one ulp of the reference value plus
-///    one ulp of the tensor's largest magnitude, |a-r| <= ulp(r) +
-///    ulp(max|r|). The second term is what f32 accumulation is allowed
-///    (f32 error ~1e-7 of the largest term, far below one ulp of it): where
-///    a sum cancels to a value much smaller than its terms, the elementwise
-///    ulp is tiny and a correct kernel can be many of them off;
-///  - i8, f8E4M3FN codes: equal, except at most 0.1% of the elements, each
-///    one code away (one step in the format's ordering, same sign) or, for
-///    codes near zero, within 2^-8 * qmax of the reference (the resolution of
-///    a bf16 input at its row's absmax: a one-ulp difference upstream, e.g.
-///    in the pooled keys before a rotation, moves small codes by that much);
-///  - i32: equal, except near-tie swaps when `selection` is given: a position
-///    may hold another index whose reference logit differs from the one the
-///    reference picked by at most 1e-5 relative (the index must still be a
-///    valid, distinct column of its row).
-Comparison compareWithReference(const ref::HostTensor &actual,
-                                const ref::HostTensor &expected,
-                                const SelectionContext *selection = nullptr);
-
-/// One line: "max_abs_err=... max_rel_err=... [normwise_rel_err=...]
-/// [max_ulp_err=... beyond_one_ulp=...] differing=D/N (P%) [off_by_one=O
-/// beyond_one_code=B] [near_tie_swaps=S]
-/// -> ok" or "-> FAILED: why".
-std::string formatComparison(const Comparison &comparison,
-                             ref::ElementType type);
-
 //===----------------------------------------------------------------------===//
 // Random inputs
 //===----------------------------------------------------------------------===//
 
-/// How a random input is drawn, decided by how the argument is used.
-enum class InputDistribution {
-  /// N(0, 1) rounded to the type: keys, queries, scores, bias, weights.
-  Normal,
-  /// Uniform in [1e-3, 1e-2]: the `scales` of score/select/dequantize.
-  PositiveScales,
-  /// Valid codes: i8 uniform in [-127, 127], f8E4M3FN N(0, 64^2) encoded
-  /// (saturating at +-448). Quantized keys and codes.
-  QuantizedCodes,
-  /// Uniform integers in [0, N], at least one row == N, N the columns the
-  /// lengths bound: `valid` of topk/select.
-  ValidLengths,
-  /// Uniform integers in [-1, 1000]: `indices` of expand.
-  PoolIndices,
-  /// Anything else: floats N(0, 1), i8 uniform in [-127, 127], i32 uniform in
-  /// [0, 100].
-  Default,
-};
+/// How a random input is drawn (shared with the runtime's manifests).
+using InputDistribution = ref::InputDistribution;
 
 struct InputDescription {
   InputDistribution distribution = InputDistribution::Default;

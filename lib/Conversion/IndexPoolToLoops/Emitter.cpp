@@ -109,6 +109,8 @@ void Emitter::parallelFor(Value n, function_ref<void(Value)> body) {
 }
 
 void Emitter::stackScope(function_ref<void()> body) {
+  if (!scopes)
+    return body();
   auto scope = memref::AllocaScopeOp::create(b, TypeRange{});
   OpBuilder::InsertionGuard guard(b);
   b.createBlock(&scope.getBodyRegion());
@@ -310,6 +312,21 @@ static Value zeroOf(ImplicitLocOpBuilder &b, VectorType type) {
   return arith::BitcastOp::create(b, type, zero);
 }
 
+/// Full chunks start at multiples of vl elements; when every row does too
+/// (static innermost size, a multiple of vl, identity layout) and buffers are
+/// 16-byte aligned (our allocations, cudaMalloc), a chunk is aligned to its
+/// size up to 16 bytes. Saying so is what makes the GPU backend emit
+/// ld.global.v4 instead of scalar loads.
+llvm::MaybeAlign Emitter::vectorAlignment(Value memref) const {
+  auto type = cast<MemRefType>(memref.getType());
+  int64_t inner = type.getShape().back();
+  if (!type.getLayout().isIdentity() || ShapedType::isDynamic(inner) ||
+      inner % vl != 0)
+    return {};
+  int64_t bytes = vl * type.getElementTypeBitWidth() / 8;
+  return llvm::Align(std::min<int64_t>(16, llvm::PowerOf2Ceil(bytes)));
+}
+
 Value Emitter::loadF32(Value memref, ValueRange indices, Value mask,
                        double padding) {
   Type element = cast<MemRefType>(memref.getType()).getElementType();
@@ -319,7 +336,9 @@ Value Emitter::loadF32(Value memref, ValueRange indices, Value mask,
     raw = vector::MaskedLoadOp::create(b, type, memref, indices, mask,
                                        zeroOf(b, type));
   else
-    raw = vector::LoadOp::create(b, type, memref, indices);
+    raw = vector::LoadOp::create(b, type, memref, indices,
+                                 /*nontemporal=*/false,
+                                 vectorAlignment(memref));
   Value v = toF32(raw);
   if (mask && padding != 0.0)
     v = arith::SelectOp::create(b, mask, v, f32Splat(padding));
@@ -332,7 +351,8 @@ void Emitter::storeF32(Value v, Value memref, ValueRange indices, Value mask) {
   if (mask)
     vector::MaskedStoreOp::create(b, memref, indices, mask, converted);
   else
-    vector::StoreOp::create(b, converted, memref, indices);
+    vector::StoreOp::create(b, converted, memref, indices,
+                            /*nontemporal=*/false, vectorAlignment(memref));
 }
 
 Value Emitter::loadScalarF32(Value memref, ValueRange indices) {

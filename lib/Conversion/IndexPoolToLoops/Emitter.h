@@ -25,8 +25,8 @@ struct Chunk {
 
 class Emitter {
 public:
-  Emitter(ImplicitLocOpBuilder &b, int64_t vectorWidth)
-      : b(b), vl(vectorWidth) {}
+  Emitter(ImplicitLocOpBuilder &b, int64_t vectorWidth, bool stackScopes)
+      : b(b), vl(vectorWidth), scopes(stackScopes) {}
 
   ImplicitLocOpBuilder &builder() { return b; }
   int64_t width() const { return vl; }
@@ -54,7 +54,8 @@ public:
   void forLoop(Value lb, Value ub, function_ref<void(Value iv)> body);
   /// Rows [0, n) distributed across threads (scf.parallel).
   void parallelFor(Value n, function_ref<void(Value iv)> body);
-  /// A stack scope, so that per-row scratch allocas are freed every row.
+  /// A stack scope, so that per-row scratch allocas are freed every row
+  /// (inline when the emitter was built without stack scopes).
   void stackScope(function_ref<void()> body);
   /// `then` when `cond`, else pass `elseValues` through.
   SmallVector<Value> ifThen(Value cond, ValueRange elseValues,
@@ -102,9 +103,11 @@ private:
   Value intConstantLike(Type type, int64_t v);
   Value encodeF8E4M3FN(Value v);
   Value decodeF8E4M3FN(Value bits);
+  llvm::MaybeAlign vectorAlignment(Value memref) const;
 
   ImplicitLocOpBuilder &b;
   int64_t vl;
+  bool scopes;
 };
 
 } // namespace mlir::indexpool::loops

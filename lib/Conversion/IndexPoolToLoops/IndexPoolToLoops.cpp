@@ -79,12 +79,13 @@ private:
 
 template <typename Op>
 struct LowerOp : OpRewritePattern<Op> {
-  LowerOp(MLIRContext *ctx, int64_t vectorWidth)
-      : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth) {}
+  LowerOp(MLIRContext *ctx, int64_t vectorWidth, bool stackScopes)
+      : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth),
+        stackScopes(stackScopes) {}
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Emitter e(b, vectorWidth);
+    Emitter e(b, vectorWidth, stackScopes);
     BufferScope buffers(b);
     lower(op, e, buffers);
     rewriter.replaceOp(op, buffers.finish());
@@ -94,6 +95,7 @@ struct LowerOp : OpRewritePattern<Op> {
   virtual void lower(Op op, Emitter &e, BufferScope &buffers) const = 0;
 
   int64_t vectorWidth;
+  bool stackScopes;
 };
 
 /// G = floor(T / P) rows of a pooling, as an index value.
@@ -395,7 +397,7 @@ struct IndexPoolToLoops
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateIndexPoolToLoopsPatterns(patterns, vectorWidth);
+    populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
 
@@ -405,9 +407,9 @@ struct IndexPoolToLoops
 } // namespace
 
 void mlir::indexpool::populateIndexPoolToLoopsPatterns(
-    RewritePatternSet &patterns, int64_t vectorWidth) {
+    RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes) {
   patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
                LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
                LowerTopK, LowerExpand, LowerSelect>(patterns.getContext(),
-                                                    vectorWidth);
+                                                    vectorWidth, stackScopes);
 }

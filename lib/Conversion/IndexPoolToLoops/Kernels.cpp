@@ -285,12 +285,13 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
       if (qType.isDynamicDim(i))
         dyn.push_back(e.dim(query, i));
     q = memref::AllocOp::create(b, f32Type, dyn, b.getI64IntegerAttr(64));
-    e.forLoop(e.index(0), dimM, [&](Value m) {
-      e.forLoop(e.index(0), dimH, [&](Value h) {
-        e.chunks(dimD, [&](Chunk c) {
-          e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
-                     {m, h, c.offset}, c.mask);
-        });
+    // A parallel loop, so that on the GPU it runs on the device too.
+    e.parallelFor(e.mul(dimM, dimH), [&](Value mh) {
+      Value m = arith::DivUIOp::create(b, mh, dimH);
+      Value h = arith::RemUIOp::create(b, mh, dimH);
+      e.chunks(dimD, [&](Chunk c) {
+        e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
+                   {m, h, c.offset}, c.mask);
       });
     });
   }

@@ -1,0 +1,35 @@
+// The GPU benchmark functions: GLM-5.3-Flash kpool compress and decode-time
+// select, at T = 2^20 and 2^21 tokens, D = 128 (bf16 keys, per-channel f32
+// gate scores, per-slot bias, Hadamard, FP8 e4m3 with pow2 scales).
+
+func.func @compress_1m(%keys: tensor<1048576x128xbf16>, %scores: tensor<1048576x128xf32>, %bias: tensor<4x128xf32>)
+    -> (tensor<262144x128xf8E4M3FN>, tensor<262144xf32>, tensor<262144x4x128xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores bias(%bias) {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<1048576x128xbf16>, tensor<1048576x128xf32>, tensor<4x128xf32>)
+        -> (tensor<262144x128xf8E4M3FN>, tensor<262144xf32>, tensor<262144x4x128xf32>)
+  return %q, %s, %w : tensor<262144x128xf8E4M3FN>, tensor<262144xf32>, tensor<262144x4x128xf32>
+}
+
+func.func @compress_2m(%keys: tensor<2097152x128xbf16>, %scores: tensor<2097152x128xf32>, %bias: tensor<4x128xf32>)
+    -> (tensor<524288x128xf8E4M3FN>, tensor<524288xf32>, tensor<524288x4x128xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores bias(%bias) {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<2097152x128xbf16>, tensor<2097152x128xf32>, tensor<4x128xf32>)
+        -> (tensor<524288x128xf8E4M3FN>, tensor<524288xf32>, tensor<524288x4x128xf32>)
+  return %q, %s, %w : tensor<524288x128xf8E4M3FN>, tensor<524288xf32>, tensor<524288x4x128xf32>
+}
+
+func.func @select_1m(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %keys: tensor<262144x128xf8E4M3FN>,
+                     %scales: tensor<262144xf32>) -> tensor<1x2048xi32> {
+  %t = indexpool.select %q, %w, %keys scales(%scales) {k = 512 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<262144x128xf8E4M3FN>, tensor<262144xf32>)
+        -> tensor<1x2048xi32>
+  return %t : tensor<1x2048xi32>
+}
+
+func.func @select_2m(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %keys: tensor<524288x128xf8E4M3FN>,
+                     %scales: tensor<524288xf32>) -> tensor<1x2048xi32> {
+  %t = indexpool.select %q, %w, %keys scales(%scales) {k = 512 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<524288x128xf8E4M3FN>, tensor<524288xf32>)
+        -> tensor<1x2048xi32>
+  return %t : tensor<1x2048xi32>
+}

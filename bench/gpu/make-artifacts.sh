@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs HERE (LLVM/MLIR, CUDA toolkit, no GPU): compiles the benchmark
+# functions and the CPU integration tests' functions for sm_90 and sm_80 with
+# indexpool-compile, into a folder small enough to carry to the GPU machine
+# (kernels + manifests; the sources for a runtime-only build are carried by
+# the device tool as the working tree).
+# Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+OUT=${1:-$BUILD_DIR/gpu-artifacts}
+COMPILE=$BUILD_DIR/bin/indexpool-compile
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+
+rm -rf "$OUT"
+mkdir -p "$OUT/bench" "$OUT/tests"
+for chip in sm_90 sm_80; do
+  "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=cubin -o "$OUT/bench/$chip" >/dev/null
+  # Functions with static shapes from the CPU integration tests: every op.
+  # Functions with dynamic shapes or host code are listed, not compiled.
+  for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Target/Inputs/kernels.mlir; do
+    for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
+      "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
+          >/dev/null 2>"$OUT/why.log" ||
+        echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
+    done
+  done
+done
+rm -f "$OUT/why.log"
+du -sh "$OUT"
+echo "manifests: $(find "$OUT" -name '*.json' | wc -l)"
+[ -f "$OUT/not-compiled.txt" ] && { echo "not compiled (dynamic shapes or host code):"; cat "$OUT/not-compiled.txt"; }
+exit 0

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs ON THE GPU MACHINE, as it is (CUDA, CMake, a C++ compiler, maybe
+# PyTorch and Triton; no LLVM/MLIR): a runtime-only build, every artifact of
+# make-artifacts.sh through indexpool-launch --random-inputs --verify, then the
+# compress / select benchmarks against a device-to-device copy of the same
+# bytes, PyTorch eager and Triton, measured in this same run. Results go to
+# $OUT (or ./gpu-results).
+# Usage: bench/gpu/run-on-device.sh ARTIFACTS_DIR
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ARTS=${1:?usage: run-on-device.sh ARTIFACTS_DIR}
+RESULTS=${OUT:-$PWD/gpu-results}
+mkdir -p "$RESULTS"
+BUILD=$RESULTS/build-runtime
+
+echo "== runtime-only build"
+cmake -S "$ROOT" -B "$BUILD" -DINDEXPOOL_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release >"$RESULTS/build.log" 2>&1 &&
+  cmake --build "$BUILD" -j "$(nproc)" >>"$RESULTS/build.log" 2>&1 || { tail -20 "$RESULTS/build.log"; exit 1; }
+LAUNCH=$BUILD/bin/indexpool-launch
+nvidia-smi --query-gpu=name,memory.total,clocks.max.memory --format=csv > "$RESULTS/gpu.txt" 2>&1
+cat "$RESULTS/gpu.txt"
+# cubins run on their own major architecture: sm_90 on 9.0, sm_80 on 8.x.
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1)
+chip=sm_${cc/./}
+case $cc in
+  9.0) art_chip=sm_90 ;;
+  8.*) art_chip=sm_80 ;;
+  *) echo "no artifacts for compute capability $cc (make-artifacts.sh builds sm_90 and sm_80)"; exit 1 ;;
+esac
+
+echo "== verify every artifact for $art_chip on $chip"
+pass=0; failed=0
+for m in "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json; do
+  if "$LAUNCH" "$m" --random-inputs=1 --verify >"$RESULTS/verify-$(basename "$m" .json).txt" 2>&1; then
+    pass=$((pass + 1))
+  else
+    failed=$((failed + 1)); echo "FAILED: $m"; tail -3 "$RESULTS/verify-$(basename "$m" .json).txt"
+  fi
+done
+echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
+
+echo "== benchmarks"
+for n in 1m 2m; do
+  for fn in compress select; do
+    # --copy-anchor: a device-to-device copy of the same bytes, same run.
+    "$LAUNCH" "$ARTS/bench/$art_chip/${fn}_$n.$art_chip.json" --random-inputs=1 --benchmark=20 \
+      --copy-anchor --print-device | tee "$RESULTS/bench-${fn}_$n.txt"
+  done
+  tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
+  if python3 -c "import torch" 2>/dev/null; then
+    python3 "$ROOT/bench/gpu/torch_triton.py" --tokens $tokens --json "$RESULTS/anchors_$n.json" \
+      | tee "$RESULTS/anchors_$n.txt"
+  else
+    echo "no PyTorch: no copy / eager / Triton anchors" | tee "$RESULTS/anchors_$n.txt"
+  fi
+done
+
+echo "== ratios"
+python3 - "$RESULTS" <<'PY'
+import json, os, re, sys
+res = sys.argv[1]
+for n in ("1m", "2m"):
+    for fn in ("compress", "select"):
+        text = open(os.path.join(res, f"bench-{fn}_{n}.txt")).read()
+        m = re.search(r"median_ms=([0-9.]+)", text)
+        c = re.search(r"ratio_to_copy=([0-9.]+)", text)
+        if not m:
+            print(f"{fn} {n}: no measurement"); continue
+        ms = float(m.group(1))
+        line = f"{fn} {n}: {ms:.3f} ms"
+        if c:
+            line += f", {float(c.group(1)):.2f} of the device copy's bandwidth"
+        path = os.path.join(res, f"anchors_{n}.json")
+        if fn == "compress" and os.path.exists(path):
+            a = json.load(open(path))
+            line += f"; PyTorch eager {a['torch_ms'] / ms:.2f}x slower"
+            if "triton_ms" in a:
+                line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
+        print(line)
+PY

@@ -1,0 +1,22 @@
+//===- IndexPoolAttrs.h - indexpool attributes ------------------*- C++ -*-===//
+#ifndef INDEXPOOL_DIALECT_INDEXPOOLATTRS_H
+#define INDEXPOOL_DIALECT_INDEXPOOLATTRS_H
+
+#include "indexpool/Dialect/IndexPoolDialect.h"
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectImplementation.h"
+
+#include "indexpool/Dialect/IndexPoolEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "indexpool/Dialect/IndexPoolAttrs.h.inc"
+
+namespace mlir::indexpool {
+
+/// The discardable attribute that holds an op's #indexpool.launch.
+constexpr llvm::StringLiteral kLaunchAttrName = "indexpool.launch";
+
+} // namespace mlir::indexpool
+
+#endif // INDEXPOOL_DIALECT_INDEXPOOLATTRS_H

@@ -1,0 +1,93 @@
+//===- Launcher.h - runs a manifest's launches on a CudaDevice --*- C++ -*-===//
+//
+// Allocates the device memory of a manifest's buffers (inputs, outputs and
+// temporaries; intermediates have none), uploads inputs, runs the launches
+// in order on the default stream, optionally many times between events for
+// timing, and downloads the outputs. Host tensors hold doubles (the
+// reference's HostTensor); device buffers hold the types' storage formats
+// (f16/bf16 bit patterns, f8E4M3FN codes, little-endian), converted here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_RUNTIME_LAUNCHER_H
+#define INDEXPOOL_RUNTIME_LAUNCHER_H
+
+#include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Runtime/Cuda.h"
+#include "indexpool/Runtime/Manifest.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace indexpool::runtime {
+
+/// The storage bytes of `t` (f32 floats, f16/bf16 bit patterns, f8E4M3FN
+/// codes, i8, i32; little-endian).
+std::vector<char> packTensor(const ref::HostTensor &t);
+/// The inverse: `bytes` must hold numElements(shape) elements of `type`.
+ref::HostTensor unpackTensor(const char *bytes, ref::ElementType type,
+                             const std::vector<int64_t> &shape);
+
+/// Whether a binary for `chip` (e.g. "sm_90", "sm_90a") in `format` runs on
+/// a device of compute capability major.minor: a cubin needs the same major
+/// and a minor at least the chip's (exactly the chip's for an
+/// arch-specific "a" chip); PTX is JIT-compiled for any newer device (the
+/// same one for "a"). Sets `error` to one line when it does not.
+bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
+                            const DeviceInfo &device, std::string &error);
+
+class Launcher {
+public:
+  /// Checks that the binary fits the device (chip, threads per block,
+  /// shared memory), loads it, finds every kernel, allocates and zeroes
+  /// every buffer with device memory and prepares the parameters.
+  static std::unique_ptr<Launcher> create(CudaDevice &device,
+                                          const Manifest &manifest,
+                                          const std::string &image,
+                                          std::string &error);
+  ~Launcher();
+  Launcher(const Launcher &) = delete;
+  Launcher &operator=(const Launcher &) = delete;
+
+  /// Copies `inputs` (one per input buffer, in index order, checked against
+  /// the buffers) to the device.
+  bool upload(const std::vector<ref::HostTensor> &inputs, std::string &error);
+  /// Runs every launch once, synchronizing after each so that a failure
+  /// names its kernel.
+  bool run(std::string &error);
+  /// Runs all launches `runs` times; one time per run (milliseconds between
+  /// events recorded before the first and after the last launch).
+  bool benchmark(unsigned runs, std::vector<double> &milliseconds,
+                 std::string &error);
+  /// Times `runs` device-to-device copies of `bytes` bytes (between two
+  /// scratch buffers), the anchor a memory-bound kernel is compared with.
+  bool benchmarkCopy(size_t bytes, unsigned runs,
+                     std::vector<double> &milliseconds, std::string &error);
+  /// Copies the outputs back, one per output buffer, in index order.
+  bool download(std::vector<ref::HostTensor> &outputs, std::string &error);
+
+  /// The device pointer of buffer `id` (0 for none).
+  CudaDevice::DevicePointer pointerOf(int64_t id) const;
+  /// Bytes of all input and output buffers (for effective GB/s).
+  int64_t inputOutputBytes() const;
+
+private:
+  Launcher(CudaDevice &device, const Manifest &manifest)
+      : device(device), manifest(manifest) {}
+  bool launchAll(bool synchronizeEach, std::string &error);
+
+  CudaDevice &device;
+  const Manifest &manifest;
+  CudaDevice::ModuleHandle module = nullptr;
+  std::vector<CudaDevice::FunctionHandle> functions;
+  std::map<int64_t, CudaDevice::DevicePointer> pointers;
+  /// Per launch: the parameter values (8 bytes each) and pointers to them.
+  std::vector<std::vector<uint64_t>> paramValues;
+  std::vector<std::vector<void *>> paramPointers;
+};
+
+} // namespace indexpool::runtime
+
+#endif // INDEXPOOL_RUNTIME_LAUNCHER_H

@@ -1,0 +1,178 @@
+//===- Manifest.h - the kernels of a function, for a runtime ----*- C++ -*-===//
+//
+// The JSON manifest (format_version 1, docs/manifest.md) that describes one
+// compiled function for a runtime outside the compiler: the binary (cubin or
+// PTX), every buffer (inputs, outputs, temporaries, and the reference's
+// intermediates), the kernel launches in order with their parameters, and
+// what the function computes as a list of indexpool ops, so that the float64
+// reference can check the results and random inputs can be drawn by use.
+//
+// Loading validates everything that can be checked without a GPU: every id
+// defined once, element types and shapes, parameters that name buffers with
+// device memory, computes whose operands are defined before use, whose ops,
+// operand names and properties exist, and whose result shapes and types are
+// what the reference computes from their operands. Errors are one line,
+// "FILE:LINE:COL: FIELD: what", e.g.
+//   "m.json:7:40: buffers[2].type: unknown element type 'f64' (expected f32,
+//    f16, bf16, f8E4M3FN, i8 or i32)".
+// MLIR-free; no exceptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_RUNTIME_MANIFEST_H
+#define INDEXPOOL_RUNTIME_MANIFEST_H
+
+#include "indexpool/Reference/Numerics.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace indexpool::runtime {
+
+/// The manifest format this runtime reads.
+constexpr int64_t kManifestFormatVersion = 1;
+
+enum class BufferRole {
+  /// Device memory the runtime fills from an input (`index`: its position).
+  Input,
+  /// Device memory the runtime reads back as a result (`index`: position).
+  Output,
+  /// Device memory the kernels use for themselves.
+  Temporary,
+  /// A value of the reference computation only (e.g. the pooled keys inside
+  /// a fused kernel): no device memory.
+  Intermediate,
+};
+
+/// "input", "output", "temporary", "intermediate".
+const char *bufferRoleName(BufferRole role);
+
+struct Buffer {
+  int64_t id = 0;
+  BufferRole role = BufferRole::Temporary;
+  /// Input and output buffers: the position among the inputs or outputs
+  /// (0, 1, ...); -1 for the others.
+  int64_t index = -1;
+  ref::ElementType type = ref::ElementType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  /// Storage bytes: bf16/f16 2 per element, f8E4M3FN/i8 1, f32/i32 4.
+  int64_t sizeInBytes() const;
+  bool hasDeviceMemory() const { return role != BufferRole::Intermediate; }
+};
+
+/// One kernel parameter, passed by value to cuLaunchKernel.
+struct LaunchParam {
+  enum class Kind { Buffer, I32, I64, F32 };
+  Kind kind = Kind::I64;
+  /// Buffer: the id of a buffer with device memory (the parameter is its
+  /// 8-byte device pointer).
+  int64_t buffer = -1;
+  /// I32, I64: the value.
+  int64_t integer = 0;
+  /// F32: the value (the JSON number rounded to f32).
+  float f32 = 0;
+};
+
+struct Launch {
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  /// Dynamic shared memory per block.
+  uint32_t sharedMemoryBytes = 0;
+  std::vector<LaunchParam> params;
+};
+
+/// One indexpool op of the reference computation.
+struct Compute {
+  /// The op name without "indexpool.": pool, hadamard, quantize, dequantize,
+  /// residual, reconstruct, score, topk, expand, compress, select.
+  std::string op;
+  /// Operand name -> id, in the op's operand order (SPEC §3 and
+  /// dialect/IndexPoolOps.td: keys, scores, bias, ...); absent optional
+  /// operands are left out.
+  std::vector<std::pair<std::string, int64_t>> operands;
+  /// Ids of the results, in the op's result order.
+  std::vector<int64_t> results;
+  /// Properties, with the dialect's defaults where the manifest has none.
+  /// pool, residual, reconstruct, expand, compress, select: pool_size;
+  /// topk, select: k.
+  int64_t poolSize = 0;
+  int64_t k = 0;
+  /// temperature and min_absmax are f32 properties in the dialect: the
+  /// manifest's numbers are rounded to f32 (as is the default 1e-4).
+  double temperature = 1.0;
+  double minAbsmax = double(1e-4f);
+  bool pow2Scale = false;
+  bool rotate = false;
+
+  /// The id of operand `name`, or -1 when absent.
+  int64_t operand(std::string_view name) const;
+};
+
+enum class BinaryFormat { Cubin, Ptx };
+
+struct Manifest {
+  int64_t formatVersion = kManifestFormatVersion;
+  /// The chip the binary was compiled for, e.g. "sm_90" or "sm_90a".
+  std::string chip;
+  /// The compiled function's name (without '@').
+  std::string function;
+  /// As written: relative to the manifest's folder (or absolute).
+  std::string binaryPath;
+  BinaryFormat binaryFormat = BinaryFormat::Cubin;
+  std::vector<Buffer> buffers;
+  std::vector<Launch> launches;
+  std::vector<Compute> computes;
+  /// The folder of the manifest file; "" when parsed from a string.
+  std::string directory;
+  /// The manifest's name in messages (its path).
+  std::string name;
+
+  /// The buffer with `id`, or nullptr.
+  const Buffer *findBuffer(int64_t id) const;
+  /// Input (output) buffers ordered by index.
+  std::vector<const Buffer *> inputs() const;
+  std::vector<const Buffer *> outputs() const;
+  /// The compute that has `id` among its results (and the position there),
+  /// or nullptr for inputs and ids no compute defines.
+  const Compute *definingCompute(int64_t id,
+                                 size_t *resultIndex = nullptr) const;
+  /// binaryPath resolved against `directory`.
+  std::string resolvedBinaryPath() const;
+};
+
+/// The operands of op `op` (without "indexpool."), in order; the required
+/// ones come first (`requiredCount` of them). Empty for an unknown op.
+std::vector<std::string> operandNamesOf(std::string_view op,
+                                        size_t *requiredCount = nullptr);
+
+/// Parses and validates `text`; `name` (the path) starts every message and
+/// `directory` resolves the binary. On failure returns false and sets
+/// `error` to one line.
+bool parseManifest(std::string_view text, const std::string &name,
+                   const std::string &directory, Manifest &out,
+                   std::string &error);
+
+/// Reads `path`, then parseManifest. Errors also cover a missing or
+/// unreadable file.
+bool loadManifest(const std::string &path, Manifest &out, std::string &error);
+
+/// Reads the manifest's binary file into `image` (PTX: with a terminating
+/// NUL, as cuModuleLoadData wants). Fails with one line naming the file when
+/// it is missing, unreadable or empty, or, for a cubin, not an ELF file.
+bool readBinary(const Manifest &manifest, std::string &image,
+                std::string &error);
+
+/// "tensor<16384x128xf8E4M3FN>" for a buffer (MLIR's spelling, as
+/// indexpool-run prints result types).
+std::string tensorTypeString(const std::vector<int64_t> &shape,
+                             ref::ElementType type);
+
+} // namespace indexpool::runtime
+
+#endif // INDEXPOOL_RUNTIME_MANIFEST_H

@@ -1,0 +1,61 @@
+//===- Chips.h - the per-chip facts of the NVIDIA GPUs we target -*- C++ -*-===//
+//
+// One entry per chip (SPEC.md §4): the facts the cost model of
+// --indexpool-configure needs, each number with its source in Chips.cpp.
+// Plain C++17, no LLVM or MLIR: the runtime-only build uses it too. At run
+// time the CUDA runtime reads the real device attributes and prefers them;
+// this table is what the compiler assumes when no device is present.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_TARGET_CHIPS_H
+#define INDEXPOOL_TARGET_CHIPS_H
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace indexpool::target {
+
+struct ChipInfo {
+  /// The name used by `chip=` options and by LLVM's NVPTX `-mcpu`: "sm_90".
+  std::string_view name;
+  /// Compute capability as 10 * major + minor: 80, 86, 89, 90, 100, 120.
+  int computeCapability;
+  /// sm_90a-style targets: architecture-specific instructions (wgmma,
+  /// setmaxnreg); the code runs only on exactly this compute capability.
+  bool archSpecific;
+  /// The part whose SM count, L2 and bandwidth the entry describes.
+  std::string_view part;
+
+  int smCount;
+  int maxThreadsPerSM;
+  int maxBlocksPerSM;
+  int maxThreadsPerBlock;
+  int registersPerSM;        ///< 32-bit registers
+  int maxRegistersPerThread;
+  int sharedMemPerSMKiB;     ///< as cudaDevAttrMaxSharedMemoryPerMultiprocessor
+  int sharedMemPerBlockKiB;  ///< opt-in maximum (cudaFuncAttributeMaxDynamic...)
+  int l2MiB;
+  int dramGBps;              ///< peak DRAM bandwidth, GB/s (10^9 B/s)
+
+  /// PTX ISA version to emit, 10 * major + minor (78 = PTX ISA 7.8, LLVM
+  /// feature "+ptx78"): the lowest version that supports the chip and every
+  /// instruction we emit for it, so that PTX also JIT-compiles on older
+  /// drivers. Accepted by CUDA 13.0's ptxas and LLVM 22's NVPTX backend.
+  int ptxVersion;
+  /// cvt.rn.satfinite.e4m3x2.f32 (nvvm.convert.f32x2.to.f8x2): sm_89+.
+  bool hasFp8Convert;
+};
+
+/// The entry named `name` ("sm_90"), or nullptr when there is none.
+const ChipInfo *lookupChip(std::string_view name);
+
+/// Every chip, in order of compute capability.
+const std::vector<ChipInfo> &allChips();
+
+/// "sm_80, sm_86, ..., sm_120", for error messages.
+std::string knownChipNames();
+
+} // namespace indexpool::target
+
+#endif // INDEXPOOL_TARGET_CHIPS_H

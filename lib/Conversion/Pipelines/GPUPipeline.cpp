@@ -1,0 +1,170 @@
+//===- GPUPipeline.cpp - the indexpool-to-nvvm pipeline -------------------===//
+//
+// indexpool ops -> the same row loops as the CPU (IndexPoolToLoops, without
+// per-row stack scopes) -> one-shot bufferization -> row loops tiled by the
+// block size and mapped to blocks x threads -> outlined gpu.func kernels ->
+// NVVM -> gpu.binary with PTX or cubin for one chip.
+//
+// This is the straightforward first GPU path: one thread per row (pool
+// group, key row, query row), the loops over D vectorized as on the CPU. The
+// fused warp-per-row kernels of issue 4 replace the row loops of compress and
+// score inside this same pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Target/Chips.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::indexpool::buildIndexPoolToNVVMPipeline(
+    OpPassManager &pm, const GPUPipelineOptions &options) {
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  IndexPoolToLoopsOptions loops;
+  loops.vectorWidth = options.vectorWidth;
+  // Every row becomes one GPU thread: no loop around a row's scratch.
+  loops.stackScopes = false;
+  pm.addPass(createIndexPoolToLoops(loops));
+  // Until the loops are mapped to the GPU only CSE: the canonicalizer would
+  // inline single-iteration parallel loops (M = 1 rows), which would then
+  // run on the host.
+  pm.addPass(createCSEPass());
+
+  // No deallocation pipeline: every buffer of the host function is device
+  // memory owned by the runtime that launches the kernels (manifest).
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createCSEPass());
+
+  // Rows: blocks of `threadsPerBlock` threads, one row per thread.
+  // Rows: blocks of `threadsPerBlock` threads, one row per thread. Constant
+  // inner bounds with an in-bounds check (no min/max), and no canonicalizer
+  // before the mapping: it would merge the two loops into one 2-d loop.
+  pm.addPass(createParallelLoopTilingPass({options.threadsPerBlock},
+                                          /*noMinMaxBounds=*/true));
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  // Constants go into the kernels, not through their parameters.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createIndexPoolMergeKernelModules());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx" + std::to_string(options.ptxVersion);
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  // Kernels take plain pointers: what a runtime outside MLIR passes.
+  nvvm.useBarePtrCallConv = true;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(nvvm));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.cudaToolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+FailureOr<mlir::indexpool::GPUPipelineOptions>
+mlir::indexpool::gpuPipelineOptionsFor(StringRef chip, std::string &error) {
+  namespace target = ::indexpool::target;
+  const target::ChipInfo *info = target::lookupChip(chip);
+  if (!info) {
+    error = "unknown chip '" + chip.str() +
+            "'; known chips: " + target::knownChipNames();
+    return failure();
+  }
+  GPUPipelineOptions options;
+  options.chip = std::string(info->name);
+  options.ptxVersion = info->ptxVersion;
+  return options;
+}
+
+namespace {
+struct GPUPipelineCLOptions
+    : public PassPipelineOptions<GPUPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, "
+                                          "sm_90, sm_90a, sm_100, sm_120")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("isa (PTX), bin (cubin) or fatbin"),
+      llvm::cl::init("isa")};
+  Option<int> ptxVersion{
+      *this, "ptx",
+      llvm::cl::desc("PTX ISA version, e.g. 80 (default: the chip's, from "
+                     "the target table)"),
+      llvm::cl::init(0)};
+  Option<int64_t> threadsPerBlock{*this, "threads-per-block",
+                                  llvm::cl::desc("Threads per block"),
+                                  llvm::cl::init(128)};
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
+      llvm::cl::init(8)};
+};
+} // namespace
+
+void mlir::indexpool::registerIndexPoolGPUPipeline() {
+  // registerPassPipeline rather than PassPipelineRegistration: an unknown
+  // chip or format must fail with a message, not build a broken pipeline.
+  registerPassPipeline(
+      "indexpool-to-nvvm",
+      "Compile indexpool functions for an NVIDIA GPU: row loops mapped to "
+      "blocks and threads, outlined kernels, NVVM, and a gpu.binary with PTX "
+      "or cubin (ptxas from CUDA_HOME)",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GPUPipelineCLOptions cl;
+        if (failed(cl.parseFromString(text)))
+          return failure();
+        std::string error;
+        FailureOr<GPUPipelineOptions> chipOptions =
+            gpuPipelineOptionsFor(cl.chip, error);
+        if (failed(chipOptions))
+          return errorHandler("indexpool-to-nvvm: " + error);
+        GPUPipelineOptions options = *chipOptions;
+        options.format = cl.format;
+        if (options.format != "isa" && options.format != "bin" &&
+            options.format != "fatbin")
+          return errorHandler("indexpool-to-nvvm: format must be isa, bin "
+                              "or fatbin, got '" +
+                              options.format + "'");
+        if (cl.ptxVersion)
+          options.ptxVersion = cl.ptxVersion;
+        options.threadsPerBlock = cl.threadsPerBlock;
+        options.vectorWidth = cl.vectorWidth;
+        if (const char *cuda = std::getenv("CUDA_HOME"))
+          options.cudaToolkit = cuda;
+        buildIndexPoolToNVVMPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(GPUPipelineCLOptions());
+      });
+}

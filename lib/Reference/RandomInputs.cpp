@@ -1,0 +1,126 @@
+//===- RandomInputs.cpp - realistic random operands, by use ---------------===//
+
+#include "indexpool/Reference/RandomInputs.h"
+
+#include "indexpool/Reference/Reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace indexpool::ref {
+namespace {
+
+/// Uniform in [0, 1) from the top 53 bits of one draw (portable).
+double uniform01(std::mt19937_64 &rng) {
+  return std::ldexp(double(rng() >> 11), -53);
+}
+
+/// Makes an all-zero tensor non-zero (STYLE.md: never test on zeros).
+void avoidAllZeros(HostTensor &t) {
+  if (!t.data.empty() && std::all_of(t.data.begin(), t.data.end(),
+                                     [](double value) { return value == 0; }))
+    t.data[0] = 1;
+}
+
+bool isQuantizedType(ElementType type) {
+  return type == ElementType::I8 || type == ElementType::F8E4M3FN;
+}
+
+} // namespace
+
+InputDistribution distributionOfOperand(std::string_view op,
+                                        std::string_view operand,
+                                        ElementType operandType) {
+  using D = InputDistribution;
+  if (op == "pool" || op == "compress" || op == "hadamard" ||
+      op == "quantize" || op == "residual" || op == "reconstruct")
+    return D::Normal;
+  if (op == "dequantize")
+    return operand == "codes" ? D::QuantizedCodes : D::PositiveScales;
+  if (op == "score" || op == "select") {
+    if (operand == "valid")
+      return D::ValidLengths;
+    if (operand == "scales")
+      return D::PositiveScales;
+    if (operand == "keys")
+      return isQuantizedType(operandType) ? D::QuantizedCodes : D::Normal;
+    return D::Normal; // query, weights
+  }
+  if (op == "topk")
+    return operand == "valid" ? D::ValidLengths : D::Normal;
+  if (op == "expand")
+    return D::PoolIndices;
+  return D::Default;
+}
+
+int distributionSpecificity(InputDistribution distribution) {
+  switch (distribution) {
+  case InputDistribution::ValidLengths:
+    return 5;
+  case InputDistribution::PoolIndices:
+    return 4;
+  case InputDistribution::QuantizedCodes:
+    return 3;
+  case InputDistribution::PositiveScales:
+    return 2;
+  case InputDistribution::Normal:
+    return 1;
+  case InputDistribution::Default:
+    return 0;
+  }
+  return 0;
+}
+
+HostTensor drawRandomInput(InputDistribution distribution, ElementType type,
+                           const std::vector<int64_t> &shape,
+                           std::mt19937_64 &rng, int64_t lengthBound) {
+  HostTensor t;
+  auto uniformInts = [&](int64_t lo, int64_t hi) {
+    HostTensor ints = randomInt32(shape, lo, hi, rng);
+    ints.type = type;
+    avoidAllZeros(ints);
+    return ints;
+  };
+  bool isInteger = type == ElementType::I8 || type == ElementType::I32;
+  switch (distribution) {
+  case InputDistribution::PositiveScales:
+    t = HostTensor::zeros(type, shape);
+    for (double &value : t.data)
+      value = isInteger ? 1.0 : roundTo(1e-3 + 9e-3 * uniform01(rng), type);
+    break;
+  case InputDistribution::QuantizedCodes:
+    if (type == ElementType::F8E4M3FN)
+      t = randomNormal(type, shape, rng, /*stddev=*/64.0);
+    else if (isInteger)
+      t = uniformInts(-127, 127);
+    else
+      t = randomNormal(type, shape, rng);
+    break;
+  case InputDistribution::ValidLengths: {
+    int64_t columns = std::clamp<int64_t>(
+        lengthBound, 0, std::numeric_limits<int32_t>::max());
+    t = randomInt32(shape, 0, columns, rng);
+    t.type = type;
+    // At least one full row, so that every column can be selected.
+    if (!t.data.empty())
+      t.data[rng() % t.data.size()] = double(columns);
+    break;
+  }
+  case InputDistribution::PoolIndices:
+    t = isInteger ? uniformInts(-1, 1000) : randomNormal(type, shape, rng);
+    break;
+  case InputDistribution::Normal:
+  case InputDistribution::Default:
+    if (type == ElementType::I32)
+      t = uniformInts(0, 100);
+    else if (type == ElementType::I8)
+      t = uniformInts(-127, 127);
+    else
+      t = randomNormal(type, shape, rng);
+    break;
+  }
+  return t;
+}
+
+} // namespace indexpool::ref

@@ -1,0 +1,382 @@
+//===- Launcher.cpp - runs a manifest's launches on a CudaDevice ----------===//
+
+#include "indexpool/Runtime/Launcher.h"
+
+#include "indexpool/Reference/Numerics.h"
+
+#include <cstring>
+
+// Storage formats are written with memcpy, in the host's byte order; the
+// device (and the manifest format) is little-endian.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "Launcher.cpp assumes a little-endian host"
+#endif
+
+namespace indexpool::runtime {
+
+using ref::ElementType;
+using ref::HostTensor;
+
+//===----------------------------------------------------------------------===//
+// Storage formats
+//===----------------------------------------------------------------------===//
+
+std::vector<char> packTensor(const HostTensor &t) {
+  size_t width = size_t(ref::elementTypeBytes(t.type));
+  std::vector<char> bytes(t.data.size() * width);
+  char *out = bytes.data();
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double value = t.data[i];
+    switch (t.type) {
+    case ElementType::F32: {
+      float f = float(value);
+      std::memcpy(out + 4 * i, &f, 4);
+      break;
+    }
+    case ElementType::F16: {
+      uint16_t bits = ref::encodeF16(value);
+      std::memcpy(out + 2 * i, &bits, 2);
+      break;
+    }
+    case ElementType::BF16: {
+      uint16_t bits = ref::encodeBF16(value);
+      std::memcpy(out + 2 * i, &bits, 2);
+      break;
+    }
+    case ElementType::F8E4M3FN:
+      out[i] = char(ref::encodeF8E4M3FN(value));
+      break;
+    case ElementType::I8:
+      out[i] = char(int8_t(ref::roundToI8(value)));
+      break;
+    case ElementType::I32: {
+      int32_t v = int32_t(ref::roundToI32(value));
+      std::memcpy(out + 4 * i, &v, 4);
+      break;
+    }
+    }
+  }
+  return bytes;
+}
+
+HostTensor unpackTensor(const char *bytes, ElementType type,
+                        const std::vector<int64_t> &shape) {
+  HostTensor t = HostTensor::zeros(type, shape);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    double &value = t.data[i];
+    switch (type) {
+    case ElementType::F32: {
+      float f;
+      std::memcpy(&f, bytes + 4 * i, 4);
+      value = double(f);
+      break;
+    }
+    case ElementType::F16: {
+      uint16_t bits;
+      std::memcpy(&bits, bytes + 2 * i, 2);
+      value = ref::decodeF16(bits);
+      break;
+    }
+    case ElementType::BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, bytes + 2 * i, 2);
+      value = ref::decodeBF16(bits);
+      break;
+    }
+    case ElementType::F8E4M3FN:
+      value = ref::decodeF8E4M3FN(uint8_t(bytes[i]));
+      break;
+    case ElementType::I8:
+      value = double(int8_t(bytes[i]));
+      break;
+    case ElementType::I32: {
+      int32_t v;
+      std::memcpy(&v, bytes + 4 * i, 4);
+      value = double(v);
+      break;
+    }
+    }
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// Compatibility of a binary with the device
+//===----------------------------------------------------------------------===//
+
+bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
+                            const DeviceInfo &device, std::string &error) {
+  int major, minor;
+  bool archSpecific;
+  if (!parseChip(chip, major, minor, archSpecific)) {
+    error = "unknown chip '" + chip + "'";
+    return false;
+  }
+  int have = device.computeCapabilityMajor * 10 + device.computeCapabilityMinor;
+  int want = major * 10 + minor;
+  bool ok;
+  if (archSpecific)
+    ok = have == want;
+  else if (format == BinaryFormat::Cubin)
+    ok = device.computeCapabilityMajor == major &&
+         device.computeCapabilityMinor >= minor;
+  else
+    ok = have >= want;
+  if (ok)
+    return true;
+  error = std::string("the binary is ") +
+          (format == BinaryFormat::Cubin ? "a cubin" : "PTX") + " for " +
+          chip + ", which device " + std::to_string(device.ordinal) + " (" +
+          device.name + ", " + device.chip() +
+          ") cannot run: compile it for " + device.chip() +
+          " (indexpool-compile --chip=" + device.chip() + ")";
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Launcher
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
+                                           const Manifest &manifest,
+                                           const std::string &image,
+                                           std::string &error) {
+  const DeviceInfo &info = device.info();
+  if (!checkChipCompatibility(manifest.chip, manifest.binaryFormat, info,
+                              error))
+    return nullptr;
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    const Launch &launch = manifest.launches[i];
+    std::string which = "launches[" + std::to_string(i) + "] (" +
+                        launch.kernel + ")";
+    int64_t threads =
+        int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+    if (threads > info.maxThreadsPerBlock) {
+      error = which + ": " + std::to_string(threads) +
+              " threads per block, the device allows " +
+              std::to_string(info.maxThreadsPerBlock);
+      return nullptr;
+    }
+    if (int64_t(launch.sharedMemoryBytes) > info.sharedMemoryPerBlockOptin) {
+      error = which + ": " + std::to_string(launch.sharedMemoryBytes) +
+              " bytes of shared memory per block, the device allows " +
+              std::to_string(info.sharedMemoryPerBlockOptin);
+      return nullptr;
+    }
+  }
+
+  std::unique_ptr<Launcher> launcher(new Launcher(device, manifest));
+  if (!device.loadModule(image, launcher->module, error)) {
+    error = "cannot load " + manifest.resolvedBinaryPath() + ": " + error;
+    return nullptr;
+  }
+  for (const Launch &launch : manifest.launches) {
+    CudaDevice::FunctionHandle function;
+    if (!device.getFunction(launcher->module, launch.kernel, function, error))
+      return nullptr;
+    // More than the default 48 KiB of dynamic shared memory needs opting in.
+    if (int64_t(launch.sharedMemoryBytes) > info.sharedMemoryPerBlock &&
+        !device.setMaxDynamicSharedMemory(
+            function, int(launch.sharedMemoryBytes), error)) {
+      error = "kernel '" + launch.kernel + "': " + error;
+      return nullptr;
+    }
+    launcher->functions.push_back(function);
+  }
+
+  // Device memory, zeroed so that no run depends on stale contents.
+  for (const Buffer &buffer : manifest.buffers) {
+    if (!buffer.hasDeviceMemory())
+      continue;
+    CudaDevice::DevicePointer pointer;
+    size_t bytes = size_t(buffer.sizeInBytes());
+    if (!device.allocate(bytes, pointer, error) ||
+        !device.fillZero(pointer, bytes, error)) {
+      error = std::string(bufferRoleName(buffer.role)) + " buffer " +
+              std::to_string(buffer.id) + " (" +
+              tensorTypeString(buffer.shape, buffer.type) + "): " + error;
+      return nullptr;
+    }
+    launcher->pointers[buffer.id] = pointer;
+  }
+
+  // Parameters: one 8-byte slot per parameter (4-byte values in its low
+  // half, little-endian), and cuLaunchKernel's array of pointers to them.
+  for (const Launch &launch : manifest.launches) {
+    std::vector<uint64_t> values;
+    for (const LaunchParam &param : launch.params) {
+      uint64_t slot = 0;
+      switch (param.kind) {
+      case LaunchParam::Kind::Buffer:
+        slot = launcher->pointerOf(param.buffer);
+        break;
+      case LaunchParam::Kind::I32: {
+        int32_t v = int32_t(param.integer);
+        std::memcpy(&slot, &v, sizeof(v));
+        break;
+      }
+      case LaunchParam::Kind::I64: {
+        int64_t v = param.integer;
+        std::memcpy(&slot, &v, sizeof(v));
+        break;
+      }
+      case LaunchParam::Kind::F32:
+        std::memcpy(&slot, &param.f32, sizeof(param.f32));
+        break;
+      }
+      values.push_back(slot);
+    }
+    launcher->paramValues.push_back(std::move(values));
+  }
+  for (std::vector<uint64_t> &values : launcher->paramValues) {
+    std::vector<void *> pointers;
+    for (uint64_t &value : values)
+      pointers.push_back(&value);
+    launcher->paramPointers.push_back(std::move(pointers));
+  }
+  return launcher;
+}
+
+Launcher::~Launcher() {
+  for (auto &[id, pointer] : pointers)
+    device.release(pointer);
+  device.unloadModule(module);
+}
+
+CudaDevice::DevicePointer Launcher::pointerOf(int64_t id) const {
+  auto it = pointers.find(id);
+  return it == pointers.end() ? 0 : it->second;
+}
+
+int64_t Launcher::inputOutputBytes() const {
+  int64_t bytes = 0;
+  for (const Buffer &buffer : manifest.buffers)
+    if (buffer.role == BufferRole::Input || buffer.role == BufferRole::Output)
+      bytes += buffer.sizeInBytes();
+  return bytes;
+}
+
+bool Launcher::upload(const std::vector<HostTensor> &inputs,
+                      std::string &error) {
+  std::vector<const Buffer *> buffers = manifest.inputs();
+  if (inputs.size() != buffers.size()) {
+    error = "got " + std::to_string(inputs.size()) + " inputs for " +
+            std::to_string(buffers.size()) + " input buffers";
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer &buffer = *buffers[i];
+    if (inputs[i].type != buffer.type || inputs[i].shape != buffer.shape ||
+        int64_t(inputs[i].data.size()) != buffer.numElements()) {
+      error = "input #" + std::to_string(i) + " is " +
+              tensorTypeString(inputs[i].shape, inputs[i].type) +
+              ", but buffer " + std::to_string(buffer.id) + " is " +
+              tensorTypeString(buffer.shape, buffer.type);
+      return false;
+    }
+    std::vector<char> bytes = packTensor(inputs[i]);
+    if (!device.copyToDevice(pointerOf(buffer.id), bytes.data(), bytes.size(),
+                             error)) {
+      error = "input #" + std::to_string(i) + ": " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Launcher::launchAll(bool synchronizeEach, std::string &error) {
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    const Launch &launch = manifest.launches[i];
+    void **params =
+        paramPointers[i].empty() ? nullptr : paramPointers[i].data();
+    if (!device.launch(functions[i], launch.grid, launch.block,
+                       launch.sharedMemoryBytes, params, error) ||
+        (synchronizeEach && !device.synchronize(error))) {
+      error = "launches[" + std::to_string(i) + "] (" + launch.kernel +
+              "): " + error;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Launcher::run(std::string &error) {
+  return launchAll(/*synchronizeEach=*/true, error) &&
+         device.synchronize(error);
+}
+
+namespace {
+/// Two events, destroyed with the scope.
+struct EventPair {
+  explicit EventPair(CudaDevice &device) : device(device) {}
+  ~EventPair() {
+    device.destroyEvent(start);
+    device.destroyEvent(stop);
+  }
+  bool create(std::string &error) {
+    return device.createEvent(start, error) && device.createEvent(stop, error);
+  }
+  CudaDevice &device;
+  CudaDevice::EventHandle start = nullptr, stop = nullptr;
+};
+} // namespace
+
+bool Launcher::benchmark(unsigned runs, std::vector<double> &milliseconds,
+                         std::string &error) {
+  milliseconds.clear();
+  EventPair events(device);
+  if (!events.create(error))
+    return false;
+  for (unsigned run = 0; run < runs; ++run) {
+    float ms = 0;
+    if (!device.recordEvent(events.start, error) ||
+        !launchAll(/*synchronizeEach=*/false, error) ||
+        !device.recordEvent(events.stop, error) ||
+        !device.elapsedMilliseconds(events.start, events.stop, ms, error))
+      return false;
+    milliseconds.push_back(double(ms));
+  }
+  return device.synchronize(error);
+}
+
+bool Launcher::benchmarkCopy(size_t bytes, unsigned runs,
+                             std::vector<double> &milliseconds,
+                             std::string &error) {
+  milliseconds.clear();
+  CudaDevice::DevicePointer source = 0, destination = 0;
+  bool ok = device.allocate(bytes, source, error) &&
+            device.allocate(bytes, destination, error) &&
+            device.fillZero(source, bytes, error);
+  EventPair events(device);
+  ok = ok && events.create(error);
+  for (unsigned run = 0; ok && run < runs; ++run) {
+    float ms = 0;
+    ok = device.recordEvent(events.start, error) &&
+         device.copyOnDevice(destination, source, bytes, error) &&
+         device.recordEvent(events.stop, error) &&
+         device.elapsedMilliseconds(events.start, events.stop, ms, error);
+    milliseconds.push_back(double(ms));
+  }
+  ok = ok && device.synchronize(error);
+  device.release(source);
+  device.release(destination);
+  return ok;
+}
+
+bool Launcher::download(std::vector<HostTensor> &outputs, std::string &error) {
+  outputs.clear();
+  std::vector<const Buffer *> buffers = manifest.outputs();
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer &buffer = *buffers[i];
+    std::vector<char> bytes(size_t(buffer.sizeInBytes()));
+    if (!device.copyToHost(bytes.data(), pointerOf(buffer.id), bytes.size(),
+                           error)) {
+      error = "output #" + std::to_string(i) + ": " + error;
+      return false;
+    }
+    outputs.push_back(unpackTensor(bytes.data(), buffer.type, buffer.shape));
+  }
+  return true;
+}
+
+} // namespace indexpool::runtime

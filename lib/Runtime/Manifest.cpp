@@ -1,0 +1,978 @@
+//===- Manifest.cpp - what indexpool-compile emits next to kernels --------===//
+//
+// Reading is validation: every field is checked where it is read, and the
+// first problem ends the load with one line that names the file, the place
+// (line:column of the offending value) and the field, e.g.
+// "buffers[2].shape[1]". The computes are then run shapes-only through the
+// same code that runs them on data (ReferenceRun.cpp), so a manifest that
+// loads can be run by the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Runtime/Manifest.h"
+
+#include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Runtime/Json.h"
+#include "indexpool/Runtime/ReferenceRun.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace indexpool::runtime {
+
+using ref::ElementType;
+using ref::HostTensor;
+
+//===----------------------------------------------------------------------===//
+// The format's vocabulary
+//===----------------------------------------------------------------------===//
+
+const char *bufferRoleName(BufferRole role) {
+  switch (role) {
+  case BufferRole::Input:
+    return "input";
+  case BufferRole::Output:
+    return "output";
+  case BufferRole::Temporary:
+    return "temporary";
+  case BufferRole::Intermediate:
+    return "intermediate";
+  }
+  return "?";
+}
+
+namespace {
+
+/// One op of SPEC §3 as the manifest spells it.
+struct OpInfo {
+  const char *name;
+  /// Operand names in order; the first `requiredOperands` are required.
+  std::vector<const char *> operands;
+  size_t requiredOperands;
+  std::vector<const char *> results;
+  /// Property names; the required ones are pool_size and k where listed.
+  std::vector<const char *> properties;
+};
+
+const std::vector<OpInfo> &opTable() {
+  static const std::vector<OpInfo> table = {
+      {"pool",
+       {"keys", "scores", "bias"},
+       2,
+       {"pooled", "weights"},
+       {"pool_size", "temperature"}},
+      {"hadamard", {"input"}, 1, {"result"}, {}},
+      {"quantize",
+       {"input"},
+       1,
+       {"codes", "scales"},
+       {"pow2_scale", "min_absmax"}},
+      {"dequantize", {"codes", "scales"}, 2, {"result"}, {}},
+      {"residual", {"keys", "pooled"}, 2, {"result"}, {"pool_size"}},
+      {"reconstruct", {"pooled", "residual"}, 1, {"result"}, {"pool_size"}},
+      {"score", {"query", "weights", "keys", "scales"}, 3, {"logits"}, {}},
+      {"topk", {"logits", "valid"}, 1, {"values", "indices"}, {"k"}},
+      {"expand", {"indices"}, 1, {"tokens"}, {"pool_size"}},
+      {"compress",
+       {"keys", "scores", "bias"},
+       2,
+       {"codes", "scales", "weights"},
+       {"pool_size", "temperature", "rotate", "pow2_scale", "min_absmax"}},
+      {"select",
+       {"query", "weights", "keys", "scales", "valid"},
+       3,
+       {"tokens"},
+       {"k", "pool_size"}},
+  };
+  return table;
+}
+
+const OpInfo *findOp(std::string_view name) {
+  for (const OpInfo &op : opTable())
+    if (name == op.name)
+      return &op;
+  return nullptr;
+}
+
+/// "a, b or c".
+std::string listOf(const std::vector<const char *> &names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i)
+      text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+bool contains(const std::vector<const char *> &names, std::string_view name) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](const char *n) { return name == n; });
+}
+
+/// A short description of a JSON value for "got ..." in messages.
+std::string describeValue(const json::Value &v) {
+  switch (v.kind) {
+  case json::Kind::Number: {
+    if (v.isInteger)
+      return std::to_string(v.integer);
+    // The shortest of %.15g and %.17g that reads back as the same double.
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.15g", v.number);
+    if (std::strtod(buffer, nullptr) != v.number)
+      std::snprintf(buffer, sizeof(buffer), "%.17g", v.number);
+    return buffer;
+  }
+  case json::Kind::String: {
+    std::string text = v.string.size() > 40 ? v.string.substr(0, 40) + "..."
+                                            : v.string;
+    return "\"" + text + "\"";
+  }
+  case json::Kind::Bool:
+    return v.boolean ? "true" : "false";
+  default:
+    return json::kindName(v.kind);
+  }
+}
+
+/// Whether `chip` looks like "sm_90" or "sm_90a".
+bool isChipName(const std::string &chip) {
+  if (chip.size() < 4 || chip.compare(0, 3, "sm_") != 0)
+    return false;
+  size_t i = 3;
+  while (i < chip.size() && chip[i] >= '0' && chip[i] <= '9')
+    ++i;
+  if (i == 3)
+    return false;
+  if (i + 1 == chip.size() && chip[i] >= 'a' && chip[i] <= 'z')
+    ++i;
+  return i == chip.size();
+}
+
+/// The most elements one buffer may have (2^40: far beyond any GPU's
+/// memory for these element types; it keeps byte counts from overflowing).
+constexpr int64_t kMaxBufferElements = int64_t(1) << 40;
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+class Reader {
+public:
+  Reader(const std::string &name, Manifest &out, std::string &error)
+      : name(name), out(out), error(error) {}
+
+  bool read(const json::Value &root);
+
+private:
+  bool fail(const json::Value &at, const std::string &field,
+            const std::string &what) {
+    error = name + ":" + at.location() + ": " +
+            (field.empty() ? "" : field + ": ") + what;
+    return false;
+  }
+
+  /// `object` (named `field`) is an object whose keys are all `allowed`.
+  bool checkObject(const json::Value &object, const std::string &field,
+                   const std::vector<const char *> &allowed) {
+    if (!object.isObject())
+      return fail(object, field,
+                  "expected an object, got " + describeValue(object));
+    for (size_t i = 0; i < object.keys.size(); ++i)
+      if (!contains(allowed, object.keys[i]))
+        return fail(object.elements[i],
+                    (field.empty() ? "" : field + ".") + object.keys[i],
+                    "unknown field (expected " + listOf(allowed) + ")");
+    return true;
+  }
+
+  /// Member `key` of `object`; fails (and returns nullptr) when a required
+  /// one is missing.
+  const json::Value *member(const json::Value &object, const std::string &field,
+                            const char *key, bool required = true) {
+    const json::Value *v = object.find(key);
+    if (!v && required)
+      fail(object, field, std::string("missing field \"") + key + "\"");
+    return v;
+  }
+
+  static std::string sub(const std::string &field, const char *key) {
+    return field.empty() ? key : field + "." + key;
+  }
+  static std::string at(const std::string &field, size_t i) {
+    return field + "[" + std::to_string(i) + "]";
+  }
+
+  bool integer(const json::Value &v, const std::string &field, int64_t lo,
+               int64_t hi, int64_t &value) {
+    if (!v.isNumber() || !v.isInteger || v.integer < lo || v.integer > hi)
+      return fail(v, field,
+                  "expected an integer in [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + "], got " + describeValue(v));
+    value = v.integer;
+    return true;
+  }
+
+  bool string(const json::Value &v, const std::string &field,
+              std::string &value) {
+    if (!v.isString() || v.string.empty())
+      return fail(v, field,
+                  "expected a non-empty string, got " + describeValue(v));
+    value = v.string;
+    return true;
+  }
+
+  bool readBinary(const json::Value &v);
+  bool readBuffers(const json::Value &v);
+  bool readShape(const json::Value &shape, const std::string &field,
+                 std::vector<int64_t> &sizes);
+  bool readValues(const json::Value &v);
+  bool readLaunches(const json::Value &v);
+  bool readLaunch(const json::Value &v, const std::string &field,
+                  Launch &launch);
+  bool readComputes(const json::Value &v);
+  bool readCompute(const json::Value &v, const std::string &field,
+                   Compute &compute);
+  bool readProperties(const json::Value *v, const json::Value &computeValue,
+                      const std::string &field, const OpInfo &op,
+                      Compute &compute);
+  bool checkDefinitions(const json::Value &root);
+
+  const std::string &name;
+  Manifest &out;
+  std::string &error;
+  /// For messages: where each buffer was declared (position in "buffers").
+  std::map<int64_t, size_t> bufferPositions;
+  /// Intermediates declared in "values" only (position there).
+  std::map<int64_t, size_t> valuePositions;
+  /// Ids that have a value so far (inputs, then compute results), with the
+  /// compute that defined them (-1 for inputs).
+  std::map<int64_t, int64_t> defined;
+};
+
+bool Reader::read(const json::Value &root) {
+  if (!checkObject(root, "",
+                   {"format_version", "chip", "function", "binary", "buffers",
+                    "values", "launches", "computes"}))
+    return false;
+  // The version first: a newer format gets one clear message.
+  const json::Value *version = member(root, "", "format_version");
+  if (!version)
+    return false;
+  if (!version->isNumber() || !version->isInteger)
+    return fail(*version, "format_version",
+                "expected an integer, got " + describeValue(*version));
+  if (version->integer != kManifestFormatVersion)
+    return fail(*version, "format_version",
+                "unsupported format_version " +
+                    std::to_string(version->integer) + " (this runtime reads " +
+                    std::to_string(kManifestFormatVersion) + ")");
+  out.formatVersion = version->integer;
+
+  const json::Value *chip = member(root, "", "chip");
+  if (!chip || !string(*chip, "chip", out.chip))
+    return false;
+  if (!isChipName(out.chip))
+    return fail(*chip, "chip",
+                "expected a chip such as sm_80, sm_90 or sm_90a, got " +
+                    describeValue(*chip));
+  const json::Value *function = member(root, "", "function");
+  if (!function || !string(*function, "function", out.function))
+    return false;
+  const json::Value *binary = member(root, "", "binary");
+  if (!binary || !readBinary(*binary))
+    return false;
+  const json::Value *buffers = member(root, "", "buffers");
+  if (!buffers || !readBuffers(*buffers))
+    return false;
+  if (const json::Value *values = member(root, "", "values", false))
+    if (!readValues(*values))
+      return false;
+  const json::Value *launches = member(root, "", "launches");
+  if (!launches || !readLaunches(*launches))
+    return false;
+  if (const json::Value *computes = member(root, "", "computes", false))
+    if (!readComputes(*computes))
+      return false;
+  return checkDefinitions(root);
+}
+
+bool Reader::readBinary(const json::Value &v) {
+  if (!checkObject(v, "binary", {"path", "format"}))
+    return false;
+  const json::Value *path = member(v, "binary", "path");
+  if (!path || !string(*path, "binary.path", out.binaryPath))
+    return false;
+  const json::Value *format = member(v, "binary", "format");
+  if (!format)
+    return false;
+  if (format->isString() && format->string == "cubin")
+    out.binaryFormat = BinaryFormat::Cubin;
+  else if (format->isString() && format->string == "ptx")
+    out.binaryFormat = BinaryFormat::Ptx;
+  else
+    return fail(*format, "binary.format",
+                "expected \"cubin\" or \"ptx\", got " + describeValue(*format));
+  return true;
+}
+
+bool Reader::readBuffers(const json::Value &v) {
+  if (!v.isArray())
+    return fail(v, "buffers", "expected an array, got " + describeValue(v));
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    const json::Value &b = v.elements[i];
+    std::string field = at("buffers", i);
+    if (!checkObject(b, field, {"id", "role", "index", "type", "shape"}))
+      return false;
+    Buffer buffer;
+    const json::Value *id = member(b, field, "id");
+    if (!id ||
+        !integer(*id, sub(field, "id"), 0,
+                 std::numeric_limits<int64_t>::max(), buffer.id))
+      return false;
+    if (auto it = bufferPositions.find(buffer.id); it != bufferPositions.end())
+      return fail(*id, sub(field, "id"),
+                  "id " + std::to_string(buffer.id) +
+                      " is declared twice (also buffers[" +
+                      std::to_string(it->second) + "])");
+    const json::Value *role = member(b, field, "role");
+    if (!role)
+      return false;
+    static const std::vector<const char *> roles = {
+        "input", "output", "temporary", "intermediate"};
+    if (!role->isString() || !contains(roles, role->string))
+      return fail(*role, sub(field, "role"),
+                  "expected " + listOf(roles) + ", got " +
+                      describeValue(*role));
+    for (BufferRole r : {BufferRole::Input, BufferRole::Output,
+                         BufferRole::Temporary, BufferRole::Intermediate})
+      if (role->string == bufferRoleName(r))
+        buffer.role = r;
+    bool indexed =
+        buffer.role == BufferRole::Input || buffer.role == BufferRole::Output;
+    const json::Value *index = member(b, field, "index", indexed);
+    if (indexed && !index)
+      return false;
+    if (!indexed && index)
+      return fail(*index, sub(field, "index"),
+                  "only input and output buffers have an index");
+    if (index && !integer(*index, sub(field, "index"), 0,
+                          std::numeric_limits<int32_t>::max(), buffer.index))
+      return false;
+    const json::Value *type = member(b, field, "type");
+    if (!type)
+      return false;
+    std::optional<ElementType> element =
+        type->isString() ? ref::parseElementType(type->string) : std::nullopt;
+    if (!element)
+      return fail(*type, sub(field, "type"),
+                  "unknown element type " + describeValue(*type) +
+                      " (expected f32, f16, bf16, f8E4M3FN, i8 or i32)");
+    buffer.type = *element;
+    const json::Value *shape = member(b, field, "shape");
+    if (!shape || !readShape(*shape, sub(field, "shape"), buffer.shape))
+      return false;
+    bufferPositions[buffer.id] = i;
+    out.buffers.push_back(std::move(buffer));
+  }
+
+  // Input and output indices are 0..N-1, each once.
+  for (BufferRole role : {BufferRole::Input, BufferRole::Output}) {
+    std::map<int64_t, size_t> byIndex;
+    for (size_t i = 0; i < out.buffers.size(); ++i) {
+      const Buffer &b = out.buffers[i];
+      if (b.role != role)
+        continue;
+      auto [it, inserted] = byIndex.emplace(b.index, i);
+      if (!inserted)
+        return fail(*v.elements[i].find("index"), at("buffers", i) + ".index",
+                    std::string(bufferRoleName(role)) + " index " +
+                        std::to_string(b.index) +
+                        " is used twice (also buffers[" +
+                        std::to_string(it->second) + "])");
+    }
+    int64_t expected = 0;
+    for (auto [index, position] : byIndex) {
+      if (index != expected)
+        return fail(*v.elements[position].find("index"),
+                    at("buffers", position) + ".index",
+                    std::string("the ") + bufferRoleName(role) +
+                        "s' indices must be 0.." +
+                        std::to_string(byIndex.size() - 1) +
+                        " (one each), got " + std::to_string(index));
+      ++expected;
+    }
+  }
+  for (const Buffer &b : out.buffers)
+    if (b.role == BufferRole::Input)
+      defined[b.id] = -1;
+  return true;
+}
+
+bool Reader::readValues(const json::Value &v) {
+  if (!v.isArray())
+    return fail(v, "values", "expected an array, got " + describeValue(v));
+  std::map<int64_t, size_t> seen;
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    const json::Value &entry = v.elements[i];
+    std::string field = at("values", i);
+    if (!checkObject(entry, field, {"id", "type", "shape"}))
+      return false;
+    int64_t id;
+    const json::Value *idValue = member(entry, field, "id");
+    if (!idValue || !integer(*idValue, sub(field, "id"), 0,
+                             std::numeric_limits<int64_t>::max(), id))
+      return false;
+    if (auto [it, inserted] = seen.emplace(id, i); !inserted)
+      return fail(*idValue, sub(field, "id"),
+                  "id " + std::to_string(id) +
+                      " is listed twice (also values[" +
+                      std::to_string(it->second) + "])");
+    const json::Value *type = member(entry, field, "type");
+    const json::Value *shape = member(entry, field, "shape");
+    if (!type || !shape)
+      return false;
+    std::optional<ElementType> element =
+        type->isString() ? ref::parseElementType(type->string) : std::nullopt;
+    if (!element)
+      return fail(*type, sub(field, "type"),
+                  "unknown element type " + describeValue(*type) +
+                      " (expected f32, f16, bf16, f8E4M3FN, i8 or i32)");
+    std::vector<int64_t> sizes;
+    if (!readShape(*shape, sub(field, "shape"), sizes))
+      return false;
+    if (const Buffer *b = out.findBuffer(id)) {
+      // A buffer: the two descriptions must agree.
+      if (b->type != *element || b->shape != sizes)
+        return fail(entry, field,
+                    "id " + std::to_string(id) + " is " +
+                        tensorTypeString(sizes, *element) + ", but buffers[" +
+                        std::to_string(bufferPositions[id]) + "] is " +
+                        tensorTypeString(b->shape, b->type));
+      continue;
+    }
+    // Only in "values": an intermediate of the reference computation.
+    Buffer buffer;
+    buffer.id = id;
+    buffer.role = BufferRole::Intermediate;
+    buffer.type = *element;
+    buffer.shape = std::move(sizes);
+    out.buffers.push_back(std::move(buffer));
+    valuePositions[id] = i;
+  }
+  return true;
+}
+
+bool Reader::readShape(const json::Value &shape, const std::string &field,
+                       std::vector<int64_t> &sizes) {
+  if (!shape.isArray())
+    return fail(shape, field,
+                "expected an array of sizes, got " + describeValue(shape));
+  int64_t elements = 1;
+  for (size_t d = 0; d < shape.elements.size(); ++d) {
+    int64_t size;
+    if (!integer(shape.elements[d], at(field, d), 0, kMaxBufferElements, size))
+      return false;
+    if (size != 0 && elements > kMaxBufferElements / size)
+      return fail(shape, field, "more than 2^40 elements");
+    elements *= size;
+    sizes.push_back(size);
+  }
+  return true;
+}
+
+bool Reader::readLaunches(const json::Value &v) {
+  if (!v.isArray())
+    return fail(v, "launches", "expected an array, got " + describeValue(v));
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    Launch launch;
+    if (!readLaunch(v.elements[i], at("launches", i), launch))
+      return false;
+    out.launches.push_back(std::move(launch));
+  }
+  return true;
+}
+
+bool Reader::readLaunch(const json::Value &v, const std::string &field,
+                        Launch &launch) {
+  if (!checkObject(v, field,
+                   {"kernel", "grid", "block", "shared_memory_bytes",
+                    "params"}))
+    return false;
+  const json::Value *kernel = member(v, field, "kernel");
+  if (!kernel || !string(*kernel, sub(field, "kernel"), launch.kernel))
+    return false;
+  // The limits every chip from sm_80 to sm_120 has (CUDA programming guide,
+  // compute capabilities table); the device's own are checked at launch.
+  struct Dims {
+    const char *key;
+    std::array<uint32_t, 3> *value;
+    std::array<int64_t, 3> max;
+  };
+  for (Dims dims : {Dims{"grid", &launch.grid, {2147483647, 65535, 65535}},
+                    Dims{"block", &launch.block, {1024, 1024, 64}}}) {
+    const json::Value *d = member(v, field, dims.key);
+    if (!d)
+      return false;
+    std::string dField = sub(field, dims.key);
+    if (!d->isArray() || d->elements.size() != 3)
+      return fail(*d, dField,
+                  "expected an array of 3 sizes [x, y, z], got " +
+                      (d->isArray() ? std::to_string(d->elements.size()) +
+                                          " elements"
+                                    : describeValue(*d)));
+    for (size_t j = 0; j < 3; ++j) {
+      int64_t size;
+      if (!integer(d->elements[j], at(dField, j), 1, dims.max[j], size))
+        return false;
+      (*dims.value)[j] = uint32_t(size);
+    }
+  }
+  int64_t threads =
+      int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+  if (threads > 1024)
+    return fail(*v.find("block"), sub(field, "block"),
+                std::to_string(threads) +
+                    " threads per block, more than the 1024 of every chip");
+  if (const json::Value *shared =
+          member(v, field, "shared_memory_bytes", false)) {
+    int64_t bytes;
+    if (!integer(*shared, sub(field, "shared_memory_bytes"), 0,
+                 std::numeric_limits<int32_t>::max(), bytes))
+      return false;
+    launch.sharedMemoryBytes = uint32_t(bytes);
+  }
+  const json::Value *params = member(v, field, "params");
+  if (!params)
+    return false;
+  std::string pField = sub(field, "params");
+  if (!params->isArray())
+    return fail(*params, pField,
+                "expected an array, got " + describeValue(*params));
+  for (size_t j = 0; j < params->elements.size(); ++j) {
+    const json::Value &p = params->elements[j];
+    std::string paramField = at(pField, j);
+    if (!checkObject(p, paramField, {"buffer", "i32", "i64", "f32"}))
+      return false;
+    if (p.keys.size() != 1)
+      return fail(p, paramField,
+                  "expected exactly one of \"buffer\", \"i32\", \"i64\" or "
+                  "\"f32\", got " +
+                      std::to_string(p.keys.size()));
+    const std::string &kind = p.keys[0];
+    const json::Value &value = p.elements[0];
+    std::string vField = paramField + "." + kind;
+    LaunchParam param;
+    if (kind == "buffer") {
+      param.kind = LaunchParam::Kind::Buffer;
+      if (!integer(value, vField, 0, std::numeric_limits<int64_t>::max(),
+                   param.buffer))
+        return false;
+      const Buffer *b = out.findBuffer(param.buffer);
+      if (!b)
+        return fail(value, vField,
+                    "no buffer has id " + std::to_string(param.buffer));
+      if (!b->hasDeviceMemory())
+        return fail(value, vField,
+                    "buffer " + std::to_string(param.buffer) +
+                        " is an intermediate (it has no device memory)");
+    } else if (kind == "i32") {
+      param.kind = LaunchParam::Kind::I32;
+      if (!integer(value, vField, std::numeric_limits<int32_t>::min(),
+                   std::numeric_limits<int32_t>::max(), param.integer))
+        return false;
+    } else if (kind == "i64") {
+      param.kind = LaunchParam::Kind::I64;
+      if (!integer(value, vField, std::numeric_limits<int64_t>::min(),
+                   std::numeric_limits<int64_t>::max(), param.integer))
+        return false;
+    } else {
+      param.kind = LaunchParam::Kind::F32;
+      if (!value.isNumber() || std::fabs(value.number) > double(FLT_MAX))
+        return fail(value, vField,
+                    "expected a number in the f32 range, got " +
+                        describeValue(value));
+      param.f32 = float(value.number);
+    }
+    launch.params.push_back(param);
+  }
+  return true;
+}
+
+bool Reader::readComputes(const json::Value &v) {
+  if (!v.isArray())
+    return fail(v, "computes", "expected an array, got " + describeValue(v));
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    Compute compute;
+    if (!readCompute(v.elements[i], at("computes", i), compute))
+      return false;
+    for (int64_t id : compute.results)
+      defined[id] = int64_t(i);
+    out.computes.push_back(std::move(compute));
+  }
+  return true;
+}
+
+bool Reader::readCompute(const json::Value &v, const std::string &field,
+                         Compute &compute) {
+  if (!checkObject(v, field, {"op", "operands", "results", "properties"}))
+    return false;
+  const json::Value *opValue = member(v, field, "op");
+  if (!opValue)
+    return false;
+  std::vector<const char *> opNames;
+  for (const OpInfo &op : opTable())
+    opNames.push_back(op.name);
+  const OpInfo *op = opValue->isString() ? findOp(opValue->string) : nullptr;
+  if (!op)
+    return fail(*opValue, sub(field, "op"),
+                "unknown op " + describeValue(*opValue) + " (expected " +
+                    listOf(opNames) + ")");
+  compute.op = op->name;
+  std::string named = field + " (" + compute.op + ")";
+
+  // Operands: an object from operand name to id.
+  const json::Value *operands = member(v, named, "operands");
+  if (!operands)
+    return false;
+  std::string oField = sub(field, "operands");
+  if (!checkObject(*operands, oField, op->operands))
+    return false;
+  for (size_t j = 0; j < op->operands.size(); ++j) {
+    const char *operandName = op->operands[j];
+    const json::Value *idValue = operands->find(operandName);
+    if (!idValue) {
+      if (j < op->requiredOperands)
+        return fail(*operands, oField,
+                    std::string("missing operand \"") + operandName + "\" of " +
+                        compute.op);
+      continue;
+    }
+    std::string idField = sub(oField, operandName);
+    int64_t id;
+    if (!integer(*idValue, idField, 0, std::numeric_limits<int64_t>::max(),
+                 id))
+      return false;
+    if (!out.findBuffer(id))
+      return fail(*idValue, idField, "no buffer has id " + std::to_string(id));
+    if (!defined.count(id))
+      return fail(*idValue, idField,
+                  "buffer " + std::to_string(id) +
+                      " has no value yet (neither an input nor the result "
+                      "of an earlier compute)");
+    compute.operands.emplace_back(operandName, id);
+  }
+
+  // Results: ids in the op's result order.
+  const json::Value *results = member(v, named, "results");
+  if (!results)
+    return false;
+  std::string rField = sub(field, "results");
+  if (!results->isArray() || results->elements.size() != op->results.size())
+    return fail(*results, rField,
+                compute.op + " has " + std::to_string(op->results.size()) +
+                    " result" + (op->results.size() == 1 ? "" : "s") + " (" +
+                    listOf(op->results) + "), got " +
+                    (results->isArray()
+                         ? std::to_string(results->elements.size())
+                         : describeValue(*results)));
+  for (size_t j = 0; j < results->elements.size(); ++j) {
+    const json::Value &idValue = results->elements[j];
+    std::string idField = at(rField, j);
+    int64_t id;
+    if (!integer(idValue, idField, 0, std::numeric_limits<int64_t>::max(), id))
+      return false;
+    const Buffer *b = out.findBuffer(id);
+    if (!b)
+      return fail(idValue, idField, "no buffer has id " + std::to_string(id));
+    if (b->role == BufferRole::Input)
+      return fail(idValue, idField,
+                  "buffer " + std::to_string(id) +
+                      " is an input (a compute cannot define it)");
+    if (auto it = defined.find(id); it != defined.end())
+      return fail(idValue, idField,
+                  "buffer " + std::to_string(id) +
+                      " is already the result of computes[" +
+                      std::to_string(it->second) + "]");
+    if (std::count(compute.results.begin(), compute.results.end(), id))
+      return fail(idValue, idField,
+                  "buffer " + std::to_string(id) + " is listed twice");
+    compute.results.push_back(id);
+  }
+
+  if (!readProperties(member(v, named, "properties", false), v,
+                      sub(field, "properties"), *op, compute))
+    return false;
+
+  // Shapes and types: what the reference computes from the operands must be
+  // what the result buffers declare.
+  std::vector<HostTensor> shapes;
+  std::vector<const HostTensor *> operandShapes;
+  shapes.reserve(compute.operands.size());
+  for (auto &[operandName, id] : compute.operands) {
+    const Buffer *b = out.findBuffer(id);
+    shapes.push_back(HostTensor{b->type, b->shape, {}});
+  }
+  for (const HostTensor &t : shapes)
+    operandShapes.push_back(&t);
+  std::vector<ElementType> resultTypes;
+  for (int64_t id : compute.results)
+    resultTypes.push_back(out.findBuffer(id)->type);
+  std::vector<HostTensor> inferred;
+  std::string why;
+  if (!evaluateCompute(compute, operandShapes, resultTypes,
+                       /*shapesOnly=*/true, inferred, why))
+    return fail(v, named, why);
+  for (size_t j = 0; j < inferred.size(); ++j) {
+    const Buffer *b = out.findBuffer(compute.results[j]);
+    if (b->shape != inferred[j].shape)
+      return fail(results->elements[j], at(rField, j),
+                  "buffer " + std::to_string(b->id) + " is " +
+                      ref::shapeString(b->shape) + ", but result '" +
+                      op->results[j] + "' of " + compute.op + " is " +
+                      ref::shapeString(inferred[j].shape));
+  }
+  return true;
+}
+
+bool Reader::readProperties(const json::Value *v,
+                            const json::Value &computeValue,
+                            const std::string &field, const OpInfo &op,
+                            Compute &compute) {
+  static const json::Value empty = [] {
+    json::Value object;
+    object.kind = json::Kind::Object;
+    return object;
+  }();
+  const json::Value &properties = v ? *v : empty;
+  if (!checkObject(properties, field, op.properties))
+    return false;
+  for (const char *property : op.properties) {
+    std::string key = property;
+    const json::Value *p = properties.find(key);
+    std::string pField = sub(field, property);
+    if (key == "pool_size" || key == "k") {
+      if (!p)
+        return fail(v ? *v : computeValue, field,
+                    "missing property \"" + key + "\" of " + compute.op);
+      int64_t value;
+      if (!integer(*p, pField, 0, std::numeric_limits<int32_t>::max(), value))
+        return false;
+      (key == "k" ? compute.k : compute.poolSize) = value;
+    } else if (key == "temperature" || key == "min_absmax") {
+      if (!p)
+        continue;
+      if (!p->isNumber())
+        return fail(*p, pField, "expected a number, got " + describeValue(*p));
+      // The dialect stores both as f32 properties.
+      (key == "temperature" ? compute.temperature : compute.minAbsmax) =
+          double(float(p->number));
+    } else { // rotate, pow2_scale: unit attributes
+      if (!p)
+        continue;
+      if (!p->isBool())
+        return fail(*p, pField,
+                    "expected true or false, got " + describeValue(*p));
+      (key == "rotate" ? compute.rotate : compute.pow2Scale) = p->boolean;
+    }
+  }
+  return true;
+}
+
+bool Reader::checkDefinitions(const json::Value &root) {
+  for (const Buffer &b : out.buffers) {
+    bool needsCompute = b.role == BufferRole::Intermediate ||
+                        (b.role == BufferRole::Output && !out.computes.empty());
+    if (!needsCompute || defined.count(b.id))
+      continue;
+    std::string what = std::string(bufferRoleName(b.role)) + " buffer " +
+                       std::to_string(b.id) +
+                       " is not the result of any compute";
+    if (auto it = bufferPositions.find(b.id); it != bufferPositions.end())
+      return fail(root.find("buffers")->elements[it->second],
+                  at("buffers", it->second), what);
+    size_t position = valuePositions.at(b.id);
+    return fail(root.find("values")->elements[position], at("values", position),
+                "id " + std::to_string(b.id) +
+                    " is not an input nor the result of any compute");
+  }
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Manifest
+//===----------------------------------------------------------------------===//
+
+int64_t Buffer::numElements() const { return ref::numElements(shape); }
+
+int64_t Buffer::sizeInBytes() const {
+  return numElements() * ref::elementTypeBytes(type);
+}
+
+int64_t Compute::operand(std::string_view name) const {
+  for (const auto &[operandName, id] : operands)
+    if (operandName == name)
+      return id;
+  return -1;
+}
+
+const Buffer *Manifest::findBuffer(int64_t id) const {
+  for (const Buffer &b : buffers)
+    if (b.id == id)
+      return &b;
+  return nullptr;
+}
+
+static std::vector<const Buffer *> buffersWithRole(const Manifest &m,
+                                                   BufferRole role) {
+  std::vector<const Buffer *> result;
+  for (const Buffer &b : m.buffers)
+    if (b.role == role)
+      result.push_back(&b);
+  std::sort(result.begin(), result.end(),
+            [](const Buffer *a, const Buffer *b) {
+              return a->index < b->index;
+            });
+  return result;
+}
+
+std::vector<const Buffer *> Manifest::inputs() const {
+  return buffersWithRole(*this, BufferRole::Input);
+}
+
+std::vector<const Buffer *> Manifest::outputs() const {
+  return buffersWithRole(*this, BufferRole::Output);
+}
+
+const Compute *Manifest::definingCompute(int64_t id,
+                                         size_t *resultIndex) const {
+  for (const Compute &c : computes)
+    for (size_t i = 0; i < c.results.size(); ++i)
+      if (c.results[i] == id) {
+        if (resultIndex)
+          *resultIndex = i;
+        return &c;
+      }
+  return nullptr;
+}
+
+std::string Manifest::resolvedBinaryPath() const {
+  if (binaryPath.empty() || binaryPath[0] == '/' || directory.empty())
+    return binaryPath;
+  return directory + "/" + binaryPath;
+}
+
+std::vector<std::string> operandNamesOf(std::string_view op,
+                                        size_t *requiredCount) {
+  std::vector<std::string> names;
+  const OpInfo *info = findOp(op);
+  if (info)
+    names.assign(info->operands.begin(), info->operands.end());
+  if (requiredCount)
+    *requiredCount = info ? info->requiredOperands : 0;
+  return names;
+}
+
+bool parseManifest(std::string_view text, const std::string &name,
+                   const std::string &directory, Manifest &out,
+                   std::string &error) {
+  out = Manifest();
+  out.name = name;
+  out.directory = directory;
+  json::Value root;
+  std::string why;
+  if (!json::parse(text, root, why)) {
+    error = name + ":" + why;
+    return false;
+  }
+  Reader reader(name, out, error);
+  if (!reader.read(root)) {
+    out = Manifest();
+    return false;
+  }
+  return true;
+}
+
+/// Reads a whole file; false with a one-line `error` naming it.
+static bool readFile(const std::string &path, std::string &contents,
+                     std::string &error) {
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file) {
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
+  }
+  contents.clear();
+  char chunk[1 << 16];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
+    contents.append(chunk, n);
+  bool failed = std::ferror(file);
+  std::fclose(file);
+  if (failed) {
+    error = path + ": cannot read: " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool loadManifest(const std::string &path, Manifest &out, std::string &error) {
+  std::string text;
+  if (!readFile(path, text, error))
+    return false;
+  size_t slash = path.rfind('/');
+  std::string directory =
+      slash == std::string::npos ? "." : path.substr(0, slash ? slash : 1);
+  return parseManifest(text, path, directory, out, error);
+}
+
+bool readBinary(const Manifest &manifest, std::string &image,
+                std::string &error) {
+  std::string path = manifest.resolvedBinaryPath();
+  std::string why;
+  if (!readFile(path, image, why)) {
+    error = "the binary of " + manifest.name + " (binary.path \"" +
+            manifest.binaryPath + "\"): " + why;
+    return false;
+  }
+  if (image.empty()) {
+    error = "the binary " + path + " is empty";
+    return false;
+  }
+  if (manifest.binaryFormat == BinaryFormat::Cubin) {
+    if (image.compare(0, 4, "\x7f" "ELF") != 0) {
+      error = "the binary " + path +
+              " is not a cubin (no ELF header), but binary.format says "
+              "\"cubin\"";
+      return false;
+    }
+  } else {
+    if (image.find('\0') != std::string::npos) {
+      error = "the binary " + path +
+              " is not PTX text (it holds NUL bytes), but binary.format "
+              "says \"ptx\"";
+      return false;
+    }
+    image.push_back('\0'); // cuModuleLoadData reads PTX up to a NUL
+  }
+  return true;
+}
+
+std::string tensorTypeString(const std::vector<int64_t> &shape,
+                             ElementType type) {
+  std::string text = "tensor<";
+  for (int64_t size : shape)
+    text += std::to_string(size) + "x";
+  return text + ref::elementTypeName(type) + ">";
+}
+
+} // namespace indexpool::runtime

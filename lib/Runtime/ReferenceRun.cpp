@@ -1,0 +1,584 @@
+//===- ReferenceRun.cpp - a manifest's computes on the reference ----------===//
+//
+// One dispatcher (evaluateCompute) serves both the manifest's validation
+// (shapes only) and the reference run (data), so that a manifest that loads
+// always runs. The element type rules are the dialect's (IndexPoolOps.cpp),
+// restated here because the runtime has no MLIR; the size relations come
+// from the reference's check functions and Dialect/Shapes.h (plain C++).
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Runtime/ReferenceRun.h"
+
+#include "indexpool/Dialect/Shapes.h"
+#include "indexpool/Reference/Reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace indexpool::runtime {
+
+using ref::ElementType;
+using ref::HostTensor;
+using Shape = std::vector<int64_t>;
+
+namespace {
+
+bool isKeyType(ElementType t) {
+  return t == ElementType::F32 || t == ElementType::F16 ||
+         t == ElementType::BF16;
+}
+bool isQuantType(ElementType t) {
+  return t == ElementType::I8 || t == ElementType::F8E4M3FN;
+}
+bool isQueryType(ElementType t) {
+  return isKeyType(t) || t == ElementType::F8E4M3FN;
+}
+bool isCacheType(ElementType t) { return isKeyType(t) || isQuantType(t); }
+bool isF32(ElementType t) { return t == ElementType::F32; }
+bool isI32(ElementType t) { return t == ElementType::I32; }
+
+/// The first violated rule of one compute.
+class Rules {
+public:
+  bool ok() const { return message.empty(); }
+  const std::string &error() const { return message; }
+
+  Rules &require(bool condition, const std::string &why) {
+    if (ok() && !condition)
+      message = why;
+    return *this;
+  }
+
+  Rules &element(const std::string &name, ElementType t,
+                 bool (*allowed)(ElementType), const char *expected) {
+    return require(allowed(t), name + " must have element type " + expected +
+                                   ", got " + ref::elementTypeName(t));
+  }
+  Rules &element(const std::string &name, const HostTensor *t,
+                 bool (*allowed)(ElementType), const char *expected) {
+    return t ? element(name, t->type, allowed, expected) : *this;
+  }
+
+  /// A result of type f32 or of the type of an operand (`whose`: "keys'").
+  Rules &f32OrSame(const std::string &name, ElementType t,
+                   const std::string &whose, ElementType operandType) {
+    return require(t == ElementType::F32 || t == operandType,
+                   name + " must have element type f32 or the " + whose +
+                       " type " + ref::elementTypeName(operandType) +
+                       ", got " + ref::elementTypeName(t));
+  }
+
+  Rules &poolSize(int64_t p) {
+    return require(mlir::indexpool::isValidPoolSize(p),
+                   "pool_size must be a power of two in [" +
+                       std::to_string(mlir::indexpool::kMinPoolSize) + ", " +
+                       std::to_string(mlir::indexpool::kMaxPoolSize) +
+                       "], got " + std::to_string(p));
+  }
+
+  Rules &positive(const char *name, double value) {
+    return require(std::isfinite(value) && value > 0,
+                   std::string(name) + " must be positive and finite");
+  }
+
+  /// A message of a reference check function ("pool: keys must be ...")
+  /// without the op's name.
+  Rules &reference(const std::string &check) {
+    if (check.empty())
+      return *this;
+    size_t colon = check.find(": ");
+    return require(false, colon == std::string::npos ? check
+                                                     : check.substr(colon + 2));
+  }
+
+  Rules &hadamardDim(const char *name, int64_t d) {
+    return require(mlir::indexpool::isValidHadamardDim(d),
+                   std::string(name) + " must be a power of two <= " +
+                       std::to_string(mlir::indexpool::kMaxHadamardDim) +
+                       " to be rotated, got " + std::to_string(d));
+  }
+
+  /// 0 < k <= N.
+  Rules &topK(int64_t k, int64_t n) {
+    require(k > 0, "k must be positive, got " + std::to_string(k));
+    return require(k <= n, "k must be at most N = " + std::to_string(n) +
+                               " (the number of columns), got " +
+                               std::to_string(k));
+  }
+
+private:
+  std::string message;
+};
+
+HostTensor shapeOnly(ElementType type, Shape shape) {
+  return HostTensor{type, std::move(shape), {}};
+}
+
+} // namespace
+
+bool evaluateCompute(const Compute &compute,
+                     const std::vector<const HostTensor *> &operands,
+                     const std::vector<ElementType> &resultTypes,
+                     bool shapesOnly, std::vector<HostTensor> &results,
+                     std::string &error) {
+  auto get = [&](const char *name) -> const HostTensor * {
+    for (size_t i = 0; i < compute.operands.size() && i < operands.size(); ++i)
+      if (compute.operands[i].first == name)
+        return operands[i];
+    return nullptr;
+  };
+  auto resultType = [&](size_t i) {
+    return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
+  };
+  results.clear();
+  // The operands must be the op's (Manifest.cpp checks this when loading).
+  size_t required = 0;
+  std::vector<std::string> names = operandNamesOf(compute.op, &required);
+  if (names.empty()) {
+    error = "unknown op '" + compute.op + "'";
+    return false;
+  }
+  if (operands.size() != compute.operands.size()) {
+    error = "got " + std::to_string(operands.size()) + " operand tensors for " +
+            std::to_string(compute.operands.size()) + " operands";
+    return false;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    int64_t position = -1;
+    for (size_t j = 0; j < compute.operands.size(); ++j)
+      if (compute.operands[j].first == names[i])
+        position = int64_t(j);
+    if (position < 0 && i < required) {
+      error = "missing operand \"" + names[i] + "\"";
+      return false;
+    }
+    if (position >= 0 && !operands[size_t(position)]) {
+      error = "operand \"" + names[i] + "\" has no tensor";
+      return false;
+    }
+  }
+  for (const auto &[name, id] : compute.operands)
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      error = "unknown operand \"" + name + "\"";
+      return false;
+    }
+  Rules rules;
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize;
+
+  if (op == "pool" || op == "compress") {
+    const HostTensor *keys = get("keys"), *scores = get("scores"),
+                     *bias = get("bias");
+    rules.poolSize(p)
+        .positive("temperature", compute.temperature)
+        .element("keys", keys, isKeyType, "f32, f16 or bf16")
+        .element("scores", scores, isKeyType, "f32, f16 or bf16")
+        .element("bias", bias, isKeyType, "f32, f16 or bf16");
+    ref::CompressOptions options;
+    if (op == "pool") {
+      rules.f32OrSame("result 'pooled'", resultType(0), "keys'", keys->type)
+          .element("result 'weights'", resultType(1), isF32, "f32")
+          .reference(ref::checkPool(*keys, *scores, bias, p,
+                                    compute.temperature));
+    } else {
+      options.poolSize = p;
+      options.temperature = compute.temperature;
+      options.rotate = compute.rotate;
+      options.quantizedType = resultType(0);
+      options.pow2Scale = compute.pow2Scale;
+      options.minAbsmax = compute.minAbsmax;
+      rules.positive("min_absmax", compute.minAbsmax)
+          .element("result 'codes'", resultType(0), isQuantType,
+                   "i8 or f8E4M3FN")
+          .element("result 'scales'", resultType(1), isF32, "f32")
+          .element("result 'weights'", resultType(2), isF32, "f32")
+          .reference(ref::checkCompress(*keys, *scores, bias, options));
+      if (rules.ok() && compute.rotate)
+        rules.hadamardDim("with rotate, the size D of keys", keys->shape[1]);
+    }
+    if (!rules.ok())
+      return error = rules.error(), false;
+    int64_t groups = keys->shape[0] / p, dim = keys->shape[1];
+    Shape weights =
+        scores->rank() == 2 ? Shape{groups, p, dim} : Shape{groups, p};
+    if (shapesOnly) {
+      if (op == "pool") {
+        results.push_back(shapeOnly(resultType(0), {groups, dim}));
+        results.push_back(shapeOnly(resultType(1), weights));
+      } else {
+        results.push_back(shapeOnly(resultType(0), {groups, dim}));
+        results.push_back(shapeOnly(resultType(1), {groups}));
+        results.push_back(shapeOnly(resultType(2), weights));
+      }
+    } else if (op == "pool") {
+      ref::PoolResult r = ref::pool(*keys, *scores, bias, p,
+                                    compute.temperature, resultType(0));
+      results.push_back(std::move(r.pooled));
+      results.push_back(std::move(r.weights));
+    } else {
+      ref::CompressResult r = ref::compress(*keys, *scores, bias, options);
+      results.push_back(std::move(r.q));
+      results.push_back(std::move(r.scale));
+      results.push_back(std::move(r.weights));
+    }
+    return true;
+  }
+
+  if (op == "hadamard") {
+    const HostTensor *x = get("input");
+    rules.element("input", x, isKeyType, "f32, f16 or bf16")
+        .f32OrSame("the result", resultType(0), "input's", x->type)
+        .reference(ref::checkHadamard(*x));
+    if (rules.ok())
+      rules.hadamardDim("the last size D of the input", x->shape.back());
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(shapesOnly ? shapeOnly(resultType(0), x->shape)
+                                 : ref::hadamard(*x, resultType(0)));
+    return true;
+  }
+
+  if (op == "quantize") {
+    const HostTensor *x = get("input");
+    rules.positive("min_absmax", compute.minAbsmax)
+        .element("input", x, isKeyType, "f32, f16 or bf16")
+        .element("result 'codes'", resultType(0), isQuantType,
+                 "i8 or f8E4M3FN")
+        .element("result 'scales'", resultType(1), isF32, "f32")
+        .reference(ref::checkQuantize(*x, resultType(0), compute.minAbsmax));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    if (shapesOnly) {
+      results.push_back(shapeOnly(resultType(0), x->shape));
+      results.push_back(shapeOnly(resultType(1), {x->shape[0]}));
+    } else {
+      ref::QuantizeResult r = ref::quantize(*x, resultType(0),
+                                            compute.pow2Scale,
+                                            compute.minAbsmax);
+      results.push_back(std::move(r.q));
+      results.push_back(std::move(r.scale));
+    }
+    return true;
+  }
+
+  if (op == "dequantize") {
+    const HostTensor *q = get("codes"), *scales = get("scales");
+    rules.element("codes", q, isQuantType, "i8 or f8E4M3FN")
+        .element("scales", scales, isF32, "f32")
+        .element("the result", resultType(0), isKeyType, "f32, f16 or bf16")
+        .reference(ref::checkDequantize(*q, *scales));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(shapesOnly
+                          ? shapeOnly(resultType(0), q->shape)
+                          : ref::dequantize(*q, *scales, resultType(0)));
+    return true;
+  }
+
+  if (op == "residual" || op == "reconstruct") {
+    const HostTensor *pooled = get("pooled");
+    const HostTensor *keys = get("keys"), *residual = get("residual");
+    rules.poolSize(p)
+        .element("keys", keys, isKeyType, "f32, f16 or bf16")
+        .element("pooled", pooled, isKeyType, "f32, f16 or bf16")
+        .element("residual", residual, isKeyType, "f32, f16 or bf16")
+        .element("the result", resultType(0), isKeyType, "f32, f16 or bf16")
+        .reference(op == "residual"
+                       ? ref::checkResidual(*keys, *pooled, p)
+                       : ref::checkReconstruct(*pooled, residual, p));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    if (shapesOnly)
+      results.push_back(shapeOnly(resultType(0),
+                                  {pooled->shape[0] * p, pooled->shape[1]}));
+    else if (op == "residual")
+      results.push_back(ref::residual(*keys, *pooled, p, resultType(0)));
+    else
+      results.push_back(ref::reconstruct(*pooled, residual, p, resultType(0)));
+    return true;
+  }
+
+  if (op == "score" || op == "select") {
+    const HostTensor *q = get("query"), *w = get("weights"),
+                     *keys = get("keys"), *scales = get("scales"),
+                     *valid = get("valid");
+    rules.element("query", q, isQueryType, "f32, f16, bf16 or f8E4M3FN")
+        .element("weights", w, isF32, "f32")
+        .element("keys", keys, isCacheType, "f32, f16, bf16, i8 or f8E4M3FN")
+        .element("scales", scales, isF32, "f32")
+        .element("valid", valid, isI32, "i32")
+        .require(scales || !isQuantType(keys->type),
+                 std::string("keys of quantized type ") +
+                     ref::elementTypeName(keys->type) +
+                     " require the operand \"scales\" of shape [N]");
+    if (op == "score")
+      rules.element("result 'logits'", resultType(0), isF32, "f32")
+          .reference(ref::checkScore(*q, *w, *keys, scales));
+    else
+      rules.poolSize(p)
+          .element("result 'tokens'", resultType(0), isI32, "i32")
+          .reference(
+              ref::checkSelect(*q, *w, *keys, scales, valid, compute.k, p));
+    if (rules.ok() && op == "select")
+      rules.topK(compute.k, keys->shape[0]);
+    if (!rules.ok())
+      return error = rules.error(), false;
+    if (shapesOnly)
+      results.push_back(shapeOnly(resultType(0),
+                                  op == "score"
+                                      ? Shape{q->shape[0], keys->shape[0]}
+                                      : Shape{q->shape[0], compute.k * p}));
+    else if (op == "score")
+      results.push_back(ref::score(*q, *w, *keys, scales));
+    else
+      results.push_back(
+          ref::select(*q, *w, *keys, scales, valid, compute.k, p));
+    return true;
+  }
+
+  if (op == "topk") {
+    const HostTensor *logits = get("logits"), *valid = get("valid");
+    rules.element("logits", logits, isF32, "f32")
+        .element("valid", valid, isI32, "i32")
+        .element("result 'values'", resultType(0), isF32, "f32")
+        .element("result 'indices'", resultType(1), isI32, "i32")
+        .reference(ref::checkTopK(*logits, valid, compute.k));
+    if (rules.ok())
+      rules.topK(compute.k, logits->shape[1]);
+    if (!rules.ok())
+      return error = rules.error(), false;
+    if (shapesOnly) {
+      Shape shape{logits->shape[0], compute.k};
+      results.push_back(shapeOnly(resultType(0), shape));
+      results.push_back(shapeOnly(resultType(1), shape));
+    } else {
+      ref::TopKResult r = ref::topk(*logits, valid, compute.k);
+      results.push_back(std::move(r.values));
+      results.push_back(std::move(r.indices));
+    }
+    return true;
+  }
+
+  if (op == "expand") {
+    const HostTensor *idx = get("indices");
+    rules.poolSize(p)
+        .element("indices", idx, isI32, "i32")
+        .element("result 'tokens'", resultType(0), isI32, "i32")
+        .reference(ref::checkExpand(*idx, p));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(shapesOnly ? shapeOnly(resultType(0),
+                                             {idx->shape[0], idx->shape[1] * p})
+                                 : ref::expand(*idx, p));
+    return true;
+  }
+
+  error = "unknown op '" + op + "'";
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// The reference run
+//===----------------------------------------------------------------------===//
+
+/// The most elements one reference tensor may have (16 GiB of doubles).
+constexpr int64_t kMaxReferenceElements = int64_t(1) << 31;
+
+bool checkInputs(const Manifest &manifest,
+                 const std::vector<HostTensor> &inputs, std::string &error) {
+  std::vector<const Buffer *> buffers = manifest.inputs();
+  if (inputs.size() != buffers.size()) {
+    error = manifest.name + " has " + std::to_string(buffers.size()) +
+            " inputs, got " + std::to_string(inputs.size());
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer &b = *buffers[i];
+    const HostTensor &t = inputs[i];
+    if (t.type != b.type || t.shape != b.shape) {
+      error = "input #" + std::to_string(i) + " is " +
+              tensorTypeString(t.shape, t.type) + ", but buffer " +
+              std::to_string(b.id) + " is " +
+              tensorTypeString(b.shape, b.type);
+      return false;
+    }
+    if (t.data.size() != size_t(t.numElements())) {
+      error = "input #" + std::to_string(i) + " holds " +
+              std::to_string(t.data.size()) + " values for " +
+              tensorTypeString(t.shape, t.type);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool runReference(const Manifest &manifest, std::vector<HostTensor> inputs,
+                  ReferenceValues &values, std::string &error) {
+  if (!checkInputs(manifest, inputs, error))
+    return false;
+  values.clear();
+  std::vector<const Buffer *> buffers = manifest.inputs();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values[buffers[i]->id] = std::move(inputs[i]);
+  for (size_t i = 0; i < manifest.computes.size(); ++i) {
+    const Compute &compute = manifest.computes[i];
+    std::string where =
+        "computes[" + std::to_string(i) + "] (" + compute.op + ")";
+    std::vector<const HostTensor *> operands;
+    for (const auto &[name, id] : compute.operands) {
+      auto it = values.find(id);
+      if (it == values.end()) {
+        error = where + ": operand \"" + name + "\" (buffer " +
+                std::to_string(id) + ") has no value";
+        return false;
+      }
+      operands.push_back(&it->second);
+    }
+    std::vector<ElementType> types;
+    for (int64_t id : compute.results) {
+      const Buffer *b = manifest.findBuffer(id);
+      if (!b || b->numElements() > kMaxReferenceElements) {
+        error = where + ": buffer " + std::to_string(id) +
+                (b ? " is too large for the reference (more than 2^31 "
+                     "elements)"
+                   : " is not declared");
+        return false;
+      }
+      types.push_back(b->type);
+    }
+    std::vector<HostTensor> results;
+    if (!evaluateCompute(compute, operands, types, /*shapesOnly=*/false,
+                         results, error)) {
+      error = where + ": " + error;
+      return false;
+    }
+    for (size_t j = 0; j < results.size(); ++j) {
+      const Buffer *b = manifest.findBuffer(compute.results[j]);
+      if (results[j].shape != b->shape || results[j].type != b->type) {
+        error = where + ": result #" + std::to_string(j) + " is " +
+                tensorTypeString(results[j].shape, results[j].type) +
+                ", but buffer " + std::to_string(b->id) + " is " +
+                tensorTypeString(b->shape, b->type);
+        return false;
+      }
+      values[b->id] = std::move(results[j]);
+    }
+  }
+  return true;
+}
+
+std::optional<SelectionContext>
+selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
+                   int64_t id) {
+  auto valueOf = [&](int64_t valueId) -> const HostTensor * {
+    auto it = values.find(valueId);
+    return it == values.end() ? nullptr : &it->second;
+  };
+  // The indices of a topk whose logits a score computes.
+  auto contextOfTopK =
+      [&](const Compute &topk,
+          int64_t poolSize) -> std::optional<SelectionContext> {
+    int64_t logits = topk.operand("logits");
+    const Compute *producer = manifest.definingCompute(logits);
+    if (!producer || producer->op != "score" || !valueOf(logits))
+      return std::nullopt;
+    SelectionContext context;
+    context.logits = *valueOf(logits);
+    if (int64_t valid = topk.operand("valid"); valid >= 0 && valueOf(valid))
+      context.valid = *valueOf(valid);
+    context.poolSize = poolSize;
+    return context;
+  };
+  size_t resultIndex = 0;
+  const Compute *compute = manifest.definingCompute(id, &resultIndex);
+  if (!compute)
+    return std::nullopt;
+  if (compute->op == "topk")
+    return resultIndex == 1 ? contextOfTopK(*compute, 1) : std::nullopt;
+  if (compute->op == "expand") {
+    size_t topkResult = 0;
+    const Compute *topk =
+        manifest.definingCompute(compute->operand("indices"), &topkResult);
+    if (topk && topk->op == "topk" && topkResult == 1)
+      return contextOfTopK(*topk, compute->poolSize);
+    return std::nullopt;
+  }
+  if (compute->op == "select") {
+    const HostTensor *q = valueOf(compute->operand("query"));
+    const HostTensor *w = valueOf(compute->operand("weights"));
+    const HostTensor *keys = valueOf(compute->operand("keys"));
+    int64_t scalesId = compute->operand("scales");
+    const HostTensor *scales = scalesId >= 0 ? valueOf(scalesId) : nullptr;
+    if (!q || !w || !keys || (scalesId >= 0 && !scales))
+      return std::nullopt;
+    SelectionContext context;
+    context.logits = ref::score(*q, *w, *keys, scales);
+    if (int64_t valid = compute->operand("valid");
+        valid >= 0 && valueOf(valid))
+      context.valid = *valueOf(valid);
+    context.poolSize = compute->poolSize;
+    return context;
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Random inputs
+//===----------------------------------------------------------------------===//
+
+std::vector<InputDescription> describeInputs(const Manifest &manifest) {
+  std::vector<const Buffer *> inputs = manifest.inputs();
+  std::vector<InputDescription> descriptions(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    InputDescription &description = descriptions[i];
+    description.use = "not used by a compute";
+    bool first = true;
+    // Uses in compute order, then operand order: the first of equally
+    // specific uses names the input (as the evaluator does).
+    for (size_t c = 0; c < manifest.computes.size(); ++c) {
+      const Compute &compute = manifest.computes[c];
+      for (const auto &[name, id] : compute.operands) {
+        if (id != inputs[i]->id)
+          continue;
+        ref::InputDistribution distribution =
+            ref::distributionOfOperand(compute.op, name, inputs[i]->type);
+        int specificity = ref::distributionSpecificity(distribution);
+        if (!first && specificity <= ref::distributionSpecificity(
+                                         description.distribution))
+          continue;
+        first = false;
+        description.distribution = distribution;
+        description.use = name + " of computes[" + std::to_string(c) +
+                          "] (" + compute.op + ")";
+        description.lengthBound = 0;
+        if (distribution == ref::InputDistribution::ValidLengths) {
+          // topk: the columns of the logits; select: the rows of the keys.
+          const Buffer *bound = manifest.findBuffer(
+              compute.op == "topk" ? compute.operand("logits")
+                                   : compute.operand("keys"));
+          if (bound && bound->shape.size() == 2)
+            description.lengthBound =
+                compute.op == "topk" ? bound->shape[1] : bound->shape[0];
+        }
+      }
+    }
+  }
+  return descriptions;
+}
+
+std::vector<HostTensor> generateRandomInputs(const Manifest &manifest,
+                                             uint64_t seed) {
+  std::vector<const Buffer *> buffers = manifest.inputs();
+  std::vector<InputDescription> descriptions = describeInputs(manifest);
+  std::mt19937_64 rng(seed);
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    inputs.push_back(ref::drawRandomInput(descriptions[i].distribution,
+                                          buffers[i]->type, buffers[i]->shape,
+                                          rng, descriptions[i].lengthBound));
+  return inputs;
+}
+
+} // namespace indexpool::runtime

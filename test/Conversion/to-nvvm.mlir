@@ -1,0 +1,28 @@
+// --indexpool-to-nvvm: row loops become blocks x threads of outlined kernels,
+// all in one gpu.module, compiled to PTX for the chip with its PTX version;
+// vector loads over D are 16-byte global loads.
+// RUN: indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 format=isa" | FileCheck %s
+// RUN: indexpool-opt %s --indexpool-to-nvvm="chip=sm_80 format=isa threads-per-block=256" | FileCheck %s --check-prefix=SM80
+// RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 format=elf" 2>&1 | FileCheck %s --check-prefix=FORMAT
+
+// CHIP: indexpool-to-nvvm: unknown chip 'sm_42'; known chips: sm_80
+// FORMAT: indexpool-to-nvvm: format must be isa, bin or fatbin, got 'elf'
+
+// CHECK-LABEL: func.func @chain
+// CHECK: gpu.launch_func @[[MOD:[a-z_0-9]+]]::@{{[a-z_0-9]+}} blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in
+// CHECK: gpu.launch_func @[[MOD]]::
+// CHECK: gpu.launch_func @[[MOD]]::
+// CHECK-NOT: gpu.module
+// CHECK: gpu.binary @[[MOD]] [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx{{[0-9]+}}">
+// CHECK-SAME: ld.global.v4.b32
+// SM80: gpu.binary
+// SM80-SAME: chip = "sm_80"
+func.func @chain(%keys: tensor<4096x128xbf16>, %scores: tensor<4096x128xf32>)
+    -> (tensor<1024x128xf8E4M3FN>, tensor<1024xf32>) {
+  %p, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64}
+      : (tensor<4096x128xbf16>, tensor<4096x128xf32>) -> (tensor<1024x128xbf16>, tensor<1024x4x128xf32>)
+  %r = indexpool.hadamard %p : (tensor<1024x128xbf16>) -> tensor<1024x128xbf16>
+  %q, %s = indexpool.quantize %r {pow2_scale} : (tensor<1024x128xbf16>) -> (tensor<1024x128xf8E4M3FN>, tensor<1024xf32>)
+  return %q, %s : tensor<1024x128xf8E4M3FN>, tensor<1024xf32>
+}

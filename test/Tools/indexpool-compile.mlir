@@ -1,0 +1,61 @@
+// indexpool-compile writes the kernels and a manifest that describes the
+// buffers, the launches in order and what the function computes.
+// RUN: rm -rf %t && indexpool-compile %s --chip=sm_89 --emit=ptx -o %t | FileCheck %s --check-prefix=WROTE
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/kpool.sm_89.json
+// RUN: FileCheck %s --check-prefix=PTX < %t/kpool.sm_89.ptx
+// RUN: indexpool-compile %s --chip=sm_120 --emit=cubin -o %t
+// RUN: test -s %t/kpool.sm_120.cubin
+// RUN: indexpool-compile %s --chip=sm_80 --emit=mlir -o %t && FileCheck %s --check-prefix=MLIR < %t/kpool.sm_80.mlir
+// RUN: not indexpool-compile %s --chip=sm_42 -o %t 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not indexpool-compile %s --chip=sm_90 --emit=elf -o %t 2>&1 | FileCheck %s --check-prefix=EMIT
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=DYN
+// RUN: not indexpool-compile %s --chip=sm_90 --function=nope -o %t 2>&1 | FileCheck %s --check-prefix=NOFUNC
+
+// WROTE: wrote {{.*}}kpool.sm_89.ptx and {{.*}}kpool.sm_89.json
+// PTX: .target sm_89
+// PTX: .entry kpool_kernel
+// MLIR: gpu.binary
+// CHIP: indexpool-compile: error: unknown chip 'sm_42'; known chips:
+// EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
+// DYN: indexpool-compile: error: @pool has the type tensor<?x64xf32>; a manifest needs static shapes
+// NOFUNC: indexpool-compile: error: no function @nope in
+
+// MANIFEST: "binary": {
+// MANIFEST-NEXT: "format": "ptx",
+// MANIFEST-NEXT: "path": "kpool.sm_89.ptx"
+// MANIFEST: "buffers": [
+// MANIFEST: "id": 0,
+// MANIFEST-NEXT: "index": 0,
+// MANIFEST-NEXT: "role": "input",
+// MANIFEST-NEXT: "shape": [
+// MANIFEST-NEXT: 1024,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "type": "bf16"
+// MANIFEST: "role": "output",
+// MANIFEST: "type": "f8E4M3FN"
+// MANIFEST: "chip": "sm_89",
+// MANIFEST: "computes": [
+// MANIFEST: "op": "compress",
+// MANIFEST-NEXT: "operands": {
+// MANIFEST-NEXT: "bias": 2,
+// MANIFEST-NEXT: "keys": 0,
+// MANIFEST-NEXT: "scores": 1
+// MANIFEST: "pow2_scale": true,
+// MANIFEST: "rotate": true,
+// MANIFEST: "function": "kpool",
+// MANIFEST: "launches": [
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 128,
+// MANIFEST: "kernel": "kpool_kernel",
+// MANIFEST: "params": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "buffer": 1
+
+func.func @kpool(%keys: tensor<1024x64xbf16>, %scores: tensor<1024x64xf32>, %b: tensor<4x64xf32>)
+    -> (tensor<256x64xf8E4M3FN>, tensor<256xf32>, tensor<256x4x64xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores bias(%b) {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<1024x64xbf16>, tensor<1024x64xf32>, tensor<4x64xf32>)
+        -> (tensor<256x64xf8E4M3FN>, tensor<256xf32>, tensor<256x4x64xf32>)
+  return %q, %s, %w : tensor<256x64xf8E4M3FN>, tensor<256xf32>, tensor<256x4x64xf32>
+}

@@ -1,0 +1,527 @@
+//===- FakeCuda.cpp - a stand-in libcuda.so.1 for tests without a GPU -----===//
+//
+// Exports the driver entry points the runtime looks up (Runtime/Cuda.cpp),
+// with the same signatures and versioned names, over host memory:
+//  - "device memory" is malloc'ed; every copy and kernel access is checked
+//    against the allocations (a bad range is CUDA_ERROR_INVALID_VALUE for a
+//    copy and a sticky CUDA_ERROR_ILLEGAL_ADDRESS for a kernel, reported by
+//    the next synchronization, as a real driver does);
+//  - a module is any PTX text with a .version directive or an ELF image; it
+//    holds the kernels below whose names appear in it;
+//  - kernels run on the host, thread by thread over the launch's grid, so a
+//    grid that is too small leaves work undone, as on a GPU;
+//  - events read the host clock.
+// Only cuEventElapsedTime (not the CUDA 12.8 _v2) is exported, so the
+// runtime's fallback is exercised. Environment: INDEXPOOL_FAKE_CUDA_DEVICES
+// (device count, default 1), INDEXPOOL_FAKE_CUDA_CC (compute capability as
+// major*10+minor, default 90).
+//
+// Kernels (parameters in order):
+//   indexpool_test_expand(i32 *indices, i32 *tokens, i64 count, i32 P):
+//     one thread per index j < count: tokens[j*P+s] = indices[j] < 0 ? -1 :
+//     indices[j]*P + s (the PTX in test/Tools/Inputs/launch/expand.ptx);
+//   indexpool_test_expand_wrong: the same with tokens[0] off by one;
+//   indexpool_test_dequantize_f8(u8 *codes, f32 *scales, f32 *out, i64 rows,
+//     i64 dim): one thread per row: out[r, d] = decode(codes[r, d]) *
+//     scales[r], rounded to f32;
+//   indexpool_test_fault(): an illegal address.
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+// cuda.h's opaque handle types: the entry points below have exactly the
+// types the runtime calls them with (UBSan's -fsanitize=function checks).
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+struct CUevent_st;
+
+namespace {
+
+using CUresult = int;
+using CUdeviceptr = unsigned long long;
+
+constexpr CUresult kSuccess = 0;
+constexpr CUresult kInvalidValue = 1;
+constexpr CUresult kOutOfMemory = 2;
+constexpr CUresult kNotInitialized = 3;
+constexpr CUresult kNoDevice = 100;
+constexpr CUresult kInvalidDevice = 101;
+constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kInvalidPtx = 218;
+constexpr CUresult kInvalidHandle = 400;
+constexpr CUresult kNotFound = 500;
+constexpr CUresult kIllegalAddress = 700;
+
+struct ErrorText {
+  CUresult code;
+  const char *name;
+  const char *text;
+};
+constexpr ErrorText kErrors[] = {
+    {kSuccess, "CUDA_SUCCESS", "no error"},
+    {kInvalidValue, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {kOutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {kNotInitialized, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {kNoDevice, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {kInvalidDevice, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {kInvalidImage, "CUDA_ERROR_INVALID_IMAGE",
+     "device kernel image is invalid"},
+    {kInvalidPtx, "CUDA_ERROR_INVALID_PTX",
+     "a PTX JIT compilation failed"},
+    {kInvalidHandle, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {kIllegalAddress, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+};
+
+int environmentInt(const char *name, int fallback) {
+  const char *value = std::getenv(name);
+  return value && *value ? std::atoi(value) : fallback;
+}
+
+struct State {
+  std::mutex mutex;
+  bool initialized = false;
+  std::map<CUdeviceptr, size_t> allocations;
+  CUresult sticky = kSuccess;
+  std::set<const void *> modules, events;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+/// Whether [pointer, pointer + bytes) lies inside one allocation.
+bool inside(CUdeviceptr pointer, size_t bytes) {
+  auto &allocations = state().allocations;
+  auto it = allocations.upper_bound(pointer);
+  if (it == allocations.begin())
+    return bytes == 0;
+  --it;
+  return pointer >= it->first && pointer - it->first + bytes <= it->second;
+}
+
+struct Module {
+  std::set<std::string> kernels;
+};
+
+constexpr const char *kKernels[] = {
+    "indexpool_test_expand", "indexpool_test_expand_wrong",
+    "indexpool_test_dequantize_f8", "indexpool_test_fault"};
+
+bool isIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/// Whether `image` names `kernel` as a whole identifier.
+bool mentions(const std::string &image, const std::string &kernel) {
+  for (size_t at = image.find(kernel); at != std::string::npos;
+       at = image.find(kernel, at + 1)) {
+    bool before = at > 0 && isIdentifierChar(image[at - 1]);
+    size_t end = at + kernel.size();
+    bool after = end < image.size() && isIdentifierChar(image[end]);
+    if (!before && !after)
+      return true;
+  }
+  return false;
+}
+
+double decodeF8E4M3FN(uint8_t bits) {
+  int sign = bits >> 7, exponent = (bits >> 3) & 0xF, mantissa = bits & 7;
+  double value;
+  if (exponent == 0xF && mantissa == 7)
+    value = NAN;
+  else if (exponent == 0)
+    value = std::ldexp(mantissa / 8.0, -6);
+  else
+    value = std::ldexp(1 + mantissa / 8.0, exponent - 7);
+  return sign ? -value : value;
+}
+
+template <typename T> T param(void **params, int i) {
+  T value;
+  std::memcpy(&value, params[i], sizeof(T));
+  return value;
+}
+
+/// Runs a kernel on the host; false for an illegal address.
+bool runKernel(const std::string &name, uint64_t threads, void **params) {
+  if (name == "indexpool_test_fault")
+    return false;
+  if (name == "indexpool_test_expand" ||
+      name == "indexpool_test_expand_wrong") {
+    auto indices = param<CUdeviceptr>(params, 0);
+    auto tokens = param<CUdeviceptr>(params, 1);
+    auto count = param<int64_t>(params, 2);
+    auto p = param<int32_t>(params, 3);
+    if (count < 0 || p < 1 || !inside(indices, size_t(count) * 4) ||
+        !inside(tokens, size_t(count) * size_t(p) * 4))
+      return false;
+    auto *in = reinterpret_cast<const int32_t *>(indices);
+    auto *out = reinterpret_cast<int32_t *>(tokens);
+    for (uint64_t j = 0; j < threads && int64_t(j) < count; ++j)
+      for (int32_t s = 0; s < p; ++s)
+        out[j * uint64_t(p) + uint64_t(s)] = in[j] < 0 ? -1 : in[j] * p + s;
+    if (name == "indexpool_test_expand_wrong" && count > 0 && threads > 0)
+      out[0] += 1;
+    return true;
+  }
+  if (name == "indexpool_test_dequantize_f8") {
+    auto codes = param<CUdeviceptr>(params, 0);
+    auto scales = param<CUdeviceptr>(params, 1);
+    auto result = param<CUdeviceptr>(params, 2);
+    auto rows = param<int64_t>(params, 3);
+    auto dim = param<int64_t>(params, 4);
+    if (rows < 0 || dim < 0 || !inside(codes, size_t(rows * dim)) ||
+        !inside(scales, size_t(rows) * 4) ||
+        !inside(result, size_t(rows * dim) * 4))
+      return false;
+    auto *q = reinterpret_cast<const uint8_t *>(codes);
+    auto *s = reinterpret_cast<const float *>(scales);
+    auto *out = reinterpret_cast<float *>(result);
+    for (uint64_t r = 0; r < threads && int64_t(r) < rows; ++r)
+      for (int64_t d = 0; d < dim; ++d)
+        out[r * uint64_t(dim) + uint64_t(d)] =
+            float(decodeF8E4M3FN(q[r * uint64_t(dim) + uint64_t(d)]) *
+                  double(s[r]));
+    return true;
+  }
+  return false;
+}
+
+struct Event {
+  double milliseconds = 0;
+};
+
+double nowMilliseconds() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch())
+      .count();
+}
+
+} // namespace
+
+#define FAKE_CUDA_API extern "C" __attribute__((visibility("default")))
+
+FAKE_CUDA_API CUresult cuInit(unsigned) {
+  if (environmentInt("INDEXPOOL_FAKE_CUDA_DEVICES", 1) <= 0)
+    return kNoDevice;
+  state().initialized = true;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDriverGetVersion(int *version) {
+  *version = 12040;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDeviceGetCount(int *count) {
+  if (!state().initialized)
+    return kNotInitialized;
+  *count = environmentInt("INDEXPOOL_FAKE_CUDA_DEVICES", 1);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDeviceGet(int *device, int ordinal) {
+  int count = environmentInt("INDEXPOOL_FAKE_CUDA_DEVICES", 1);
+  if (ordinal < 0 || ordinal >= count)
+    return kInvalidDevice;
+  *device = ordinal;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDeviceGetName(char *name, int length, int) {
+  std::strncpy(name, "IndexPool fake GPU", size_t(length));
+  if (length > 0)
+    name[length - 1] = '\0';
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
+  int cc = environmentInt("INDEXPOOL_FAKE_CUDA_CC", 90);
+  // An H100 SXM's values.
+  switch (attribute) {
+  case 1: // MAX_THREADS_PER_BLOCK
+    *value = 1024;
+    break;
+  case 8: // MAX_SHARED_MEMORY_PER_BLOCK
+    *value = 48 * 1024;
+    break;
+  case 16: // MULTIPROCESSOR_COUNT
+    *value = 132;
+    break;
+  case 36: // MEMORY_CLOCK_RATE (kHz)
+    *value = 2619000;
+    break;
+  case 37: // GLOBAL_MEMORY_BUS_WIDTH
+    *value = 5120;
+    break;
+  case 38: // L2_CACHE_SIZE
+    *value = 50 * 1024 * 1024;
+    break;
+  case 39: // MAX_THREADS_PER_MULTIPROCESSOR
+    *value = 2048;
+    break;
+  case 75: // COMPUTE_CAPABILITY_MAJOR
+    *value = cc / 10;
+    break;
+  case 76: // COMPUTE_CAPABILITY_MINOR
+    *value = cc % 10;
+    break;
+  case 81: // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    *value = 228 * 1024;
+    break;
+  case 82: // MAX_REGISTERS_PER_MULTIPROCESSOR
+    *value = 65536;
+    break;
+  case 97: // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    *value = 227 * 1024;
+    break;
+  case 106: // MAX_BLOCKS_PER_MULTIPROCESSOR
+    *value = 32;
+    break;
+  default:
+    return kInvalidValue;
+  }
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDeviceTotalMem_v2(size_t *bytes, int) {
+  *bytes = size_t(80) << 30;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDevicePrimaryCtxRetain(CUctx_st **context, int) {
+  static int primary;
+  *context = reinterpret_cast<CUctx_st *>(&primary);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
+FAKE_CUDA_API CUresult cuCtxSetCurrent(CUctx_st *) { return kSuccess; }
+
+FAKE_CUDA_API CUresult cuCtxSynchronize() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  if (bytes == 0)
+    return kInvalidValue;
+  void *memory = std::calloc(1, bytes);
+  if (!memory)
+    return kOutOfMemory;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *pointer = CUdeviceptr(reinterpret_cast<uintptr_t>(memory));
+  state().allocations[*pointer] = bytes;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto it = state().allocations.find(pointer);
+  if (it == state().allocations.end())
+    return kInvalidValue;
+  std::free(reinterpret_cast<void *>(uintptr_t(pointer)));
+  state().allocations.erase(it);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination,
+                                       const void *source, size_t bytes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!inside(destination, bytes))
+    return kInvalidValue;
+  std::memcpy(reinterpret_cast<void *>(uintptr_t(destination)), source, bytes);
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source,
+                                       size_t bytes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!inside(source, bytes))
+    return kInvalidValue;
+  std::memcpy(destination, reinterpret_cast<void *>(uintptr_t(source)), bytes);
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuMemcpyDtoD_v2(CUdeviceptr destination,
+                                       CUdeviceptr source, size_t bytes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!inside(source, bytes) || !inside(destination, bytes))
+    return kInvalidValue;
+  std::memmove(reinterpret_cast<void *>(uintptr_t(destination)),
+               reinterpret_cast<void *>(uintptr_t(source)), bytes);
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuMemsetD8_v2(CUdeviceptr destination,
+                                     unsigned char value, size_t bytes) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!inside(destination, bytes))
+    return kInvalidValue;
+  std::memset(reinterpret_cast<void *>(uintptr_t(destination)), value, bytes);
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuModuleLoadDataEx(CUmod_st **module, const void *image,
+                                          unsigned numOptions, int *options,
+                                          void **values) {
+  const char *bytes = static_cast<const char *>(image);
+  std::string text;
+  if (std::memcmp(bytes, "\x7f" "ELF", 4) == 0) {
+    // ELF64: the file ends with the section or the program header table.
+    uint64_t shoff, phoff;
+    uint16_t shentsize, shnum, phentsize, phnum;
+    std::memcpy(&phoff, bytes + 0x20, 8);
+    std::memcpy(&shoff, bytes + 0x28, 8);
+    std::memcpy(&phentsize, bytes + 0x36, 2);
+    std::memcpy(&phnum, bytes + 0x38, 2);
+    std::memcpy(&shentsize, bytes + 0x3A, 2);
+    std::memcpy(&shnum, bytes + 0x3C, 2);
+    uint64_t size = std::max<uint64_t>(shoff + uint64_t(shentsize) * shnum,
+                                       phoff + uint64_t(phentsize) * phnum);
+    text.assign(bytes, size_t(size));
+  } else {
+    text = bytes;
+    if (text.find(".version") == std::string::npos) {
+      // What ptxas writes for text that is not PTX.
+      for (unsigned i = 0; i + 1 < numOptions; ++i)
+        if (options[i] == 5 && options[i + 1] == 6) // error log, its size
+          std::strncpy(static_cast<char *>(values[i]),
+                       "ptxas application ptx input, line 1; fatal   : "
+                       "Missing .version directive at start of file\n"
+                       "ptxas fatal   : Ptx assembly aborted due to errors\n",
+                       size_t(reinterpret_cast<uintptr_t>(values[i + 1])));
+      return kInvalidPtx;
+    }
+  }
+  auto *result = new Module();
+  for (const char *kernel : kKernels)
+    if (mentions(text, kernel))
+      result->kernels.insert(kernel);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().modules.insert(result);
+  *module = reinterpret_cast<CUmod_st *>(result);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuModuleUnload(CUmod_st *module) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().modules.erase(module))
+    return kInvalidHandle;
+  delete reinterpret_cast<Module *>(module);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuModuleGetFunction(CUfunc_st **function,
+                                           CUmod_st *module, const char *name) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().modules.count(module))
+    return kInvalidHandle;
+  auto &kernels = reinterpret_cast<Module *>(module)->kernels;
+  auto it = kernels.find(name);
+  if (it == kernels.end())
+    return kNotFound;
+  // The handle is the (stable) name stored in the module.
+  *function = reinterpret_cast<CUfunc_st *>(const_cast<std::string *>(&*it));
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuFuncSetAttribute(CUfunc_st *, int, int) {
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
+                                      unsigned gridY, unsigned gridZ,
+                                      unsigned blockX, unsigned blockY,
+                                      unsigned blockZ, unsigned, CUstream_st *,
+                                      void **params, void **extra) {
+  if (!function || extra || blockX * blockY * blockZ > 1024 || !gridX ||
+      !gridY || !gridZ || !blockX || !blockY || !blockZ)
+    return kInvalidValue;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (state().sticky != kSuccess)
+    return state().sticky;
+  const std::string &name = *reinterpret_cast<const std::string *>(function);
+  uint64_t threads = uint64_t(gridX) * gridY * gridZ * blockX * blockY * blockZ;
+  if (!runKernel(name, threads, params))
+    state().sticky = kIllegalAddress;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuEventCreate(CUevent_st **event, unsigned) {
+  auto *result = new Event();
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().events.insert(result);
+  *event = reinterpret_cast<CUevent_st *>(result);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuEventRecord(CUevent_st *event, CUstream_st *) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().events.count(event))
+    return kInvalidHandle;
+  reinterpret_cast<Event *>(event)->milliseconds = nowMilliseconds();
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuEventSynchronize(CUevent_st *event) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().events.count(event))
+    return kInvalidHandle;
+  return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuEventElapsedTime(float *milliseconds,
+                                          CUevent_st *start, CUevent_st *stop) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().events.count(start) || !state().events.count(stop))
+    return kInvalidHandle;
+  *milliseconds = float(reinterpret_cast<Event *>(stop)->milliseconds -
+                        reinterpret_cast<Event *>(start)->milliseconds);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuEventDestroy_v2(CUevent_st *event) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().events.erase(event))
+    return kInvalidHandle;
+  delete reinterpret_cast<Event *>(event);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuGetErrorString(CUresult code, const char **text) {
+  for (const ErrorText &e : kErrors)
+    if (e.code == code) {
+      *text = e.text;
+      return kSuccess;
+    }
+  *text = nullptr;
+  return kInvalidValue;
+}
+
+FAKE_CUDA_API CUresult cuGetErrorName(CUresult code, const char **name) {
+  for (const ErrorText &e : kErrors)
+    if (e.code == code) {
+      *name = e.name;
+      return kSuccess;
+    }
+  *name = nullptr;
+  return kInvalidValue;
+}
