@@ -226,22 +226,6 @@ std::string plural(size_t count, const std::string &noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-/// SPEC §5 (as indexpool-run): float types from float32/float16 arrays, i8
-/// from int8, i32 from int32. "" when `dtype` is accepted.
-std::string expectedDtypes(const std::string &dtype, ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-  case ElementType::F16:
-  case ElementType::BF16:
-  case ElementType::F8E4M3FN:
-    return dtype == "<f4" || dtype == "<f2" ? "" : "float32 or float16";
-  case ElementType::I8:
-    return dtype == "|i1" ? "" : "int8";
-  case ElementType::I32:
-    return dtype == "<i4" ? "" : "int32";
-  }
-  return "?";
-}
 
 /// The largest input or output the host side handles (16 GiB of doubles).
 constexpr int64_t kMaxHostElements = int64_t(1) << 31;
@@ -260,7 +244,7 @@ bool loadInputs(const Manifest &manifest, const Options &options,
       error = "input #" + std::to_string(i) + ": " + why;
       return false;
     }
-    std::string expected = expectedDtypes(array.dtype, buffer.type);
+    std::string expected = expectedNpyDtypes(array.dtype, buffer.type);
     if (!expected.empty()) {
       error = which + " is " + withArticle(dtypeName(array.dtype)) +
               " array, but input #" + std::to_string(i) + " of type " + type +

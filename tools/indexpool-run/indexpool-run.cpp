@@ -33,6 +33,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "indexpool/Runtime/BufferCache.h"
+#include "indexpool/Runtime/Storage.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AsmState.h"
@@ -234,22 +235,6 @@ static std::string plural(size_t count, const std::string &noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-/// SPEC §5: float arguments from float32/float16 arrays, i8 from int8, i32
-/// from int32. Returns the accepted NumPy types, or "" when `dtype` is one.
-static std::string expectedDtypes(StringRef dtype, ElementType type) {
-  switch (type) {
-  case ElementType::F32:
-  case ElementType::F16:
-  case ElementType::BF16:
-  case ElementType::F8E4M3FN:
-    return dtype == "<f4" || dtype == "<f2" ? "" : "float32 or float16";
-  case ElementType::I8:
-    return dtype == "|i1" ? "" : "int8";
-  case ElementType::I32:
-    return dtype == "<i4" ? "" : "int32";
-  }
-  return "?";
-}
 
 //===----------------------------------------------------------------------===//
 // Buffers and memref descriptors
@@ -273,73 +258,6 @@ public:
 
 } // namespace
 
-/// Writes the elements of `t` in the storage format of its type: f32 float,
-/// f16/bf16 bit patterns, f8E4M3FN codes, i8 int8, i32 int32.
-static void storeElements(const HostTensor &t, void *destination) {
-  auto *out = static_cast<char *>(destination);
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    double value = t.data[i];
-    switch (t.type) {
-    case ElementType::F32: {
-      float f = float(value);
-      std::memcpy(out + 4 * i, &f, 4);
-      break;
-    }
-    case ElementType::F16: {
-      uint16_t bits = ref::encodeF16(value);
-      std::memcpy(out + 2 * i, &bits, 2);
-      break;
-    }
-    case ElementType::BF16: {
-      uint16_t bits = ref::encodeBF16(value);
-      std::memcpy(out + 2 * i, &bits, 2);
-      break;
-    }
-    case ElementType::F8E4M3FN:
-      out[i] = char(ref::encodeF8E4M3FN(value));
-      break;
-    case ElementType::I8:
-      out[i] = char(int8_t(value));
-      break;
-    case ElementType::I32: {
-      int32_t v = int32_t(value);
-      std::memcpy(out + 4 * i, &v, 4);
-      break;
-    }
-    }
-  }
-}
-
-/// Reads one element in the storage format of `type`.
-static double loadElement(const char *in, ElementType type) {
-  switch (type) {
-  case ElementType::F32: {
-    float f;
-    std::memcpy(&f, in, 4);
-    return double(f);
-  }
-  case ElementType::F16: {
-    uint16_t bits;
-    std::memcpy(&bits, in, 2);
-    return ref::decodeF16(bits);
-  }
-  case ElementType::BF16: {
-    uint16_t bits;
-    std::memcpy(&bits, in, 2);
-    return ref::decodeBF16(bits);
-  }
-  case ElementType::F8E4M3FN:
-    return ref::decodeF8E4M3FN(uint8_t(*in));
-  case ElementType::I8:
-    return double(int8_t(*in));
-  case ElementType::I32: {
-    int32_t v;
-    std::memcpy(&v, in, 4);
-    return double(v);
-  }
-  }
-  return 0;
-}
 
 /// A ranked memref descriptor for a contiguous row-major buffer:
 /// {allocated, aligned, offset, sizes[rank], strides[rank]}.
@@ -375,7 +293,7 @@ public:
     for (const HostTensor &input : inputs) {
       buffers.push_back(std::make_unique<AlignedBuffer>(
           size_t(input.numElements() * ref::elementTypeBytes(input.type))));
-      storeElements(input, buffers.back()->data);
+      runtime::storeTensor(input, static_cast<char *>(buffers.back()->data));
       descriptors.push_back(makeDescriptor(buffers.back()->data, input.shape));
     }
   }
@@ -455,7 +373,7 @@ LogicalResult CompiledFunction::call(ArrayRef<HostTensor> predicted,
       int64_t offset = descriptor[2];
       for (int64_t d = 0; d < rank; ++d)
         offset += index[size_t(d)] * strides[d];
-      t.data[linear] = loadElement(aligned + offset * bytes, element);
+      t.data[linear] = runtime::loadElement(aligned + offset * bytes, element);
       for (int64_t d = rank; d-- > 0;) {
         if (++index[size_t(d)] < shape[size_t(d)])
           break;
@@ -590,7 +508,7 @@ static FailureOr<std::vector<HostTensor>> loadInputs(func::FuncOp func,
       error = "input #" + std::to_string(i) + ": " + why;
       return failure();
     }
-    std::string expected = expectedDtypes(array.dtype, element);
+    std::string expected = runtime::expectedNpyDtypes(array.dtype, element);
     if (!expected.empty()) {
       std::string dtype = dtypeName(array.dtype);
       error = which + " is " + withArticle(dtype) + " array, but argument #" +

@@ -17,18 +17,13 @@
 
 #include <cstdint>
 #include <map>
+#include "indexpool/Runtime/Storage.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace indexpool::runtime {
-
-/// The storage bytes of `t` (f32 floats, f16/bf16 bit patterns, f8E4M3FN
-/// codes, i8, i32; little-endian).
-std::vector<char> packTensor(const ref::HostTensor &t);
-/// The inverse: `bytes` must hold numElements(shape) elements of `type`.
-ref::HostTensor unpackTensor(const char *bytes, ref::ElementType type,
-                             const std::vector<int64_t> &shape);
 
 /// Whether a binary for `chip` (e.g. "sm_90", "sm_90a") in `format` runs on
 /// a device of compute capability major.minor: a cubin needs the same major
