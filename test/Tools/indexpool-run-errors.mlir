@@ -23,8 +23,6 @@
 // NOFUNC-NEXT: rc=1
 // RUN: not indexpool-run %s --function=declared 2>&1 | FileCheck %s --check-prefix=DECL --implicit-check-not=error:
 // DECL: indexpool-run: error: no function @declared in {{.*}}indexpool-run-errors.mlir
-// RUN: sh -c "indexpool-run %s --function=make_f32 --random-inputs=1 --device=cuda 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=CUDA --implicit-check-not=error:
-// CUDA: indexpool-run: error: --device=cuda is not available yet (no CUDA runtime in this build)
 // CUDA-NEXT: rc=1
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE --implicit-check-not=error:
 // DEVICE: indexpool-run: error: unknown device 'tpu' (expected --device=cpu or --device=cuda)

@@ -32,9 +32,15 @@
 #include "indexpool/Runtime/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "indexpool/Conversion/KernelManifest.h"
 #include "indexpool/Runtime/BufferCache.h"
+#include "indexpool/Runtime/Cuda.h"
+#include "indexpool/Runtime/Launcher.h"
+#include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Storage.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -132,7 +138,8 @@ static cl::list<std::string> outputFiles(
 static cl::opt<std::string>
     deviceName("device", cl::init("cpu"), cl::value_desc("cpu|cuda"),
                cl::desc("Where to run: the CPU (JIT with OpenMP) or an NVIDIA "
-                        "GPU (not available yet)"),
+                        "GPU (compiled for --chip, PTX run through the CUDA "
+                        "driver; static shapes)"),
                cl::cat(category));
 
 static cl::opt<std::string>
@@ -556,16 +563,134 @@ static LogicalResult parseNumbers(std::string &error) {
   return success();
 }
 
+/// Writes --output files, prints the results, --verify against the float64
+/// reference and --benchmark (`timeRuns` fills benchmarkCount times in ms):
+/// the same for every device.
+static int report(func::FuncOp func, ArrayRef<HostTensor> inputs,
+                  const std::vector<HostTensor> &results,
+                  function_ref<LogicalResult(std::vector<double> &)> timeRuns,
+                  std::string &error) {
+  // Outputs.
+  for (auto [i, path] : llvm::enumerate(outputFiles)) {
+    std::string why;
+    if (!runtime::writeNpy(stripAt(path), runtime::hostTensorToNpy(results[i]),
+                           why))
+      return fail("result #" + std::to_string(i) + ": " + why);
+  }
+
+  auto resultType = [&](size_t i) {
+    return resolvedType(cast<RankedTensorType>(func.getResultTypes()[i]),
+                        results[i].shape);
+  };
+  if (outputFiles.empty() && !verifyResults && benchmarkCount == 0) {
+    for (size_t i = 0; i < results.size(); ++i) {
+      llvm::outs() << "result #" << i << " (" << resultType(i) << "):";
+      size_t shown = std::min<size_t>(results[i].data.size(), 8);
+      for (size_t j = 0; j < shown; ++j)
+        llvm::outs() << (j ? ", " : " ") << results[i].data[j];
+      if (shown < results[i].data.size())
+        llvm::outs() << ", ... (" << results[i].data.size() << " values)";
+      llvm::outs() << "\n";
+    }
+  }
+
+  // --verify: the reference on the same inputs.
+  int failures = 0;
+  if (verifyResults) {
+    FailureOr<ReferenceRun> reference = evaluateReference(func, inputs, error);
+    if (failed(reference))
+      return fail(error);
+    for (size_t i = 0; i < results.size(); ++i) {
+      const std::optional<SelectionContext> &selection =
+          reference->selections[i];
+      Comparison comparison = compareWithReference(
+          results[i], reference->results[i], selection ? &*selection : nullptr);
+      failures += !comparison.ok;
+      llvm::outs() << "result #" << i << " (" << resultType(i)
+                   << "): " << formatComparison(comparison, results[i].type)
+                   << "\n";
+    }
+  }
+
+  // --benchmark: N timed runs after the first.
+  if (benchmarkCount > 0) {
+    std::vector<double> milliseconds;
+    if (failed(timeRuns(milliseconds)))
+      return fail(error);
+    std::sort(milliseconds.begin(), milliseconds.end());
+    size_t n = milliseconds.size();
+    double median = n % 2 ? milliseconds[n / 2]
+                          : (milliseconds[n / 2 - 1] + milliseconds[n / 2]) / 2;
+    double bytes = 0;
+    for (const HostTensor &t : inputs)
+      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
+    for (const HostTensor &t : results)
+      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
+    double gbps = median > 0 ? bytes / (median * 1e-3) / 1e9 : 0.0;
+    char line[128];
+    std::snprintf(line, sizeof(line), "median_ms=%.4f effective_GBps=%.3f",
+                  median, gbps);
+    llvm::outs() << line << "\n";
+  }
+
+  if (failures)
+    return fail(std::to_string(failures) + " of " +
+                std::to_string(results.size()) +
+                " results are out of tolerance (--verify)");
+  return 0;
+}
+
+/// --device=cuda: the function compiled for --chip (PTX, JIT-compiled by the
+/// driver for the device), described by a manifest and run by the MLIR-free
+/// CUDA runtime, as indexpool-launch would run indexpool-compile's output.
+static int runOnCuda(ModuleOp module, func::FuncOp func,
+                     ArrayRef<HostTensor> inputs) {
+  std::string error;
+  // Without a driver there is nothing to compile for: say so first.
+  std::unique_ptr<runtime::CudaDevice> device =
+      runtime::CudaDevice::open(error);
+  if (!device)
+    return fail(error);
+  FailureOr<GPUPipelineOptions> options = gpuPipelineOptionsFor(chipName, error);
+  if (failed(options))
+    return fail(error);
+  options->format = "isa";
+  if (const char *cuda = std::getenv("CUDA_HOME"))
+    options->cudaToolkit = cuda;
+  std::string binaryName = func.getSymName().str() + "." + chipName + ".ptx";
+  FailureOr<GPUCompilation> compiled =
+      compileForGPU(module, func, *options, binaryName, error);
+  if (failed(compiled))
+    return fail(error);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(compiled->manifest));
+  runtime::Manifest manifest;
+  if (!runtime::parseManifest(text, binaryName, /*directory=*/".", manifest,
+                              error))
+    return fail("internal error: the generated manifest: " + error);
+  // The driver reads PTX up to its terminating NUL.
+  std::string image = compiled->binary + '\0';
+  std::unique_ptr<runtime::Launcher> launcher =
+      runtime::Launcher::create(*device, manifest, image, error);
+  std::vector<HostTensor> results;
+  if (!launcher || !launcher->upload(std::vector<HostTensor>(inputs.begin(),
+                                                             inputs.end()),
+                                     error) ||
+      !launcher->run(error) || !launcher->download(results, error))
+    return fail(error);
+  return report(func, inputs, results, [&](std::vector<double> &ms) {
+    return success(launcher->benchmark(benchmarkCount, ms, error));
+  }, error);
+}
+
 static int runMain() {
   std::string error;
   if (failed(parseNumbers(error)))
     return fail(error);
   if (functionName.empty())
     return fail("--function=NAME is required (the func.func to run)");
-  if (deviceName == "cuda")
-    return fail("--device=cuda is not available yet (no CUDA runtime in this "
-                "build)");
-  if (deviceName != "cpu")
+  if (deviceName != "cpu" && deviceName != "cuda")
     return fail("unknown device '" + deviceName +
                 "' (expected --device=cpu or --device=cuda)");
   bool random = randomInputs.getNumOccurrences() > 0;
@@ -581,6 +706,9 @@ static int runMain() {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   registerOpenMPDialectTranslation(registry);
+  // --device=cuda: gpu-module-to-binary translates kernels through NVVM.
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
 
   // Parse and verify; diagnostics print with their locations.
@@ -646,6 +774,9 @@ static int runMain() {
                   ", too large (at most 2^30 elements)");
   }
 
+  if (deviceName == "cuda")
+    return runOnCuda(*module, func, *inputs);
+
   // Lower a copy of the function (and what it references) to LLVM.
   OwningOpRef<ModuleOp> lowered = module->clone();
   auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
@@ -705,81 +836,17 @@ static int runMain() {
   std::vector<HostTensor> results;
   if (failed(compiled.call(*predicted, &results, error)))
     return fail(error);
-
-  // Outputs.
-  for (auto [i, path] : llvm::enumerate(outputFiles)) {
-    std::string why;
-    if (!runtime::writeNpy(stripAt(path), runtime::hostTensorToNpy(results[i]),
-                           why))
-      return fail("result #" + std::to_string(i) + ": " + why);
-  }
-
-  auto resultType = [&](size_t i) {
-    return resolvedType(cast<RankedTensorType>(func.getResultTypes()[i]),
-                        results[i].shape);
-  };
-  if (outputFiles.empty() && !verifyResults && benchmarkCount == 0) {
-    for (size_t i = 0; i < results.size(); ++i) {
-      llvm::outs() << "result #" << i << " (" << resultType(i) << "):";
-      size_t shown = std::min<size_t>(results[i].data.size(), 8);
-      for (size_t j = 0; j < shown; ++j)
-        llvm::outs() << (j ? ", " : " ") << results[i].data[j];
-      if (shown < results[i].data.size())
-        llvm::outs() << ", ... (" << results[i].data.size() << " values)";
-      llvm::outs() << "\n";
-    }
-  }
-
-  // --verify: the reference on the same inputs.
-  int failures = 0;
-  if (verifyResults) {
-    FailureOr<ReferenceRun> reference = evaluateReference(func, *inputs, error);
-    if (failed(reference))
-      return fail(error);
-    for (size_t i = 0; i < results.size(); ++i) {
-      const std::optional<SelectionContext> &selection =
-          reference->selections[i];
-      Comparison comparison = compareWithReference(
-          results[i], reference->results[i], selection ? &*selection : nullptr);
-      failures += !comparison.ok;
-      llvm::outs() << "result #" << i << " (" << resultType(i)
-                   << "): " << formatComparison(comparison, results[i].type)
-                   << "\n";
-    }
-  }
-
-  // --benchmark: N timed runs after the first.
-  if (benchmarkCount > 0) {
-    std::vector<double> milliseconds;
+  return report(func, *inputs, results, [&](std::vector<double> &ms) {
     for (unsigned run = 0; run < benchmarkCount; ++run) {
       auto start = std::chrono::steady_clock::now();
       if (failed(compiled.call(*predicted, nullptr, error)))
-        return fail(error);
+        return failure();
       auto stop = std::chrono::steady_clock::now();
-      milliseconds.push_back(
+      ms.push_back(
           std::chrono::duration<double, std::milli>(stop - start).count());
     }
-    std::sort(milliseconds.begin(), milliseconds.end());
-    size_t n = milliseconds.size();
-    double median = n % 2 ? milliseconds[n / 2]
-                          : (milliseconds[n / 2 - 1] + milliseconds[n / 2]) / 2;
-    double bytes = 0;
-    for (const HostTensor &t : *inputs)
-      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
-    for (const HostTensor &t : results)
-      bytes += double(t.numElements() * ref::elementTypeBytes(t.type));
-    double gbps = median > 0 ? bytes / (median * 1e-3) / 1e9 : 0.0;
-    char line[128];
-    std::snprintf(line, sizeof(line), "median_ms=%.4f effective_GBps=%.3f",
-                  median, gbps);
-    llvm::outs() << line << "\n";
-  }
-
-  if (failures)
-    return fail(std::to_string(failures) + " of " +
-                std::to_string(results.size()) +
-                " results are out of tolerance (--verify)");
-  return 0;
+    return success();
+  }, error);
 }
 
 int main(int argc, char **argv) {
