@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled GLM-5.3-Flash-style indexer example: set up and
-# build, verify the IR, compile both functions for the CPU, run them on
+# build, verify and fuse the IR, compile it to PTX for a GPU (CHIP, default
+# sm_90; ptxas -v report per kernel), compile it for the CPU and run it on
 # generated inputs against the float64 reference, and print a short report.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -16,6 +17,14 @@ FUSED=$BUILD_DIR/$(basename "$EXAMPLE" .mlir).fused.mlir
 echo "== fused with --indexpool-fuse into $FUSED"
 "$OPT" "$EXAMPLE" --indexpool-fuse -o "$FUSED"
 grep -oE 'indexpool\.[a-z]+' "$FUSED" | sort | uniq -c
+
+CHIP=${CHIP:-sm_90}
+KERNELS=$BUILD_DIR/glm5-kernels
+echo "== compiled for $CHIP (PTX + manifests in $KERNELS)"
+"$BUILD_DIR/bin/indexpool-compile" "$FUSED" --chip=$CHIP --emit=ptx -o "$KERNELS"
+for ptx in "$KERNELS"/*.$CHIP.ptx; do
+  python3 "$ROOT/test/ptxas_report.py" --arch=$CHIP "$ptx"
+done
 
 for fn in compress_cache select_tokens; do
   echo "== @$fn (fused) on the CPU (JIT), random inputs, checked against the float64 reference"
