@@ -296,39 +296,73 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
     });
   }
 
+  // Key rows are taken kScoreRows at a time: each query chunk loaded from
+  // L1 feeds that many FMAs, and the per-row arithmetic (and so every bit of
+  // the result) is the same as one row at a time. The last block clamps its
+  // row indices and stores only the rows that exist.
+  constexpr int64_t kScoreRows = 4;
   int64_t staticD = memrefType(keys).getDimSize(1);
-  auto rowType = MemRefType::get({staticD}, b.getF32Type());
-  e.parallelFor(dimN, [&](Value n) {
+  auto rowType = MemRefType::get({kScoreRows, staticD}, b.getF32Type());
+  Value rowsPerBlock = e.index(kScoreRows);
+  Value blocks = arith::CeilDivUIOp::create(b, dimN, rowsPerBlock);
+  Value lastRow = arith::SubIOp::create(b, dimN, e.index(1));
+  e.parallelFor(blocks, [&](Value blk) {
     e.stackScope([&]() {
-      // Decode the key row once; every (m, h) reads it from L1.
-      Value row = memref::AllocaOp::create(
+      Value first = e.mul(blk, rowsPerBlock);
+      SmallVector<Value> rowOf, scaleOf;
+      Value rows = memref::AllocaOp::create(
           b, rowType,
-          rowType.isDynamicDim(0) ? ValueRange{dimD} : ValueRange{},
+          rowType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
           b.getI64IntegerAttr(32));
-      e.chunks(dimD, [&](Chunk c) {
-        e.storeF32(e.loadF32(keys, {n, c.offset}, c.mask), row, {c.offset},
-                   c.mask);
-      });
-      Value s = scales ? e.loadScalarF32(scales, {n}) : Value();
+      for (int64_t r = 0; r < kScoreRows; ++r) {
+        Value n = arith::MinUIOp::create(b, e.add(first, e.index(r)), lastRow);
+        rowOf.push_back(n);
+        // Decode each key row once; every (m, h) reads it from L1.
+        e.chunks(dimD, [&](Chunk c) {
+          e.storeF32(e.loadF32(keys, {n, c.offset}, c.mask), rows,
+                     {e.index(r), c.offset}, c.mask);
+        });
+        if (scales)
+          scaleOf.push_back(e.loadScalarF32(scales, {n}));
+      }
       e.forLoop(e.index(0), dimM, [&](Value m) {
-        Value logit = e.forLoop(
-            e.index(0), dimH, e.index(1), {e.f32(0.0)},
+        SmallVector<Value> zeros(kScoreRows, e.f32(0.0));
+        SmallVector<Value> logit = e.forLoop(
+            e.index(0), dimH, e.index(1), zeros,
             [&](Value h, ValueRange acc) -> SmallVector<Value> {
-              Value dotV =
-                  e.chunks(dimD, {e.f32Splat(0.0)},
-                           [&](Chunk c, ValueRange a) -> SmallVector<Value> {
-                             Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
-                             Value k = e.loadF32(row, {c.offset}, c.mask);
-                             return {math::FmaOp::create(b, x, k, a[0])};
-                           })[0];
-              Value dot = e.reduceAdd(dotV);
-              if (s)
-                dot = arith::MulFOp::create(b, s, dot);
-              Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
+              SmallVector<Value> vzeros(kScoreRows, e.f32Splat(0.0));
+              SmallVector<Value> dotV = e.chunks(
+                  dimD, vzeros,
+                  [&](Chunk c, ValueRange a) -> SmallVector<Value> {
+                    Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
+                    SmallVector<Value> next;
+                    for (int64_t r = 0; r < kScoreRows; ++r) {
+                      Value k =
+                          e.loadF32(rows, {e.index(r), c.offset}, c.mask);
+                      next.push_back(math::FmaOp::create(b, x, k, a[r]));
+                    }
+                    return next;
+                  });
               Value w = memref::LoadOp::create(b, weights, ValueRange{m, h});
-              return {math::FmaOp::create(b, w, relu, acc[0])};
-            })[0];
-        memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < kScoreRows; ++r) {
+                Value dot = e.reduceAdd(dotV[r]);
+                if (scales)
+                  dot = arith::MulFOp::create(b, scaleOf[r], dot);
+                Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
+                next.push_back(math::FmaOp::create(b, w, relu, acc[r]));
+              }
+              return next;
+            });
+        for (int64_t r = 0; r < kScoreRows; ++r) {
+          Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                               e.add(first, e.index(r)), dimN);
+          e.ifThen(exists, {}, [&]() -> SmallVector<Value> {
+            memref::StoreOp::create(b, logit[r], logits,
+                                    ValueRange{m, rowOf[r]});
+            return {};
+          });
+        }
       });
     });
   });

@@ -4,6 +4,7 @@
 // RUN: indexpool-run %s --function=f8_keys --random-inputs=2 --verify | FileCheck %s --check-prefix=F8
 // RUN: indexpool-run %s --function=i8_dynamic --random-inputs=3 --input-shape=0:3x4x100 --input-shape=1:3x4 --input-shape=2:500x100 --input-shape=3:500 --verify | FileCheck %s --check-prefix=I8
 // RUN: indexpool-run %s --function=f8_query_f16_keys --random-inputs=4 --verify | FileCheck %s --check-prefix=F8Q
+// RUN: indexpool-run %s --function=rows_tail --random-inputs=5 --input-shape=2:1003x40 --verify | FileCheck %s --check-prefix=TAIL
 
 // BF16: result #0 (tensor<2x1000xf32>): {{.*}} normwise_rel_err={{.*}} -> ok
 func.func @bf16(%q: tensor<2x16x128xbf16>, %w: tensor<2x16xf32>, %k: tensor<1000x128xbf16>) -> tensor<2x1000xf32> {
@@ -30,4 +31,12 @@ func.func @i8_dynamic(%q: tensor<?x?x?xf16>, %w: tensor<?x?xf32>, %k: tensor<?x?
 func.func @f8_query_f16_keys(%q: tensor<1x8x64xf8E4M3FN>, %w: tensor<1x8xf32>, %k: tensor<300x64xf16>) -> tensor<1x300xf32> {
   %l = indexpool.score %q, %w, %k : (tensor<1x8x64xf8E4M3FN>, tensor<1x8xf32>, tensor<300x64xf16>) -> tensor<1x300xf32>
   return %l : tensor<1x300xf32>
+}
+
+// Key rows are scored 4 at a time: N = 1003 leaves a block of 3, D = 40 a
+// masked tail of every row.
+// TAIL: result #0 (tensor<3x1003xf32>): {{.*}} -> ok
+func.func @rows_tail(%q: tensor<3x5x40xf32>, %w: tensor<3x5xf32>, %k: tensor<?x40xbf16>) -> tensor<3x?xf32> {
+  %l = indexpool.score %q, %w, %k : (tensor<3x5x40xf32>, tensor<3x5xf32>, tensor<?x40xbf16>) -> tensor<3x?xf32>
+  return %l : tensor<3x?xf32>
 }
