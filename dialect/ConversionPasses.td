@@ -46,4 +46,22 @@ def IndexPoolMergeKernelModules
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
+  let summary = "Tile each outermost scf.parallel row loop by its block size";
+  let description = [{
+    Splits every outermost `scf.parallel` into blocks (outer loop) of
+    threads (inner loop, constant bound plus an in-bounds check), ready for
+    `gpu-map-parallel-loops`. The block size is the loop's
+    `indexpool.threads_per_block` (set by `--indexpool-to-loops` from the
+    op's `#indexpool.launch`, i.e. from `--indexpool-configure`), else
+    `threads-per-block`. Other dimensions of a multi-dimensional loop are
+    tiled by 1.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
+           "Block size of loops without a launch configuration">,
+  ];
+}
+
 #endif // INDEXPOOL_CONVERSION_PASSES_TD

@@ -14,6 +14,7 @@ namespace gpu { class GPUDialect; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace scf { class SCFDialect; }
+namespace func { class FuncOp; }
 namespace vector { class VectorDialect; }
 } // namespace mlir
 

@@ -103,6 +103,8 @@ void Emitter::forLoop(Value lb, Value ub, function_ref<void(Value)> body) {
 void Emitter::parallelFor(Value n, function_ref<void(Value)> body) {
   auto loop = scf::ParallelOp::create(b, ValueRange{index(0)}, ValueRange{n},
                                       ValueRange{index(1)});
+  if (threadsPerBlock)
+    loop->setAttr(kThreadsAttrName, b.getI64IntegerAttr(threadsPerBlock));
   OpBuilder::InsertionGuard guard(b);
   setInsertionBeforeTerminator(b, loop.getBody());
   body(loop.getInductionVars()[0]);

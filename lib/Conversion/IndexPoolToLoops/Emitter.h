@@ -15,6 +15,10 @@
 
 namespace mlir::indexpool::loops {
 
+/// On a row scf.parallel: the threads per block its op's launch
+/// configuration chose (read by --indexpool-tile-rows).
+constexpr llvm::StringLiteral kThreadsAttrName = "indexpool.threads_per_block";
+
 /// A chunk of one row: `vl` lanes starting at `offset`; `mask` is null for a
 /// full chunk and an i1 vector for the tail of a row whose length is not a
 /// multiple of `vl`.
@@ -27,6 +31,10 @@ class Emitter {
 public:
   Emitter(ImplicitLocOpBuilder &b, int64_t vectorWidth, bool stackScopes)
       : b(b), vl(vectorWidth), scopes(stackScopes) {}
+
+  /// Threads per block that the op's #indexpool.launch asks for: recorded on
+  /// every row loop (kThreadsAttrName) for the GPU lowering to tile by.
+  void setThreadsPerBlock(int64_t threads) { threadsPerBlock = threads; }
 
   ImplicitLocOpBuilder &builder() { return b; }
   int64_t width() const { return vl; }
@@ -108,6 +116,7 @@ private:
   ImplicitLocOpBuilder &b;
   int64_t vl;
   bool scopes;
+  int64_t threadsPerBlock = 0;
 };
 
 } // namespace mlir::indexpool::loops

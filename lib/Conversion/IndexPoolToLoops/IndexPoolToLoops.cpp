@@ -9,6 +9,7 @@
 
 #include "indexpool/Conversion/IndexPoolToLoops.h"
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 
 #include "Emitter.h"
@@ -86,6 +87,8 @@ struct LowerOp : OpRewritePattern<Op> {
   LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Emitter e(b, vectorWidth, stackScopes);
+    if (auto launch = op->template getAttrOfType<LaunchAttr>(kLaunchAttrName))
+      e.setThreadsPerBlock(launch.getThreadsPerBlock());
     BufferScope buffers(b);
     lower(op, e, buffers);
     rewriter.replaceOp(op, buffers.finish());

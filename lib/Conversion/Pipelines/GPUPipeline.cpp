@@ -56,11 +56,13 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   pm.addPass(createCSEPass());
 
   // Rows: blocks of `threadsPerBlock` threads, one row per thread.
-  // Rows: blocks of `threadsPerBlock` threads, one row per thread. Constant
-  // inner bounds with an in-bounds check (no min/max), and no canonicalizer
-  // before the mapping: it would merge the two loops into one 2-d loop.
-  pm.addPass(createParallelLoopTilingPass({options.threadsPerBlock},
-                                          /*noMinMaxBounds=*/true));
+  // Rows: blocks of threads, one row per thread; the block size is the
+  // op's #indexpool.launch (--indexpool-configure) or `threadsPerBlock`.
+  // No canonicalizer before the mapping: it would merge the two loops into
+  // one 2-d loop.
+  IndexPoolTileRowsOptions tile;
+  tile.threadsPerBlock = options.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createIndexPoolTileRows(tile));
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());

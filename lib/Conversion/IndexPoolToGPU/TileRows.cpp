@@ -1,0 +1,46 @@
+//===- TileRows.cpp - row loops into blocks x threads ---------------------===//
+
+#include "indexpool/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+
+namespace mlir::indexpool {
+#define GEN_PASS_DEF_INDEXPOOLTILEROWS
+#include "indexpool/Dialect/ConversionPasses.h.inc"
+} // namespace mlir::indexpool
+
+using namespace mlir;
+
+namespace {
+struct IndexPoolTileRows
+    : indexpool::impl::IndexPoolTileRowsBase<IndexPoolTileRows> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (threadsPerBlock < 1) {
+      getOperation().emitError()
+          << "indexpool-tile-rows: threads-per-block must be positive, got "
+          << static_cast<int64_t>(threadsPerBlock);
+      return signalPassFailure();
+    }
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        outermost.push_back(loop);
+    });
+    for (scf::ParallelOp loop : outermost) {
+      int64_t threads = threadsPerBlock;
+      if (auto attr = loop->getAttrOfType<IntegerAttr>(
+              "indexpool.threads_per_block"))
+        threads = attr.getInt();
+      SmallVector<int64_t> sizes(loop.getNumLoops(), 1);
+      sizes[0] = threads;
+      // Constant inner bounds with an in-bounds check: what the mapping to
+      // GPU threads needs.
+      scf::tileParallelLoop(loop, sizes, /*noMinMaxBounds=*/true);
+    }
+  }
+};
+} // namespace
