@@ -33,6 +33,55 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
   ];
 }
 
+def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
+  let summary = "Lower compress, score, topk and expand to fused gpu.launch kernels";
+  let description = [{
+    The GPU kernels of the ops whose memory traffic matters, written as
+    `gpu.launch` ops on buffers (operands through `bufferization.to_buffer`,
+    results freshly allocated), before `--indexpool-to-loops` lowers the
+    remaining ops to row loops:
+
+    - `compress`: ONE kernel, a group of P keys per warp or part of a warp
+      (D / (16 bytes of keys) lanes); 16-byte loads of keys and per-channel
+      scores, the softmax in registers, the Hadamard rotation as in-register
+      and `gpu.shuffle xor` butterflies, the absmax by shuffles, and the FP8
+      conversion with `cvt.rn.satfinite.e4m3x2.f32` on chips that have it
+      (sm_89 and newer), integer round-to-nearest-even elsewhere. Needs a
+      static D whose 16-byte chunks are a power of two or a multiple of 32.
+    - `score`: one thread per key row, the query of the block's row m
+      decoded once to f32 in shared memory, the key row streamed in 16-byte
+      loads with one f32 accumulator per head. Needs static H and D with the
+      query in 48 KiB of shared memory.
+    - `topk`: one block per row: an exact radix select (8 passes of 8 bits)
+      on 64-bit keys (the value's order-preserving bits, then the column
+      index reversed, so that ties go to the smaller column and NaN ranks
+      last), then the k winners ranked by counting. Any N and k.
+    - `expand`: one thread per selected pool.
+    - `select` is split into score -> topk -> expand first.
+
+    Blocks have the op's `#indexpool.launch` threads per block
+    (`--indexpool-configure`), else `threads-per-block`. Ops whose shapes
+    a kernel does not cover are left for `--indexpool-to-loops`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target GPU (decides the FP8 conversion instruction)">,
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+           "Block size of ops without a launch configuration (a multiple "
+           "of 32)">,
+  ];
+}
+
 def IndexPoolMergeKernelModules
     : Pass<"indexpool-merge-kernel-modules", "ModuleOp"> {
   let summary = "Move every outlined GPU kernel into one gpu.module";
@@ -42,6 +91,20 @@ def IndexPoolMergeKernelModules
     the first gpu.module (renaming each after the module it came from, which
     is unique) and updates the gpu.launch_func ops, so that a function
     compiles to one PTX / cubin that a runtime loads once.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def IndexPoolAlignSharedBuffers
+    : Pass<"indexpool-align-shared-buffers", "gpu::GPUModuleOp"> {
+  let summary = "Align every workgroup buffer of the kernels to 16 bytes";
+  let description = [{
+    Outlined kernels get their shared memory from `gpu.launch` workgroup
+    attributions, which the NVVM lowering aligns to the element size only.
+    The kernels read them with 16-byte `ld.shared.v4`, which needs 16-byte
+    alignment: this pass sets `llvm.align = 16` on every workgroup
+    attribution of every `gpu.func` (the lowering turns it into
+    `.shared .align 16`).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -1,19 +1,29 @@
 // Static checks of the kernels for sm_80: ptxas (CUDA_HOME) accepts every
-// kernel of compress, score and select (--emit=cubin runs it), and compress
-// and score read keys with 16-byte vector loads and spill no register
-// (test/ptxas_report.py parses ptxas -v). Their stack frames (per-thread
-// scratch rows of this first GPU path) are reported, not yet checked.
+// kernel of compress, score and select (--emit=cubin runs it); compress is
+// ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
+// and converts to FP8 with the integer encoder (no e4m3x2 conversion before sm_89);
+// score reads keys with 16-byte loads; compress, score and the three select
+// kernels spill no register and have no stack frame (test/ptxas_report.py
+// parses ptxas -v).
 // RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_80 --emit=cubin -o %t
 // RUN: test -s %t/compress.sm_80.cubin && test -s %t/score.sm_80.cubin && test -s %t/select.sm_80.cubin
 // RUN: indexpool-compile %S/Inputs/kernels.mlir --chip=sm_80 --emit=ptx -o %t
 // RUN: FileCheck %s --check-prefix=COMPRESS < %t/compress.sm_80.ptx
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_80.ptx
-// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills %t/compress.sm_80.ptx | FileCheck %s --check-prefix=REPORT
-// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills %t/score.sm_80.ptx | FileCheck %s --check-prefix=REPORT
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/compress.sm_80.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/score.sm_80.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/select.sm_80.ptx | FileCheck %s --check-prefix=THREE
 
 // COMPRESS: .target sm_80
 // COMPRESS: .entry compress_kernel(
 // COMPRESS: ld.global.v4.b32
+// COMPRESS: shfl.sync.bfly.b32
+// COMPRESS-NOT: cvt.rn.satfinite.e4m3x2
+// COMPRESS-NOT: .entry
 // SCORE: .target sm_80
+// SCORE: .shared .align 16
 // SCORE: ld.global.v4.b32
-// REPORT: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack={{[0-9]+}} spill_stores=0 spill_loads=0
+// ONE: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// ONE-NOT: kernel
+// THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// THREE-NOT: kernel

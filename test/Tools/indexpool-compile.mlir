@@ -1,5 +1,7 @@
 // indexpool-compile writes the kernels and a manifest that describes the
-// buffers, the launches in order and what the function computes.
+// buffers, the launches in order and what the function computes. compress
+// is one kernel: 8 lanes per group of D = 64 bf16 channels, 4 groups per
+// warp, 8 warps per block: 256 groups / 32 = 8 blocks.
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_89 --emit=ptx -o %t | FileCheck %s --check-prefix=WROTE
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/kpool.sm_89.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/kpool.sm_89.ptx
@@ -46,7 +48,9 @@
 // MANIFEST: "function": "kpool",
 // MANIFEST: "launches": [
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 128,
+// MANIFEST-NEXT: 256,
+// MANIFEST: "grid": [
+// MANIFEST-NEXT: 8,
 // MANIFEST: "kernel": "kpool_kernel",
 // MANIFEST: "params": [
 // MANIFEST-NEXT: {

@@ -10,9 +10,10 @@ namespace mlir {
 class OpPassManager;
 namespace arith { class ArithDialect; }
 namespace bufferization { class BufferizationDialect; }
-namespace gpu { class GPUDialect; }
+namespace gpu { class GPUDialect; class GPUModuleOp; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
+namespace NVVM { class NVVMDialect; }
 namespace scf { class SCFDialect; }
 namespace func { class FuncOp; }
 namespace vector { class VectorDialect; }
@@ -45,7 +46,10 @@ struct GPUPipelineOptions {
   std::string format = "isa";
   /// Where ptxas and libdevice are (CUDA_HOME).
   std::string cudaToolkit = "/usr/local/cuda";
+  /// Block size of row loops / of fused kernels, for ops without an
+  /// #indexpool.launch.
   int64_t threadsPerBlock = 128;
+  int64_t kernelThreadsPerBlock = 256;
   int64_t vectorWidth = 8;
 };
 

@@ -12,6 +12,7 @@
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 
+#include "BufferScope.h"
 #include "Emitter.h"
 #include "Kernels.h"
 
@@ -34,49 +35,6 @@ using namespace mlir::indexpool;
 using namespace mlir::indexpool::loops;
 
 namespace {
-
-/// Buffers in, buffers out, around one op.
-class BufferScope {
-public:
-  BufferScope(ImplicitLocOpBuilder &b) : b(b) {}
-
-  Value in(Value tensor) {
-    if (!tensor)
-      return {};
-    auto t = cast<RankedTensorType>(tensor.getType());
-    auto type = MemRefType::get(t.getShape(), t.getElementType());
-    return bufferization::ToBufferOp::create(b, type, tensor,
-                                             /*read_only=*/true);
-  }
-
-  /// A result buffer of type `t`; `sizes` gives every dimension (only the
-  /// dynamic ones are used).
-  Value out(Type t, ArrayRef<Value> sizes) {
-    auto tensor = cast<RankedTensorType>(t);
-    SmallVector<Value> dynamic;
-    for (auto [i, size] : llvm::enumerate(sizes))
-      if (tensor.isDynamicDim(i))
-        dynamic.push_back(size);
-    auto type = MemRefType::get(tensor.getShape(), tensor.getElementType());
-    Value buffer =
-        memref::AllocOp::create(b, type, dynamic, b.getI64IntegerAttr(64));
-    results.push_back({buffer, tensor});
-    return buffer;
-  }
-
-  /// The result tensors, in the order `out` was called.
-  SmallVector<Value> finish() {
-    SmallVector<Value> tensors;
-    for (auto [buffer, type] : results)
-      tensors.push_back(bufferization::ToTensorOp::create(
-          b, type, buffer, b.getUnitAttr(), b.getUnitAttr()));
-    return tensors;
-  }
-
-private:
-  ImplicitLocOpBuilder &b;
-  SmallVector<std::pair<Value, RankedTensorType>> results;
-};
 
 template <typename Op>
 struct LowerOp : OpRewritePattern<Op> {

@@ -23,8 +23,9 @@ static MemRefType memrefType(Value v) { return cast<MemRefType>(v.getType()); }
 
 /// Numerically stable softmax of `logits` (scalars or vectors, one per slot)
 /// divided by the temperature.
-static SmallVector<Value> softmax(Emitter &e, SmallVector<Value> x,
-                                  double temperature) {
+SmallVector<Value> mlir::indexpool::loops::emitSoftmax(Emitter &e,
+                                                      SmallVector<Value> x,
+                                                      double temperature) {
   ImplicitLocOpBuilder &b = e.builder();
   if (temperature != 1.0) {
     Value t = e.f32(temperature);
@@ -81,7 +82,7 @@ void mlir::indexpool::loops::emitPoolGroup(
         v = arith::AddFOp::create(b, v, e.loadScalarF32(p.bias, {e.index(s)}));
       x.push_back(v);
     }
-    SmallVector<Value> w = softmax(e, x, p.temperature);
+    SmallVector<Value> w = emitSoftmax(e, x, p.temperature);
     SmallVector<Value> wv;
     for (int64_t s = 0; s < slots; ++s) {
       memref::StoreOp::create(b, w[s], p.weights, ValueRange{g, e.index(s)});
@@ -101,7 +102,7 @@ void mlir::indexpool::loops::emitPoolGroup(
             b, v, e.loadF32(p.bias, {e.index(s), c.offset}, c.mask));
       x.push_back(v);
     }
-    SmallVector<Value> w = softmax(e, x, p.temperature);
+    SmallVector<Value> w = emitSoftmax(e, x, p.temperature);
     for (int64_t s = 0; s < slots; ++s)
       e.storeF32(w[s], p.weights, {g, e.index(s), c.offset}, c.mask);
     sink(c, weightedSum(c, w));
@@ -119,7 +120,7 @@ static constexpr int64_t kMaxShuffleRow = 256;
 
 /// One butterfly stage of the Walsh-Hadamard transform on a whole-row vector:
 /// y[i] = x[i] + x[i+h] and y[i+h] = x[i] - x[i+h] for i with bit h clear.
-static Value butterfly(Emitter &e, Value x, int64_t h) {
+Value mlir::indexpool::loops::emitButterfly(Emitter &e, Value x, int64_t h) {
   ImplicitLocOpBuilder &b = e.builder();
   int64_t d = cast<VectorType>(x.getType()).getNumElements();
   SmallVector<int64_t> low(d), high(d);
@@ -146,7 +147,7 @@ void mlir::indexpool::loops::emitHadamardRow(Emitter &e, Value row,
     auto vec = VectorType::get({d}, b.getF32Type());
     Value x = vector::LoadOp::create(b, vec, row, ValueRange{e.index(0)});
     for (int64_t h = 1; h < d; h *= 2)
-      x = butterfly(e, x, h);
+      x = emitButterfly(e, x, h);
     Value norm = arith::ConstantOp::create(
         b, DenseElementsAttr::get(vec, b.getF32FloatAttr(1.0 / std::sqrt(d))));
     x = e.roundTrip(arith::MulFOp::create(b, x, norm), roundTo);
@@ -202,7 +203,8 @@ void mlir::indexpool::loops::emitHadamardRow(Emitter &e, Value row,
 /// The smallest power of two s with s * qmax >= absmax, i.e.
 /// 2^ceil(log2(absmax / qmax)) computed exactly: the exponent of the rounded
 /// quotient, corrected with exact products (qmax has few significant bits).
-static Value pow2Scale(Emitter &e, Value absmax, Value qmax) {
+Value mlir::indexpool::loops::emitPow2Scale(Emitter &e, Value absmax,
+                                           Value qmax) {
   ImplicitLocOpBuilder &b = e.builder();
   Type i32 = b.getI32Type();
   Value r = arith::DivFOp::create(b, absmax, qmax);
@@ -242,7 +244,7 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
   Value absmax = arith::MaximumFOp::create(b, e.reduceMax(maxAbs),
                                            e.f32(params.minAbsmax));
   Value qmax = e.f32(qmaxValue);
-  Value scale = params.pow2Scale ? pow2Scale(e, absmax, qmax)
+  Value scale = params.pow2Scale ? emitPow2Scale(e, absmax, qmax)
                                  : arith::DivFOp::create(b, absmax, qmax);
   memref::StoreOp::create(b, scale, scales, ValueRange{n});
 
@@ -460,10 +462,10 @@ void mlir::indexpool::loops::emitTopK(Emitter &e, Value logits, Value valid,
 // expand
 //===----------------------------------------------------------------------===//
 
-void mlir::indexpool::loops::emitExpand(Emitter &e, Value indices,
-                                        Value tokens, int64_t poolSize) {
+void mlir::indexpool::loops::emitExpandEntry(Emitter &e, Value indices,
+                                             Value tokens, int64_t poolSize,
+                                             Value m, Value j) {
   ImplicitLocOpBuilder &b = e.builder();
-  Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
   auto vec = VectorType::get({poolSize}, b.getI32Type());
   SmallVector<int32_t> slots;
   for (int64_t s = 0; s < poolSize; ++s)
@@ -473,18 +475,23 @@ void mlir::indexpool::loops::emitExpand(Emitter &e, Value indices,
   Value minusOne = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vec, b.getI32IntegerAttr(-1)));
   Value p = e.i32(static_cast<int32_t>(poolSize));
+  Value idx = memref::LoadOp::create(b, indices, ValueRange{m, j});
+  Value first =
+      vector::BroadcastOp::create(b, vec, arith::MulIOp::create(b, idx, p));
+  Value tok = arith::AddIOp::create(b, first, slotV);
+  Value negative =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx, e.i32(0));
+  tok = arith::SelectOp::create(b, negative, minusOne, tok);
+  vector::StoreOp::create(b, tok, tokens,
+                          ValueRange{m, e.mul(j, e.index(poolSize))});
+}
 
+void mlir::indexpool::loops::emitExpand(Emitter &e, Value indices,
+                                        Value tokens, int64_t poolSize) {
+  Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
   e.parallelFor(dimM, [&](Value m) {
     e.forLoop(e.index(0), dimK, [&](Value j) {
-      Value idx = memref::LoadOp::create(b, indices, ValueRange{m, j});
-      Value first = vector::BroadcastOp::create(
-          b, vec, arith::MulIOp::create(b, idx, p));
-      Value tok = arith::AddIOp::create(b, first, slotV);
-      Value negative =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx, e.i32(0));
-      tok = arith::SelectOp::create(b, negative, minusOne, tok);
-      vector::StoreOp::create(b, tok, tokens,
-                              ValueRange{m, e.mul(j, e.index(poolSize))});
+      emitExpandEntry(e, indices, tokens, poolSize, m, j);
     });
   });
 }

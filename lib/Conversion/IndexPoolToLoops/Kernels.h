@@ -21,14 +21,26 @@ struct PoolBuffers {
   double temperature;
 };
 
+/// Softmax over the slots of `x` (scalars or vectors, one per slot) divided
+/// by `temperature`, computed stably (the max subtracted).
+SmallVector<Value> emitSoftmax(Emitter &e, SmallVector<Value> x,
+                               double temperature);
+
 /// Pools group `g`: writes its weights and hands every chunk of the pooled
 /// key (f32, unrounded) to `sink`.
 void emitPoolGroup(Emitter &e, const PoolBuffers &p, Value g,
                    function_ref<void(Chunk, Value pooled)> sink);
 
+/// One Walsh-Hadamard butterfly stage inside an f32 vector: lanes i with
+/// bit h clear get x[i] + x[i+h], the others x[i-h] - x[i] (as fma(+-1, ..)).
+Value emitButterfly(Emitter &e, Value x, int64_t h);
+
 /// Rotates `row` (an f32 scratch memref of D elements) in place by H_D /
 /// sqrt(D), then rounds every element to `roundTo` (kept in f32).
 void emitHadamardRow(Emitter &e, Value row, Type roundTo);
+
+/// 2^ceil(log2(absmax / qmax)), exactly (scalar f32).
+Value emitPow2Scale(Emitter &e, Value absmax, Value qmax);
 
 /// Quantizes one row of D values read through `load` into row `n` of
 /// `codes` / `scales`.
@@ -47,6 +59,10 @@ void emitScore(Emitter &e, Value query, Value weights, Value keys,
 /// values / indices [M, k] of indexpool.topk (`valid` may be null).
 void emitTopK(Emitter &e, Value logits, Value valid, Value values,
               Value indices);
+
+/// tokens[m, j*P .. j*P+P) of indexpool.expand, from indices[m, j].
+void emitExpandEntry(Emitter &e, Value indices, Value tokens,
+                     int64_t poolSize, Value m, Value j);
 
 /// tokens [M, K*P] of indexpool.expand.
 void emitExpand(Emitter &e, Value indices, Value tokens, int64_t poolSize);

@@ -1,14 +1,15 @@
 //===- GPUPipeline.cpp - the indexpool-to-nvvm pipeline -------------------===//
 //
-// indexpool ops -> the same row loops as the CPU (IndexPoolToLoops, without
-// per-row stack scopes) -> one-shot bufferization -> row loops tiled by the
+// indexpool ops -> fused GPU kernels (IndexPoolToGPUKernels) and the same
+// row loops as the CPU for the rest (IndexPoolToLoops, without per-row stack
+// scopes) -> one-shot bufferization -> row loops tiled by the
 // block size and mapped to blocks x threads -> outlined gpu.func kernels ->
 // NVVM -> gpu.binary with PTX or cubin for one chip.
 //
-// This is the straightforward first GPU path: one thread per row (pool
-// group, key row, query row), the loops over D vectorized as on the CPU. The
-// fused warp-per-row kernels of issue 4 replace the row loops of compress and
-// score inside this same pipeline.
+// compress, score, topk and expand (and so select) become the fused kernels
+// of --indexpool-to-gpu-kernels; the other ops, and shapes those kernels do
+// not cover, take the straightforward path: one thread per row (pool group,
+// key row, query row), the loops over D vectorized as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,11 @@ using namespace mlir;
 void mlir::indexpool::buildIndexPoolToNVVMPipeline(
     OpPassManager &pm, const GPUPipelineOptions &options) {
   pm.addPass(createConvertElementwiseToLinalgPass());
+  // The fused kernels first; what they do not cover becomes row loops.
+  IndexPoolToGPUKernelsOptions kernels;
+  kernels.chip = options.chip;
+  kernels.threadsPerBlock = options.kernelThreadsPerBlock;
+  pm.addPass(createIndexPoolToGPUKernels(kernels));
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
   // Every row becomes one GPU thread: no loop around a row's scratch.
@@ -55,8 +61,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createCSEPass());
 
-  // Rows: blocks of `threadsPerBlock` threads, one row per thread.
-  // Rows: blocks of threads, one row per thread; the block size is the
+  // Rows of threads, one row per thread; the block size is the
   // op's #indexpool.launch (--indexpool-configure) or `threadsPerBlock`.
   // No canonicalizer before the mapping: it would merge the two loops into
   // one 2-d loop.
@@ -71,6 +76,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createIndexPoolMergeKernelModules());
+  pm.addNestedPass<gpu::GPUModuleOp>(createIndexPoolAlignSharedBuffers());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());

@@ -1,0 +1,34 @@
+//===- ExpandKernel.cpp - indexpool.expand on the GPU ---------------------===//
+//
+// One thread per selected pool (m, j): its P token indices in one store.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernels.h"
+#include "KernelBuilder.h"
+
+#include "../IndexPoolToLoops/Emitter.h"
+#include "../IndexPoolToLoops/Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+using mlir::indexpool::loops::Emitter;
+
+void mlir::indexpool::gpukernels::emitExpandKernel(ImplicitLocOpBuilder &b,
+                                                   Value indices, Value tokens,
+                                                   int64_t poolSize,
+                                                   int64_t threadsPerBlock) {
+  Emitter e(b, 1, /*stackScopes=*/false);
+  Value dimK = e.dim(indices, 1);
+  Value threads = e.index(threadsPerBlock);
+  Value grid = arith::CeilDivUIOp::create(b, dimK, threads);
+  launchKernel(b, grid, e.dim(indices, 0), threadsPerBlock, {},
+               [&](const KernelIds &ids) {
+    Value j = e.add(e.mul(ids.block, threads), ids.thread);
+    when(b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, dimK), [&]() {
+      loops::emitExpandEntry(e, indices, tokens, poolSize, ids.blockY, j);
+    });
+  });
+}

@@ -1,0 +1,52 @@
+//===- GPUKernels.h - the fused GPU kernels on buffers ----------*- C++ -*-===//
+//
+// One function per kernel. Each checks first whether it covers the shapes
+// (`can...`), so that the pattern can leave other ops to the row loops.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::indexpool::gpukernels {
+
+/// Buffers and properties of indexpool.compress.
+struct CompressBuffers {
+  Value keys, scores, bias;     // bias may be null
+  Value codes, scales, weights; // results
+  int64_t poolSize;
+  double temperature;
+  bool rotate, pow2Scale;
+  double minAbsmax;
+};
+
+/// Whether the warp kernel covers keys of this type: a static D whose
+/// 16-byte chunks (or D itself, when smaller) are a power of two or a
+/// multiple of 32.
+bool canCompress(MemRefType keys);
+/// `hardwareFp8`: use cvt.rn.satfinite.e4m3x2.f32 (sm_89 and newer).
+void emitCompressKernel(ImplicitLocOpBuilder &b, const CompressBuffers &c,
+                        int64_t threadsPerBlock, bool hardwareFp8);
+
+/// Whether the score kernel covers this query: static H and D, the query
+/// (as f32) and weights of one row in 48 KiB of shared memory, and key rows
+/// of whole 16-byte chunks.
+bool canScore(MemRefType query, MemRefType keys);
+void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
+                     Value keys, Value scales, Value logits,
+                     int64_t threadsPerBlock);
+
+/// topk of every row (any N, any k); `valid` may be null. `candidates` is
+/// an [M, k] i64 temporary.
+void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
+                    Value values, Value indices, Value candidates,
+                    int64_t threadsPerBlock);
+
+/// tokens [M, k*P] of indexpool.expand.
+void emitExpandKernel(ImplicitLocOpBuilder &b, Value indices, Value tokens,
+                      int64_t poolSize, int64_t threadsPerBlock);
+
+} // namespace mlir::indexpool::gpukernels
+
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H

@@ -1,0 +1,239 @@
+//===- IndexPoolToGPUKernels.cpp - fused ops -> gpu.launch kernels --------===//
+//
+// compress, score, topk and expand become gpu.launch kernels on buffers
+// (GPUKernels.h), select is split into the three it fuses first. Ops whose
+// shapes a kernel does not cover stay for --indexpool-to-loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolAttrs.h"
+#include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Target/Chips.h"
+
+#include "GPUKernels.h"
+#include "KernelBuilder.h"
+
+#include "../IndexPoolToLoops/BufferScope.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::indexpool {
+#define GEN_PASS_DEF_INDEXPOOLTOGPUKERNELS
+#include "indexpool/Dialect/ConversionPasses.h.inc"
+} // namespace mlir::indexpool
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using namespace mlir::indexpool::gpukernels;
+using loops::BufferScope;
+
+namespace {
+
+/// What every kernel pattern knows: the chip's FP8 conversion and the
+/// block size of ops without a launch configuration.
+struct KernelOptions {
+  bool hardwareFp8;
+  int64_t threadsPerBlock;
+
+  int64_t threadsFor(Operation *op) const {
+    if (auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName))
+      return launch.getThreadsPerBlock();
+    return threadsPerBlock;
+  }
+};
+
+template <typename Op>
+struct KernelPattern : OpRewritePattern<Op> {
+  KernelPattern(MLIRContext *ctx, KernelOptions options)
+      : OpRewritePattern<Op>(ctx), options(options) {}
+  KernelOptions options;
+};
+
+/// The size of dimension `d` of `buffer`, for result allocations.
+static Value dimOf(ImplicitLocOpBuilder &b, Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, type.getDimSize(d));
+  return memref::DimOp::create(b, buffer, d);
+}
+
+static MemRefType bufferType(Value tensor) {
+  auto t = cast<RankedTensorType>(tensor.getType());
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+struct CompressKernel : KernelPattern<CompressOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(CompressOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!canCompress(bufferType(op.getKeys())))
+      return rewriter.notifyMatchFailure(
+          op, "D is dynamic or not made of power-of-two 16-byte chunks");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BufferScope buffers(b);
+    CompressBuffers c;
+    c.keys = buffers.in(op.getKeys());
+    c.scores = buffers.in(op.getScores());
+    c.bias = buffers.in(op.getBias());
+    c.poolSize = op.getPoolSize();
+    Value groups = arith::DivUIOp::create(
+        b, dimOf(b, c.keys, 0), arith::ConstantIndexOp::create(b, c.poolSize));
+    Value dimD = dimOf(b, c.keys, 1);
+    c.codes = buffers.out(op.getCodes().getType(), {groups, dimD});
+    c.scales = buffers.out(op.getScales().getType(), {groups});
+    SmallVector<Value> weightSizes{
+        groups, arith::ConstantIndexOp::create(b, c.poolSize), dimD};
+    if (cast<MemRefType>(c.scores.getType()).getRank() == 1)
+      weightSizes.pop_back();
+    c.weights = buffers.out(op.getWeights().getType(), weightSizes);
+    c.temperature = op.getTemperature().convertToDouble();
+    c.rotate = op.getRotate();
+    c.pow2Scale = op.getPow2Scale();
+    c.minAbsmax = op.getMinAbsmax().convertToDouble();
+    emitCompressKernel(b, c, options.threadsFor(op), options.hardwareFp8);
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+};
+
+struct ScoreKernel : KernelPattern<ScoreOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(ScoreOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
+      return rewriter.notifyMatchFailure(
+          op, "H or D dynamic, H > 128, or the query beyond 48 KiB");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BufferScope buffers(b);
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value keys = buffers.in(op.getKeys());
+    Value scales = buffers.in(op.getScales());
+    Value logits = buffers.out(op.getLogits().getType(),
+                               {dimOf(b, query, 0), dimOf(b, keys, 0)});
+    emitScoreKernel(b, query, weights, keys, scales, logits,
+                    options.threadsFor(op));
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+};
+
+struct TopKKernel : KernelPattern<TopKOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(TopKOp op,
+                                PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BufferScope buffers(b);
+    Value logits = buffers.in(op.getLogits());
+    Value valid = buffers.in(op.getValid());
+    Value dimM = dimOf(b, logits, 0);
+    Value k = arith::ConstantIndexOp::create(b, op.getK());
+    Value values = buffers.out(op.getValues().getType(), {dimM, k});
+    Value indices = buffers.out(op.getIndices().getType(), {dimM, k});
+    // The winners' keys, unordered, before each finds its slot.
+    auto candidatesType = MemRefType::get(
+        {cast<MemRefType>(logits.getType()).getDimSize(0),
+         static_cast<int64_t>(op.getK())},
+        b.getI64Type());
+    Value candidates = memref::AllocOp::create(
+        b, candidatesType,
+        candidatesType.isDynamicDim(0) ? ValueRange{dimM} : ValueRange{},
+        b.getI64IntegerAttr(64));
+    emitTopKKernel(b, logits, valid, values, indices, candidates,
+                   options.threadsFor(op));
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+};
+
+struct ExpandKernel : KernelPattern<ExpandOp> {
+  using KernelPattern::KernelPattern;
+  LogicalResult matchAndRewrite(ExpandOp op,
+                                PatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BufferScope buffers(b);
+    Value indices = buffers.in(op.getIndices());
+    int64_t p = op.getPoolSize();
+    Value tokens = buffers.out(
+        op.getTokens().getType(),
+        {dimOf(b, indices, 0),
+         arith::MulIOp::create(b, dimOf(b, indices, 1),
+                               arith::ConstantIndexOp::create(b, p))});
+    emitExpandKernel(b, indices, tokens, p, options.threadsFor(op));
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+};
+
+/// select -> score, topk, expand (the kernels above), with the same launch
+/// configuration.
+struct SplitSelect : OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto queryType = cast<RankedTensorType>(op.getQuery().getType());
+    auto keysType = cast<RankedTensorType>(op.getKeys().getType());
+    int64_t m = queryType.getDimSize(0), n = keysType.getDimSize(0);
+    auto k = static_cast<int64_t>(op.getK());
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    auto score = ScoreOp::create(
+        rewriter, loc, RankedTensorType::get({m, n}, f32), op.getQuery(),
+        op.getWeights(), op.getKeys(), op.getScales());
+    auto topk = TopKOp::create(
+        rewriter, loc, RankedTensorType::get({m, k}, f32),
+        RankedTensorType::get({m, k}, i32), score.getLogits(), op.getValid(),
+        k);
+    auto expand = ExpandOp::create(rewriter, loc, op.getTokens().getType(),
+                                   topk.getIndices(), op.getPoolSize());
+    if (Attribute launch = op->getAttr(kLaunchAttrName))
+      for (Operation *part : {score.getOperation(), topk.getOperation(),
+                              expand.getOperation()})
+        part->setAttr(kLaunchAttrName, launch);
+    rewriter.replaceOp(op, expand.getTokens());
+    return success();
+  }
+};
+
+struct IndexPoolToGPUKernels
+    : mlir::indexpool::impl::IndexPoolToGPUKernelsBase<
+          IndexPoolToGPUKernels> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    const ::indexpool::target::ChipInfo *info =
+        ::indexpool::target::lookupChip(chip);
+    if (!info) {
+      getOperation().emitError()
+          << "indexpool-to-gpu-kernels: unknown chip '" << chip
+          << "'; known chips: " << ::indexpool::target::knownChipNames();
+      return signalPassFailure();
+    }
+    if (threadsPerBlock < kWarpSize || threadsPerBlock > 1024 ||
+        threadsPerBlock % kWarpSize != 0) {
+      getOperation().emitError()
+          << "indexpool-to-gpu-kernels: threads-per-block must be a multiple "
+             "of 32 in [32, 1024], got "
+          << static_cast<int64_t>(threadsPerBlock);
+      return signalPassFailure();
+    }
+    KernelOptions options{info->hasFp8Convert, threadsPerBlock};
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SplitSelect>(&getContext());
+    patterns.add<CompressKernel, ScoreKernel, TopKKernel, ExpandKernel>(
+        &getContext(), options);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+
+};
+
+} // namespace

@@ -1,0 +1,84 @@
+//===- KernelBuilder.cpp - gpu.launch building blocks ---------------------===//
+
+#include "KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+
+void mlir::indexpool::gpukernels::launchKernel(
+    ImplicitLocOpBuilder &b, Value gridX, Value gridY, int64_t threads,
+    TypeRange shared, function_ref<void(const KernelIds &)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridX, zero);
+  auto guard = scf::IfOp::create(b, any, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard outer(b);
+  b.setInsertionPointToStart(guard.thenBlock());
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  Value block = arith::ConstantIndexOp::create(b, threads);
+  auto launch = gpu::LaunchOp::create(b, gridX, gridY, one, block, one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr,
+                                      /*asyncTokenType=*/nullptr,
+                                      /*asyncDependencies=*/ValueRange{},
+                                      /*workgroupAttributions=*/shared);
+  Block &entry = launch.getBody().front();
+  if (entry.empty() || !entry.back().hasTrait<OpTrait::IsTerminator>()) {
+    b.setInsertionPointToEnd(&entry);
+    gpu::TerminatorOp::create(b);
+  }
+  b.setInsertionPoint(entry.getTerminator());
+  KernelIds ids{launch.getThreadIds().x, launch.getBlockIds().x,
+                launch.getBlockIds().y, launch.getWorkgroupAttributions()};
+  body(ids);
+}
+
+MemRefType mlir::indexpool::gpukernels::sharedBuffer(MLIRContext *ctx,
+                                                     int64_t n, Type element) {
+  auto space = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  return MemRefType::get({n}, element, MemRefLayoutAttrInterface(), space);
+}
+
+Value mlir::indexpool::gpukernels::shuffleXor(ImplicitLocOpBuilder &b,
+                                              Value v, int64_t mask) {
+  auto shuffle = gpu::ShuffleOp::create(b, v, static_cast<int32_t>(mask),
+                                        static_cast<int32_t>(kWarpSize),
+                                        gpu::ShuffleMode::XOR);
+  return shuffle.getShuffleResult();
+}
+
+Value mlir::indexpool::gpukernels::shuffleXorVector(ImplicitLocOpBuilder &b,
+                                                    Value v, int64_t mask) {
+  auto type = cast<VectorType>(v.getType());
+  Value result = v;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    Value lane = vector::ExtractOp::create(b, v, i);
+    result = vector::InsertOp::create(b, shuffleXor(b, lane, mask), result, i);
+  }
+  return result;
+}
+
+void mlir::indexpool::gpukernels::barrier(ImplicitLocOpBuilder &b) {
+  gpu::BarrierOp::create(b);
+}
+
+void mlir::indexpool::gpukernels::strideLoop(ImplicitLocOpBuilder &b,
+                                             Value first, Value end,
+                                             Value step,
+                                             function_ref<void(Value)> body) {
+  scf::ForOp::create(b, first, end, step, ValueRange{},
+                     [&](OpBuilder &, Location, Value iv, ValueRange) {
+                       body(iv);
+                       scf::YieldOp::create(b);
+                     });
+}
+
+void mlir::indexpool::gpukernels::when(ImplicitLocOpBuilder &b, Value cond,
+                                       function_ref<void()> body) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(op.thenBlock());
+  body();
+}

@@ -1,0 +1,202 @@
+//===- TopKKernel.cpp - indexpool.topk on the GPU: radix select -----------===//
+//
+// One block per row. Every column n < len gets a 64-bit key: the value's
+// bits made order-preserving as the high word (NaN lowest, -0 as +0), and
+// ~n as the low word, so that keys are distinct and "larger key" is exactly
+// the order topk wants (larger value first, then smaller column). An exact
+// radix select over the key finds the kk-th largest (kk = min(k, len)) in 8
+// passes of 8 bits, each a shared-memory histogram of the columns that
+// match the digits found so far; the kk columns at or above it are
+// gathered, then each finds its output slot by counting the winners ahead
+// of it. Correct for any N and k; the counting is O(k^2 / threads).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernels.h"
+#include "KernelBuilder.h"
+
+#include "../IndexPoolToLoops/Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+using mlir::indexpool::loops::Emitter;
+
+static constexpr int64_t kRadixBits = 8;
+static constexpr int64_t kBins = 1 << kRadixBits;
+
+/// The 64-bit selection key of value `v` in column `n`.
+static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c32 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 32); };
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0));
+  // -0 and +0 are equal values: the column decides between them.
+  Value isZero = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, v, zero);
+  v = arith::SelectOp::create(b, isZero, zero, v);
+  Value bits = arith::BitcastOp::create(b, i32, v);
+  Value negative =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, bits, c32(0));
+  Value ordered = arith::SelectOp::create(
+      b, negative, arith::XOrIOp::create(b, bits, c32(-1)),
+      arith::OrIOp::create(b, bits, c32(std::numeric_limits<int32_t>::min())));
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+  ordered = arith::SelectOp::create(b, isNan, c32(0), ordered);
+  Value high = arith::ShLIOp::create(
+      b, arith::ExtUIOp::create(b, i64, ordered),
+      arith::ConstantIntOp::create(b, 32, 64));
+  Value column = arith::IndexCastUIOp::create(b, i32, n);
+  Value low =
+      arith::ExtUIOp::create(b, i64, arith::XOrIOp::create(b, column, c32(-1)));
+  return arith::OrIOp::create(b, high, low);
+}
+
+void mlir::indexpool::gpukernels::emitTopKKernel(
+    ImplicitLocOpBuilder &b, Value logits, Value valid, Value values,
+    Value indices, Value candidates, int64_t threadsPerBlock) {
+  Emitter e(b, 1, /*stackScopes=*/false);
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 64); };
+  SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
+                           sharedBuffer(ctx, 2, i64),
+                           sharedBuffer(ctx, 1, i32)};
+  launchKernel(b, e.dim(logits, 0), e.index(1), threadsPerBlock, shared,
+               [&](const KernelIds &ids) {
+    Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];
+    Value m = ids.block, tid = ids.thread;
+    Value step = e.index(threadsPerBlock);
+    Value zero = e.index(0), one = e.index(1);
+    Value dimN = e.dim(logits, 1), k = e.dim(values, 1);
+    Value len = dimN;
+    if (valid) {
+      Value v = arith::IndexCastOp::create(
+          b, b.getIndexType(), memref::LoadOp::create(b, valid, ValueRange{m}));
+      len = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN);
+    }
+    Value kk = arith::MinUIOp::create(b, k, len);
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
+    auto keyOf = [&](Value n) {
+      return selectionKey(
+          b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
+    };
+
+    // state = {digits found so far, how many still to find below them}.
+    when(b, first, [&]() {
+      memref::StoreOp::create(b, c64(0), state, ValueRange{zero});
+      memref::StoreOp::create(b, arith::IndexCastUIOp::create(b, i64, kk),
+                              state, ValueRange{one});
+      memref::StoreOp::create(b, e.i32(0), counter, ValueRange{zero});
+    });
+    barrier(b);
+
+    for (int64_t pass = 0; pass < 64 / kRadixBits; ++pass) {
+      int64_t shift = 64 - kRadixBits * (pass + 1);
+      strideLoop(b, tid, e.index(kBins), step, [&](Value i) {
+        memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
+      });
+      barrier(b);
+      Value prefix = memref::LoadOp::create(b, state, ValueRange{zero});
+      strideLoop(b, tid, len, step, [&](Value n) {
+        Value key = keyOf(n);
+        auto count = [&]() {
+          Value digit = arith::AndIOp::create(
+              b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1));
+          memref::AtomicRMWOp::create(
+              b, arith::AtomicRMWKind::addi, e.i32(1), hist,
+              ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(),
+                                                      digit)});
+        };
+        if (pass == 0)
+          return count();
+        Value differs = arith::ShRUIOp::create(
+            b, arith::XOrIOp::create(b, key, prefix), c64(shift + kRadixBits));
+        when(b,
+             arith::CmpIOp::create(b, arith::CmpIPredicate::eq, differs, c64(0)),
+             count);
+      });
+      barrier(b);
+      // One thread walks the bins from the top to the one holding the
+      // still-missing winner.
+      when(b, first, [&]() {
+        Value remaining = memref::LoadOp::create(b, state, ValueRange{one});
+        auto binCount = [&](Value d) {
+          return arith::ExtUIOp::create(
+              b, i64, memref::LoadOp::create(b, hist, ValueRange{d}));
+        };
+        auto walk = scf::WhileOp::create(
+            b, TypeRange{b.getIndexType(), i64},
+            ValueRange{e.index(kBins - 1), c64(0)},
+            [&](OpBuilder &, Location, ValueRange a) {
+              Value above = arith::AddIOp::create(b, a[1], binCount(a[0]));
+              Value short_ = arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::slt, above, remaining);
+              Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                                 a[0], zero);
+              scf::ConditionOp::create(
+                  b, arith::AndIOp::create(b, short_, more), a);
+            },
+            [&](OpBuilder &, Location, ValueRange a) {
+              Value below = arith::SubIOp::create(b, a[0], one);
+              Value cum = arith::AddIOp::create(b, a[1], binCount(a[0]));
+              scf::YieldOp::create(b, ValueRange{below, cum});
+            });
+        Value digit =
+            arith::IndexCastUIOp::create(b, i64, walk.getResult(0));
+        Value found = arith::OrIOp::create(
+            b, prefix, arith::ShLIOp::create(b, digit, c64(shift)));
+        memref::StoreOp::create(b, found, state, ValueRange{zero});
+        memref::StoreOp::create(
+            b, arith::SubIOp::create(b, remaining, walk.getResult(1)), state,
+            ValueRange{one});
+      });
+      barrier(b);
+    }
+
+    // The kk winners: every key at or above the kk-th largest.
+    Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
+    strideLoop(b, tid, len, step, [&](Value n) {
+      Value key = keyOf(n);
+      when(b,
+           arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold),
+           [&]() {
+             Value slot = memref::AtomicRMWOp::create(
+                 b, arith::AtomicRMWKind::addi, e.i32(1), counter,
+                 ValueRange{zero});
+             memref::StoreOp::create(
+                 b, key, candidates,
+                 ValueRange{m, arith::IndexCastUIOp::create(
+                                   b, b.getIndexType(), slot)});
+           });
+    });
+    barrier(b);
+    strideLoop(b, tid, kk, step, [&](Value i) {
+      Value key = memref::LoadOp::create(b, candidates, ValueRange{m, i});
+      Value rank = e.forLoop(
+          zero, kk, one, {zero}, [&](Value j, ValueRange acc) -> SmallVector<Value> {
+            Value other = memref::LoadOp::create(b, candidates, ValueRange{m, j});
+            Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                                other, key);
+            return {arith::AddIOp::create(
+                b, acc[0], arith::SelectOp::create(b, ahead, one, zero))};
+          })[0];
+      Value column = arith::XOrIOp::create(
+          b, arith::TruncIOp::create(b, i32, key), e.i32(-1));
+      Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
+      memref::StoreOp::create(b,
+                              memref::LoadOp::create(b, logits, ValueRange{m, n}),
+                              values, ValueRange{m, rank});
+      memref::StoreOp::create(b, column, indices, ValueRange{m, rank});
+    });
+    // Slots no column filled.
+    strideLoop(b, e.add(kk, tid), k, step, [&](Value j) {
+      memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
+                              values, ValueRange{m, j});
+      memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});
+    });
+  });
+}

@@ -1,0 +1,116 @@
+// --indexpool-to-gpu-kernels: compress is ONE gpu.launch (16-byte loads,
+// shuffles for the rotation and the absmax, hardware FP8 on sm_89+), score
+// keeps the query in shared memory, topk is a radix select with shared
+// atomics, expand one thread per pool, select becomes the three of them.
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 | FileCheck %s
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_42 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_90 threads-per-block=48" 2>&1 | FileCheck %s --check-prefix=THREADS
+
+// CHIP: indexpool-to-gpu-kernels: unknown chip 'sm_42'; known chips: sm_80
+// THREADS: indexpool-to-gpu-kernels: threads-per-block must be a multiple of 32 in [32, 1024], got 48
+
+// D = 128 bf16: 16 lanes of 8 channels per group, 2 groups per warp, 16 per
+// block of 256 threads: 1 block for 16 groups.
+// CHECK-LABEL: func.func @compress
+// CHECK-NOT: indexpool.
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<64x128xbf16>, vector<8xbf16>
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x128xf8E4M3FN>, vector<8xf8E4M3FN>
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// sm_80 has no FP8 conversion instruction: the integer encoder.
+// SM80-LABEL: func.func @compress
+// SM80-NOT: nvvm.convert
+// SM80: gpu.shuffle xor
+// SM80-NOT: nvvm.convert
+// SM80: return
+func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>)
+    -> (tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<64x128xbf16>, tensor<64xf32>) -> (tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>)
+  return %q, %s, %w : tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>
+}
+
+// -----
+
+// The launch configuration's threads per block; per-channel scores read in
+// 16-byte loads too; D = 1024 f32 = 8 chunks of 32 lanes x 4 channels.
+// CHECK-LABEL: func.func @compress_configured
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c512,
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<32x1024xf32>, vector<4xf32>
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK: vector.store {{.*}} : memref<8x1024xi8>, vector<4xi8>
+func.func @compress_configured(%keys: tensor<32x1024xf32>, %scores: tensor<32x1024xf32>)
+    -> (tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores
+      {pool_size = 4 : i64, rotate,
+       indexpool.launch = #indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 16, elements_per_thread = 4, vector_bytes = 16, grid = tiled>}
+      : (tensor<32x1024xf32>, tensor<32x1024xf32>) -> (tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>)
+  return %q, %s, %w : tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>
+}
+
+// -----
+
+// Shapes the warp kernel does not cover stay for --indexpool-to-loops.
+// CHECK-LABEL: func.func @compress_dynamic_d
+// CHECK: indexpool.compress
+// CHECK-NOT: gpu.launch
+func.func @compress_dynamic_d(%keys: tensor<64x?xf32>, %scores: tensor<64xf32>)
+    -> (tensor<16x?xi8>, tensor<16xf32>, tensor<16x4xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores {pool_size = 4 : i64}
+      : (tensor<64x?xf32>, tensor<64xf32>) -> (tensor<16x?xi8>, tensor<16xf32>, tensor<16x4xf32>)
+  return %q, %s, %w : tensor<16x?xi8>, tensor<16xf32>, tensor<16x4xf32>
+}
+
+// -----
+
+// score: the query row (64 x 128 f32 = 8192) and the weights in shared
+// memory, keys in 16-byte loads (16 FP8 codes).
+// CHECK-LABEL: func.func @score
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<8192xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.barrier
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<1000x128xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+func.func @score(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>, %k: tensor<1000x128xf8E4M3FN>,
+                 %s: tensor<1000xf32>) -> tensor<2x1000xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<2x64x128xbf16>, tensor<2x64xf32>, tensor<1000x128xf8E4M3FN>, tensor<1000xf32>) -> tensor<2x1000xf32>
+  return %l : tensor<2x1000xf32>
+}
+
+// -----
+
+// topk: one block per row, a 256-bin histogram, 8 radix passes.
+// CHECK-LABEL: func.func @topk
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<3x100xi64>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c3,
+// CHECK-SAME: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-9: memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.terminator
+func.func @topk(%l: tensor<3x5000xf32>, %len: tensor<3xi32>) -> (tensor<3x100xf32>, tensor<3x100xi32>) {
+  %v, %i = indexpool.topk %l valid(%len) {k = 100 : i64}
+      : (tensor<3x5000xf32>, tensor<3xi32>) -> (tensor<3x100xf32>, tensor<3x100xi32>)
+  return %v, %i : tensor<3x100xf32>, tensor<3x100xi32>
+}
+
+// -----
+
+// select = score -> topk -> expand: three kernels.
+// CHECK-LABEL: func.func @select
+// CHECK-NOT: indexpool.
+// CHECK-COUNT-3: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @select(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %k: tensor<4096x128xf8E4M3FN>,
+                  %s: tensor<4096xf32>) -> tensor<1x512xi32> {
+  %t = indexpool.select %q, %w, %k scales(%s) {k = 128 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4096x128xf8E4M3FN>, tensor<4096xf32>)
+        -> tensor<1x512xi32>
+  return %t : tensor<1x512xi32>
+}
