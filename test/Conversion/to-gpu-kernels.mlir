@@ -4,6 +4,7 @@
 // atomics, expand one thread per pool, select becomes the three of them.
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 | FileCheck %s
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: indexpool-opt %s -split-input-file --indexpool-configure=chip=sm_120 --indexpool-to-gpu-kernels=chip=sm_120 | FileCheck %s --check-prefix=CONF120
 // RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_42 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_90 threads-per-block=48" 2>&1 | FileCheck %s --check-prefix=THREADS
 
@@ -29,6 +30,10 @@
 // SM80: gpu.shuffle xor
 // SM80-NOT: nvvm.convert
 // SM80: return
+// The chip's launch configuration: 384 threads on sm_120 (1536 per SM).
+// CONF120-LABEL: func.func @compress
+// CONF120: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c384,
+// CONF120: nvvm.convert.f32x2.to.f8x2
 func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>)
     -> (tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>) {
   %q, %s, %w = indexpool.compress %keys, %scores {pool_size = 4 : i64, rotate, pow2_scale}
@@ -76,6 +81,9 @@ func.func @compress_dynamic_d(%keys: tensor<64x?xf32>, %scores: tensor<64xf32>)
 // CHECK: gpu.barrier
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<1000x128xf8E4M3FN>, vector<16xf8E4M3FN>
 // CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<8192xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// Its 64 accumulators per thread allow at most 256 threads per block.
+// CONF120-LABEL: func.func @score
+// CONF120: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256,
 func.func @score(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>, %k: tensor<1000x128xf8E4M3FN>,
                  %s: tensor<1000xf32>) -> tensor<2x1000xf32> {
   %l = indexpool.score %q, %w, %k scales(%s)

@@ -28,12 +28,14 @@ func.func @chain(%keys: tensor<4096x128xbf16>, %scores: tensor<4096x128xf32>)
 }
 
 // With --indexpool-configure first, each row loop is tiled by its op's
-// #indexpool.launch threads_per_block: 512 on sm_90 (2048 threads/SM), 384
-// on sm_120 (1536); the kernels declare it (.maxntid) so ptxas fits their
-// registers to the block.
+// #indexpool.launch threads_per_block (512 on sm_90, 384 on sm_120) capped
+// at 256: a row kernel keeps a whole row per thread in up to ~170
+// registers, and the kernels declare their block size (.maxntid), which
+// caps ptxas at 65536 / block registers. The fused kernels take the
+// configured size as it is (test/Conversion/to-gpu-kernels.mlir).
 // RUN: indexpool-opt %s --indexpool-configure=chip=sm_90 --indexpool-to-nvvm="chip=sm_90" | FileCheck %s --check-prefix=CONF90
 // RUN: indexpool-opt %s --indexpool-configure=chip=sm_120 --indexpool-to-nvvm="chip=sm_120" | FileCheck %s --check-prefix=CONF120
-// CONF90-COUNT-3: threads in (%c512, %c1, %c1)
-// CONF90: .maxntid 512, 1, 1
-// CONF120-COUNT-3: threads in (%c384, %c1, %c1)
-// CONF120: .maxntid 384, 1, 1
+// CONF90-COUNT-3: threads in (%c256, %c1, %c1)
+// CONF90: .maxntid 256, 1, 1
+// CONF120-COUNT-3: threads in (%c256, %c1, %c1)
+// CONF120: .maxntid 256, 1, 1

@@ -1,7 +1,8 @@
 // indexpool-compile writes the kernels and a manifest that describes the
 // buffers, the launches in order and what the function computes. compress
-// is one kernel: 8 lanes per group of D = 64 bf16 channels, 4 groups per
-// warp, 8 warps per block: 256 groups / 32 = 8 blocks.
+// is one kernel with the chip's launch configuration (--indexpool-configure
+// runs when the ops have none): 384 threads on sm_89; 8 lanes per group of
+// D = 64 bf16 channels, 4 groups per warp, 12 warps: 256 / 48 = 6 blocks.
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_89 --emit=ptx -o %t | FileCheck %s --check-prefix=WROTE
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/kpool.sm_89.json
 // RUN: FileCheck %s --check-prefix=PTX < %t/kpool.sm_89.ptx
@@ -48,9 +49,9 @@
 // MANIFEST: "function": "kpool",
 // MANIFEST: "launches": [
 // MANIFEST: "block": [
-// MANIFEST-NEXT: 256,
+// MANIFEST-NEXT: 384,
 // MANIFEST: "grid": [
-// MANIFEST-NEXT: 8,
+// MANIFEST-NEXT: 6,
 // MANIFEST: "kernel": "kpool_kernel",
 // MANIFEST: "params": [
 // MANIFEST-NEXT: {

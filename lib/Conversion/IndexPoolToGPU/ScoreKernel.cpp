@@ -34,6 +34,9 @@ static constexpr int64_t kKeysPerThread = 4;
 static constexpr int64_t kHeadBlock = 64;
 static constexpr int64_t kMaxHeads = 2 * kHeadBlock;
 static constexpr int64_t kSharedBytes = 48 * 1024;
+// One accumulator per head of a block of 64 plus the key chunk: ptxas uses
+// up to 255 registers, so at most 65536 / 255 threads per block.
+static constexpr int64_t kMaxThreads = 256;
 
 /// Channels of a key row per 16-byte load.
 static int64_t chunkOf(MemRefType keys) {
@@ -58,6 +61,7 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
   const int64_t E = chunkOf(cast<MemRefType>(keys.getType()));
   const int64_t HB = std::min(H, kHeadBlock);
   Emitter e(b, E, /*stackScopes=*/false);
+  threadsPerBlock = std::min(threadsPerBlock, kMaxThreads);
   Type f32 = b.getF32Type();
   MLIRContext *ctx = b.getContext();
 

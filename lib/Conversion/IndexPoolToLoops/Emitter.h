@@ -13,6 +13,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+
 namespace mlir::indexpool::loops {
 
 /// On a row scf.parallel: the threads per block its op's launch
@@ -33,8 +35,15 @@ public:
       : b(b), vl(vectorWidth), scopes(stackScopes) {}
 
   /// Threads per block that the op's #indexpool.launch asks for: recorded on
-  /// every row loop (kThreadsAttrName) for the GPU lowering to tile by.
-  void setThreadsPerBlock(int64_t threads) { threadsPerBlock = threads; }
+  /// every row loop (kThreadsAttrName) for the GPU lowering to tile by, at
+  /// most kMaxRowThreads.
+  void setThreadsPerBlock(int64_t threads) {
+    threadsPerBlock = std::min(threads, kMaxRowThreads);
+  }
+  /// A row kernel keeps a whole row's state per thread (up to ~170
+  /// registers as ptxas reports them); ptxas caps registers at 65536 / block
+  /// size (.maxntid), so larger blocks would spill.
+  static constexpr int64_t kMaxRowThreads = 256;
 
   ImplicitLocOpBuilder &builder() { return b; }
   int64_t width() const { return vl; }

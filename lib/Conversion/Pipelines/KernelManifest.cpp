@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/KernelManifest.h"
+#include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -336,6 +338,18 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
   // Only this function and what it calls.
   pm.addPass(createSymbolPrivatizePass({name}));
   pm.addPass(createSymbolDCEPass());
+  // The chip's launch configuration from the cost model, unless the
+  // function's ops already carry one (--indexpool-configure with a tuning
+  // database, or written by hand).
+  bool configured = false;
+  func.walk([&](Operation *op) {
+    configured |= op->hasAttr(kLaunchAttrName);
+  });
+  if (!configured) {
+    IndexPoolConfigureOptions configure;
+    configure.chip = options.chip;
+    pm.addPass(createIndexPoolConfigure(configure));
+  }
   buildIndexPoolToNVVMPipeline(pm, options);
   if (failed(pm.run(*result.module))) {
     error = "compiling @" + name + " for " + options.chip +
