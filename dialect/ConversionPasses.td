@@ -82,6 +82,45 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
   ];
 }
 
+def IndexPoolEmulateGPUKernels
+    : Pass<"indexpool-emulate-gpu-kernels", "ModuleOp"> {
+  let summary = "Run gpu.launch kernels on CPU threads (tests of the GPU kernels)";
+  let description = [{
+    Replaces every `gpu.launch` by a loop over its blocks, each block an
+    `omp.parallel` team of exactly `blockDim.x` OpenMP threads, one per GPU
+    thread, so that the kernels of `--indexpool-to-gpu-kernels` can be run
+    and verified on a machine without a GPU (`indexpool-run
+    --device=gpu-emulator`). Workgroup buffers become stack buffers shared by
+    the team, `gpu.barrier` becomes `omp.barrier`, `gpu.shuffle xor`
+    exchanges through a shared array between two barriers (every thread of
+    the block must reach every shuffle, which the kernels guarantee), and
+    `nvvm.convert.f32x2.to.f8x2` (rn, satfinite, e4m3) becomes the software
+    round-to-nearest-even encoder. A team with another number of threads
+    calls `indexpool_gpu_emulator_team_mismatch(got, expected)`, which the
+    host must define (indexpool-run prints an error and exits).
+
+    What this does not emulate: warp-level timing, memory-model corner
+    cases beyond barriers, and the NVVM/PTX lowering itself.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::omp::OpenMPDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+  let options = [
+    Option<"beforeDeallocation", "before-deallocation", "bool",
+           /*default=*/"false",
+           "First of two runs, before the buffer deallocation pipeline, "
+           "which rejects ops without declared memory effects such as "
+           "omp.barrier: barriers stay calls of "
+           "indexpool_gpu_emulator_barrier, which the second run (after "
+           "it) turns into omp.barrier">,
+  ];
+}
+
 def IndexPoolMergeKernelModules
     : Pass<"indexpool-merge-kernel-modules", "ModuleOp"> {
   let summary = "Move every outlined GPU kernel into one gpu.module";

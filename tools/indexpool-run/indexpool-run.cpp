@@ -4,8 +4,13 @@
 //
 //   indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]
 //       [--random-inputs=SEED] [--input-shape=I:AxBxC ...]
-//       [--output=@out.npy ...] [--device=cpu|cuda] [--chip=sm_90]
-//       [--verify] [--benchmark=N] [--vector-width=8]
+//       [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator]
+//       [--chip=sm_90] [--verify] [--benchmark=N] [--vector-width=8]
+//
+// --device=gpu-emulator runs the GPU kernels of --chip (the IR of
+// --indexpool-to-gpu-kernels, before NVVM) on CPU threads, one OpenMP thread
+// per GPU thread (--indexpool-emulate-gpu-kernels): how the kernels are
+// verified on a machine without a GPU.
 //
 // The CPU path: the function (and what it references) is cloned, lowered with
 // the indexpool-to-cpu pipeline, JIT-compiled by mlir::ExecutionEngine (O3,
@@ -28,6 +33,7 @@
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Target/Chips.h"
 #include "indexpool/Reference/Numerics.h"
 #include "indexpool/Runtime/Npy.h"
 
@@ -136,16 +142,18 @@ static cl::list<std::string> outputFiles(
     cl::cat(category));
 
 static cl::opt<std::string>
-    deviceName("device", cl::init("cpu"), cl::value_desc("cpu|cuda"),
-               cl::desc("Where to run: the CPU (JIT with OpenMP) or an NVIDIA "
+    deviceName("device", cl::init("cpu"),
+               cl::value_desc("cpu|cuda|gpu-emulator"),
+               cl::desc("Where to run: the CPU (JIT with OpenMP), an NVIDIA "
                         "GPU (compiled for --chip, PTX run through the CUDA "
-                        "driver; static shapes)"),
+                        "driver; static shapes), or the GPU kernels of --chip "
+                        "emulated on CPU threads (tests; slow)"),
                cl::cat(category));
 
 static cl::opt<std::string>
     chipName("chip", cl::init("sm_90"), cl::value_desc("sm_XX"),
-             cl::desc("The GPU architecture for --device=cuda (ignored on the "
-                      "CPU)"),
+             cl::desc("The GPU architecture for --device=cuda and "
+                      "--device=gpu-emulator (ignored on the CPU)"),
              cl::cat(category));
 
 static cl::opt<bool> verifyResults(
@@ -640,6 +648,15 @@ static int report(func::FuncOp func, ArrayRef<HostTensor> inputs,
   return 0;
 }
 
+/// Called by emulated GPU code when OpenMP gave a block another number of
+/// threads than it has GPU threads: its results would be wrong.
+extern "C" void teamMismatch(int32_t got, int32_t expected) {
+  llvm::errs() << "indexpool-run: error: the GPU emulator got " << got
+               << " OpenMP threads for a block of " << expected
+               << " (OMP_THREAD_LIMIT?)\n";
+  std::_Exit(1);
+}
+
 /// --device=cuda: the function compiled for --chip (PTX, JIT-compiled by the
 /// driver for the device), described by a manifest and run by the MLIR-free
 /// CUDA runtime, as indexpool-launch would run indexpool-compile's output.
@@ -690,9 +707,10 @@ static int runMain() {
     return fail(error);
   if (functionName.empty())
     return fail("--function=NAME is required (the func.func to run)");
-  if (deviceName != "cpu" && deviceName != "cuda")
+  bool emulateGPU = deviceName == "gpu-emulator";
+  if (deviceName != "cpu" && deviceName != "cuda" && !emulateGPU)
     return fail("unknown device '" + deviceName +
-                "' (expected --device=cpu or --device=cuda)");
+                "' (expected --device=cpu, cuda or gpu-emulator)");
   bool random = randomInputs.getNumOccurrences() > 0;
   if (random && !inputFiles.empty())
     return fail("--input and --random-inputs cannot be combined");
@@ -789,8 +807,18 @@ static int runMain() {
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(applyPassManagerCLOptions(pm)))
     return fail("bad pass manager options");
+  if (emulateGPU) {
+    if (!::indexpool::target::lookupChip(chipName))
+      return fail("unknown chip '" + chipName + "'; known chips: " +
+                  ::indexpool::target::knownChipNames());
+    // The emulated teams block in barriers: waiting threads must sleep, not
+    // spin, with hundreds of them on a few cores. Read when libomp starts.
+    setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
+  }
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.vectorWidth = vectorWidth;
+  if (emulateGPU)
+    pipelineOptions.emulatedGPU = chipName;
   buildIndexPoolToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered)))
     return fail("lowering @" + name +
@@ -828,6 +856,9 @@ static int runMain() {
     symbols[interner("free")] = {
         llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_free),
         llvm::JITSymbolFlags::Exported};
+    symbols[interner("indexpool_gpu_emulator_team_mismatch")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&teamMismatch),
+        llvm::JITSymbolFlags::Exported};
     return symbols;
   });
   engine->initialize();
@@ -864,7 +895,7 @@ int main(int argc, char **argv) {
       "it\n\n"
       "  indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]\n"
       "      [--random-inputs=SEED] [--input-shape=I:AxBxC ...]\n"
-      "      [--output=@out.npy ...] [--device=cpu|cuda] [--chip=sm_90]\n"
+      "      [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator] [--chip=sm_90]\n"
       "      [--verify] [--benchmark=N] [--vector-width=8]\n",
       &clErrorStream);
   if (!parsed) {

@@ -14,8 +14,9 @@ namespace gpu { class GPUDialect; class GPUModuleOp; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
 namespace NVVM { class NVVMDialect; }
+namespace omp { class OpenMPDialect; }
 namespace scf { class SCFDialect; }
-namespace func { class FuncOp; }
+namespace func { class FuncDialect; class FuncOp; }
 namespace vector { class VectorDialect; }
 } // namespace mlir
 
@@ -30,6 +31,10 @@ namespace mlir::indexpool {
 /// Options of the `indexpool-to-cpu` pipeline.
 struct CPUPipelineOptions {
   int64_t vectorWidth = 8;
+  /// When set (a chip name), compress, score, topk, expand and select become
+  /// that chip's GPU kernels, run on CPU threads by the GPU emulator
+  /// (--indexpool-emulate-gpu-kernels): how GPU kernels are tested here.
+  std::string emulatedGPU;
 };
 
 /// indexpool ops on tensors -> loops -> one-shot bufferization -> LLVM

@@ -39,6 +39,14 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   // Elementwise arith / math on tensors around the indexpool ops become
   // linalg, which bufferizes.
   pm.addPass(createConvertElementwiseToLinalgPass());
+  if (!options.emulatedGPU.empty()) {
+    IndexPoolToGPUKernelsOptions kernels;
+    kernels.chip = options.emulatedGPU;
+    pm.addPass(createIndexPoolToGPUKernels(kernels));
+    IndexPoolEmulateGPUKernelsOptions first;
+    first.beforeDeallocation = true;
+    pm.addPass(createIndexPoolEmulateGPUKernels(first));
+  }
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
   pm.addPass(createIndexPoolToLoops(loops));
@@ -53,6 +61,10 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   bufferization::buildBufferDeallocationPipeline(pm);
   // Returned arguments are cloned so that callers own every result.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // The teams after the deallocation pipeline, which knows neither
+  // gpu.barrier nor omp.barrier.
+  if (!options.emulatedGPU.empty())
+    pm.addPass(createIndexPoolEmulateGPUKernels());
   // linalg.fill / copies that surrounding IR may bring become plain loops.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());

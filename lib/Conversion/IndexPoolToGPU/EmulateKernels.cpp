@@ -1,0 +1,271 @@
+//===- EmulateKernels.cpp - gpu.launch on CPU threads ---------------------===//
+//
+// The GPU kernels cannot run on a machine without a GPU, but their IR can:
+// each block becomes an OpenMP team with one thread per GPU thread, so the
+// kernels' indexing, shuffles, barriers and atomics are checked against the
+// float64 reference like every CPU result (indexpool-run
+// --device=gpu-emulator). Slow (hundreds of OS threads per block), and only
+// for tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Conversion/Passes.h"
+
+#include "../IndexPoolToLoops/Emitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::indexpool {
+#define GEN_PASS_DEF_INDEXPOOLEMULATEGPUKERNELS
+#include "indexpool/Dialect/ConversionPasses.h.inc"
+} // namespace mlir::indexpool
+
+using namespace mlir;
+
+static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
+static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
+static constexpr StringLiteral kMismatch = "indexpool_gpu_emulator_team_mismatch";
+// Stands for gpu.barrier between the two runs (a call is something the
+// buffer deallocation pipeline understands); never called.
+static constexpr StringLiteral kBarrier = "indexpool_gpu_emulator_barrier";
+
+namespace {
+
+/// A team barrier, as a call of kBarrier until the second run.
+static void teamBarrier(OpBuilder &b, Location loc) {
+  func::CallOp::create(b, loc, kBarrier, TypeRange{}, ValueRange{});
+}
+
+/// The emulation of one gpu.launch's block: the team's thread id and the
+/// shared exchange array of its shuffles.
+struct Team {
+  Value thread;
+  Value exchange;
+};
+
+/// gpu.shuffle xor through the team's exchange array.
+static LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, const Team &team) {
+  ImplicitLocOpBuilder b(shuffle.getLoc(), shuffle);
+  Type type = shuffle.getValue().getType();
+  std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
+  std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
+  if (shuffle.getMode() != gpu::ShuffleMode::XOR || !offset || !width ||
+      *width != 32 || *offset < 0 || *offset >= 32 ||
+      !(type.isF32() || type.isInteger(32)))
+    return shuffle.emitOpError(
+        "the GPU emulator handles only xor shuffles of 32-bit values by a "
+        "constant offset < 32 over 32 lanes");
+  Type i32 = b.getI32Type();
+  Value bits = type.isF32() ? arith::BitcastOp::create(b, i32, shuffle.getValue())
+                            : shuffle.getValue();
+  memref::StoreOp::create(b, bits, team.exchange, ValueRange{team.thread});
+  teamBarrier(b, b.getLoc());
+  Value partner = arith::XOrIOp::create(
+      b, team.thread, arith::ConstantIndexOp::create(b, *offset));
+  Value got = memref::LoadOp::create(b, team.exchange, ValueRange{partner});
+  // Nobody overwrites the array before everyone has read it.
+  teamBarrier(b, b.getLoc());
+  Value result = type.isF32() ? arith::BitcastOp::create(b, type, got) : got;
+  Value valid = arith::ConstantIntOp::create(b, 1, 1);
+  shuffle.replaceAllUsesWith(ValueRange{result, valid});
+  shuffle.erase();
+  return success();
+}
+
+/// cvt.rn.satfinite.e4m3x2.f32 as the software encoder: element 0 of the
+/// pair is `b`'s code, element 1 `a`'s (the order of the instruction).
+static LogicalResult emulateFp8Convert(NVVM::ConvertF32x2ToF8x2Op op) {
+  if (!isa<Float8E4M3FNType>(op.getDstTy()) ||
+      op.getRnd() != NVVM::FPRoundingMode::RN ||
+      op.getSat() != NVVM::SaturationMode::SATFINITE || op.getRelu() ||
+      !isa<VectorType>(op.getDst().getType()))
+    return op.emitOpError("the GPU emulator handles only rn satfinite e4m3 "
+                          "conversions to vector<2xi8>");
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  indexpool::loops::Emitter e(b, 2, /*stackScopes=*/false);
+  auto pair = VectorType::get({2}, b.getF32Type());
+  Value v = vector::FromElementsOp::create(b, pair, ValueRange{op.getB(), op.getA()});
+  Value codes = e.fromF32(v, b.getType<Float8E4M3FNType>());
+  Value bytes = arith::BitcastOp::create(b, op.getDst().getType(), codes);
+  op.replaceAllUsesWith(bytes);
+  op.erase();
+  return success();
+}
+
+static func::FuncOp declare(ModuleOp module, StringRef name,
+                            FunctionType type) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
+static LogicalResult emulate(gpu::LaunchOp launch) {
+  ImplicitLocOpBuilder b(launch.getLoc(), launch);
+  std::optional<int64_t> threads = getConstantIntValue(launch.getBlockSizeX());
+  std::optional<int64_t> threadsY = getConstantIntValue(launch.getBlockSizeY());
+  std::optional<int64_t> threadsZ = getConstantIntValue(launch.getBlockSizeZ());
+  if (!threads || threadsY != 1 || threadsZ != 1 || *threads % 32 != 0)
+    return launch.emitOpError("the GPU emulator needs a constant 1-d block "
+                              "of whole warps");
+  if (!launch.getPrivateAttributions().empty() ||
+      launch.getDynamicSharedMemorySize() || launch.hasClusterSize() ||
+      !launch.getBody().hasOneBlock())
+    return launch.emitOpError("the GPU emulator handles one-block bodies "
+                              "with static workgroup buffers only");
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+
+  // Buffers shared by the team, allocated once for all blocks: the kernels
+  // initialize what they read.
+  SmallVector<Value> shared;
+  for (BlockArgument arg : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(arg.getType());
+    if (!type.hasStaticShape())
+      return launch.emitOpError("dynamic workgroup buffer");
+    shared.push_back(memref::AllocaOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()),
+        ValueRange{}, b.getI64IntegerAttr(16)));
+  }
+  Value exchange = memref::AllocaOp::create(
+      b, MemRefType::get({*threads}, i32), ValueRange{}, IntegerAttr());
+
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  auto zLoop = scf::ForOp::create(b, zero, grid.z, one);
+  b.setInsertionPointToStart(zLoop.getBody());
+  auto yLoop = scf::ForOp::create(b, zero, grid.y, one);
+  b.setInsertionPointToStart(yLoop.getBody());
+  auto xLoop = scf::ForOp::create(b, zero, grid.x, one);
+  b.setInsertionPointToStart(xLoop.getBody());
+
+  omp::ParallelOperands clauses;
+  clauses.numThreads =
+      arith::ConstantIntOp::create(b, *threads, 32).getResult();
+  auto team = omp::ParallelOp::create(b, clauses);
+  Block *body = &team.getRegion().emplaceBlock();
+  b.setInsertionPointToStart(body);
+
+  Value thread = arith::IndexCastOp::create(
+      b, b.getIndexType(),
+      func::CallOp::create(b, kThreadNum, TypeRange{i32}, ValueRange{})
+          .getResult(0));
+  Value size =
+      func::CallOp::create(b, kNumThreads, TypeRange{i32}, ValueRange{})
+          .getResult(0);
+  Value expected = arith::ConstantIntOp::create(b, *threads, 32);
+  auto wrong = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, size, expected),
+      /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(wrong.thenBlock());
+    func::CallOp::create(b, kMismatch, TypeRange{}, ValueRange{size, expected});
+  }
+
+  IRMapping map;
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  gpu::KernelDim3 gridArgs = launch.getGridSize();
+  gpu::KernelDim3 blockArgs = launch.getBlockSize();
+  map.map(blockIds.x, xLoop.getInductionVar());
+  map.map(blockIds.y, yLoop.getInductionVar());
+  map.map(blockIds.z, zLoop.getInductionVar());
+  map.map(threadIds.x, thread);
+  map.map(threadIds.y, zero);
+  map.map(threadIds.z, zero);
+  map.map(gridArgs.x, grid.x);
+  map.map(gridArgs.y, grid.y);
+  map.map(gridArgs.z, grid.z);
+  map.map(blockArgs.x, launch.getBlockSizeX());
+  map.map(blockArgs.y, launch.getBlockSizeY());
+  map.map(blockArgs.z, launch.getBlockSizeZ());
+  for (auto [arg, buffer] : llvm::zip(launch.getWorkgroupAttributions(), shared))
+    map.map(arg, buffer);
+  for (Operation &op : launch.getBody().front().without_terminator())
+    b.clone(op, map);
+  omp::TerminatorOp::create(b);
+  (void)ctx;
+  launch.erase();
+
+  Team t{thread, exchange};
+  SmallVector<Operation *> rewrite;
+  team.walk([&](Operation *op) {
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp>(op))
+      rewrite.push_back(op);
+  });
+  for (Operation *op : rewrite) {
+    if (!isa<gpu::ShuffleOp>(op)) {
+      OpBuilder rb(op);
+      teamBarrier(rb, op->getLoc());
+      op->erase();
+    } else if (failed(emulateShuffle(cast<gpu::ShuffleOp>(op), t))) {
+      return failure();
+    }
+  }
+  // Anything else of the gpu dialect has no CPU meaning here.
+  WalkResult left = team.walk([](Operation *op) {
+    if (isa<gpu::GPUDialect>(op->getDialect()))
+      return op->emitOpError("is not handled by the GPU emulator"),
+             WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
+struct IndexPoolEmulateGPUKernels
+    : mlir::indexpool::impl::IndexPoolEmulateGPUKernelsBase<
+          IndexPoolEmulateGPUKernels> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<NVVM::ConvertF32x2ToF8x2Op> conversions;
+    module.walk([&](NVVM::ConvertF32x2ToF8x2Op op) { conversions.push_back(op); });
+    for (NVVM::ConvertF32x2ToF8x2Op op : conversions)
+      if (failed(emulateFp8Convert(op)))
+        return signalPassFailure();
+    Builder b(&getContext());
+    Type i32 = b.getI32Type();
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp l) { launches.push_back(l); });
+    if (!launches.empty()) {
+      declare(module, kThreadNum, b.getFunctionType({}, {i32}));
+      declare(module, kNumThreads, b.getFunctionType({}, {i32}));
+      declare(module, kMismatch, b.getFunctionType({i32, i32}, {}));
+      declare(module, kBarrier, b.getFunctionType({}, {}));
+    }
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulate(launch)))
+        return signalPassFailure();
+    if (beforeDeallocation)
+      return;
+    // The barriers proper.
+    SmallVector<func::CallOp> barriers;
+    module.walk([&](func::CallOp call) {
+      if (call.getCallee() == kBarrier)
+        barriers.push_back(call);
+    });
+    for (func::CallOp call : barriers) {
+      OpBuilder rb(call);
+      omp::BarrierOp::create(rb, call.getLoc());
+      call.erase();
+    }
+    if (auto barrier = module.lookupSymbol<func::FuncOp>(kBarrier))
+      barrier.erase();
+  }
+};
+
+} // namespace
