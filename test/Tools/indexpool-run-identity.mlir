@@ -58,7 +58,7 @@
 // HELP: USAGE: indexpool-run
 // HELP-DAG: --benchmark=<N>
 // HELP-DAG: --chip=<sm_XX>
-// HELP-DAG: --device=<cpu|cuda>
+// HELP-DAG: --device=<cpu|cuda|gpu-emulator>
 // HELP-DAG: --function=<NAME>
 // HELP-DAG: --input=<@FILE.npy>
 // HELP-DAG: --input-shape=<I:AxBxC>
