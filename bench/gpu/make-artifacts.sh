@@ -18,7 +18,8 @@ for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=cubin -o "$OUT/bench/$chip" >/dev/null
   # Functions with static shapes from the CPU integration tests: every op.
   # Functions with dynamic shapes or host code are listed, not compiled.
-  for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Target/Inputs/kernels.mlir; do
+  for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Integration/GPUEmulator/*.mlir \
+           "$ROOT"/test/Target/Inputs/kernels.mlir; do
     for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
       "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
           >/dev/null 2>"$OUT/why.log" ||
