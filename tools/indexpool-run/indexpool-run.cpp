@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Evaluator/Evaluator.h"
 #include "indexpool/Target/Chips.h"
@@ -817,8 +818,14 @@ static int runMain() {
   }
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.vectorWidth = vectorWidth;
-  if (emulateGPU)
+  if (emulateGPU) {
     pipelineOptions.emulatedGPU = chipName;
+    bool configured = false;
+    loweredFunc.walk([&](Operation *op) {
+      configured |= op->hasAttr(kLaunchAttrName);
+    });
+    pipelineOptions.configureEmulatedGPU = !configured;
+  }
   buildIndexPoolToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered)))
     return fail("lowering @" + name +

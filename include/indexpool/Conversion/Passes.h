@@ -35,6 +35,9 @@ struct CPUPipelineOptions {
   /// that chip's GPU kernels, run on CPU threads by the GPU emulator
   /// (--indexpool-emulate-gpu-kernels): how GPU kernels are tested here.
   std::string emulatedGPU;
+  /// Run --indexpool-configure for that chip first (what indexpool-compile
+  /// does when the ops carry no #indexpool.launch).
+  bool configureEmulatedGPU = true;
 };
 
 /// indexpool ops on tensors -> loops -> one-shot bufferization -> LLVM

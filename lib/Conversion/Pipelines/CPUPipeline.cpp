@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -40,6 +41,13 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   // linalg, which bufferizes.
   pm.addPass(createConvertElementwiseToLinalgPass());
   if (!options.emulatedGPU.empty()) {
+    // The launch configuration the GPU would get (as in indexpool-compile):
+    // the same blocks, the same groups per block.
+    if (options.configureEmulatedGPU) {
+      IndexPoolConfigureOptions configure;
+      configure.chip = options.emulatedGPU;
+      pm.addPass(createIndexPoolConfigure(configure));
+    }
     IndexPoolToGPUKernelsOptions kernels;
     kernels.chip = options.emulatedGPU;
     pm.addPass(createIndexPoolToGPUKernels(kernels));
