@@ -93,7 +93,9 @@ def IndexPoolEmulateGPUKernels
     --device=gpu-emulator`). Workgroup buffers become stack buffers shared by
     the team, `gpu.barrier` becomes `omp.barrier`, `gpu.shuffle xor`
     exchanges through a shared array between two barriers (every thread of
-    the block must reach every shuffle, which the kernels guarantee), and
+    the block must reach every shuffle, which the kernels guarantee),
+    `nvvm.match.sync any` (full warp) compares the published values of the
+    warp's lanes, and
     `nvvm.convert.f32x2.to.f8x2` (rn, satfinite, e4m3) becomes the software
     round-to-nearest-even encoder. A team with another number of threads
     calls `indexpool_gpu_emulator_team_mismatch(got, expected)`, which the

@@ -81,6 +81,44 @@ static LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, const Team &team) {
   return success();
 }
 
+/// match.any.sync over the whole warp: each lane publishes its value, then
+/// gathers the lanes of its warp with the same one.
+static LogicalResult emulateMatch(NVVM::MatchSyncOp match, const Team &team) {
+  ImplicitLocOpBuilder b(match.getLoc(), match);
+  std::optional<int64_t> mask = getConstantIntValue(match.getThreadMask());
+  Type i32 = b.getI32Type();
+  if (match.getKind() != NVVM::MatchSyncKind::any || !mask ||
+      static_cast<int32_t>(*mask) != -1 || match.getVal().getType() != i32)
+    return match.emitOpError("the GPU emulator handles only match.any.sync "
+                             "of i32 over the full warp");
+  memref::StoreOp::create(b, match.getVal(), team.exchange,
+                          ValueRange{team.thread});
+  teamBarrier(b, b.getLoc());
+  Value warpSize = arith::ConstantIndexOp::create(b, 32);
+  Value first = arith::MulIOp::create(
+      b, arith::DivUIOp::create(b, team.thread, warpSize), warpSize);
+  Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
+  auto lanes = scf::ForOp::create(
+      b, arith::ConstantIndexOp::create(b, 0), warpSize,
+      arith::ConstantIndexOp::create(b, 1), ValueRange{zero32},
+      [&](OpBuilder &, Location, Value j, ValueRange acc) {
+        Value other = memref::LoadOp::create(
+            b, team.exchange, ValueRange{arith::AddIOp::create(b, first, j)});
+        Value same = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, other,
+                                           match.getVal());
+        Value bit = arith::ShLIOp::create(
+            b, arith::ConstantIntOp::create(b, 1, 32),
+            arith::IndexCastUIOp::create(b, i32, j));
+        Value next = arith::OrIOp::create(
+            b, acc[0], arith::SelectOp::create(b, same, bit, zero32));
+        scf::YieldOp::create(b, ValueRange{next});
+      });
+  teamBarrier(b, b.getLoc());
+  match.replaceAllUsesWith(lanes.getResult(0));
+  match.erase();
+  return success();
+}
+
 /// cvt.rn.satfinite.e4m3x2.f32 as the software encoder: element 0 of the
 /// pair is `b`'s code, element 1 `a`'s (the order of the instruction).
 static LogicalResult emulateFp8Convert(NVVM::ConvertF32x2ToF8x2Op op) {
@@ -203,16 +241,20 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   Team t{thread, exchange};
   SmallVector<Operation *> rewrite;
   team.walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, gpu::ShuffleOp>(op))
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp>(op))
       rewrite.push_back(op);
   });
   for (Operation *op : rewrite) {
-    if (!isa<gpu::ShuffleOp>(op)) {
+    if (auto match = dyn_cast<NVVM::MatchSyncOp>(op)) {
+      if (failed(emulateMatch(match, t)))
+        return failure();
+    } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      if (failed(emulateShuffle(shuffle, t)))
+        return failure();
+    } else {
       OpBuilder rb(op);
       teamBarrier(rb, op->getLoc());
       op->erase();
-    } else if (failed(emulateShuffle(cast<gpu::ShuffleOp>(op), t))) {
-      return failure();
     }
   }
   // Anything else of the gpu dialect has no CPU meaning here.

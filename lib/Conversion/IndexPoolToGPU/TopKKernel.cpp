@@ -6,7 +6,7 @@
 // the order topk wants (larger value first, then smaller column). An exact
 // radix select over the key finds the kk-th largest (kk = min(k, len)) in 8
 // passes of 8 bits, each a shared-memory histogram of the columns that
-// match the digits found so far; the kk columns at or above it are
+// match the digits found so far (warp-aggregated atomics); the kk columns at or above it are
 // gathered, then each finds its output slot by counting the winners ahead
 // of it. Correct for any N and k; the counting is O(k^2 / threads).
 //
@@ -18,6 +18,7 @@
 #include "../IndexPoolToLoops/Emitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -55,6 +56,47 @@ static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
   return arith::OrIOp::create(b, high, low);
 }
 
+/// The number of set bits of an i32, with shifts and masks (math.ctpop has
+/// no NVVM lowering in MLIR 22; LLVM turns this idiom into popc).
+static Value popCount(ImplicitLocOpBuilder &b, Emitter &e, Value x) {
+  auto shr = [&](Value v, int32_t n) {
+    return arith::ShRUIOp::create(b, v, e.i32(n)).getResult();
+  };
+  auto mask = [&](Value v, int32_t m) {
+    return arith::AndIOp::create(b, v, e.i32(m)).getResult();
+  };
+  x = arith::SubIOp::create(b, x, mask(shr(x, 1), 0x55555555));
+  x = arith::AddIOp::create(b, mask(x, 0x33333333), mask(shr(x, 2), 0x33333333));
+  x = mask(arith::AddIOp::create(b, x, shr(x, 4)), 0x0F0F0F0F);
+  return shr(arith::MulIOp::create(b, x, e.i32(0x01010101)), 24);
+}
+
+/// hist[digit] += 1 for the lanes where `counts`, one atomic per distinct
+/// digit of the warp: `match.any` finds the lanes with the same digit and
+/// the lowest of them adds their number. The histogram of the first pass
+/// has few distinct digits (the exponents of similar logits), where lane by
+/// lane atomics on one address would serialize 32-fold. Every lane of the
+/// warp must call it.
+static void countInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
+                        Value digit, Value counts, Value lane) {
+  // Lanes that count nothing share a value no digit has.
+  Value value = arith::SelectOp::create(b, counts, digit, e.i32(kBins));
+  Value peers = NVVM::MatchSyncOp::create(
+      b, b.getI32Type(), e.i32(-1), value, NVVM::MatchSyncKind::any);
+  // The leader is the lowest lane of its peers: none below it.
+  Value below = arith::SubIOp::create(
+      b, arith::ShLIOp::create(b, e.i32(1), lane), e.i32(1));
+  Value leads = arith::AndIOp::create(
+      b, counts,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                            arith::AndIOp::create(b, peers, below), e.i32(0)));
+  when(b, leads, [&]() {
+    memref::AtomicRMWOp::create(
+        b, arith::AtomicRMWKind::addi, popCount(b, e, peers), hist,
+        ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), digit)});
+  });
+}
+
 void mlir::indexpool::gpukernels::emitTopKKernel(
     ImplicitLocOpBuilder &b, Value logits, Value valid, Value values,
     Value indices, Value candidates, int64_t threadsPerBlock) {
@@ -79,6 +121,11 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       len = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN);
     }
     Value kk = arith::MinUIOp::create(b, k, len);
+    Value roundedLen = e.mul(arith::CeilDivUIOp::create(b, len, step), step);
+    Value lastColumn = arith::SubIOp::create(
+        b, arith::MaxUIOp::create(b, len, one), one);
+    Value lane = arith::IndexCastUIOp::create(
+        b, i32, arith::RemUIOp::create(b, tid, e.index(kWarpSize)));
     Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
     auto keyOf = [&](Value n) {
       return selectionKey(
@@ -101,23 +148,28 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       });
       barrier(b);
       Value prefix = memref::LoadOp::create(b, state, ValueRange{zero});
-      strideLoop(b, tid, len, step, [&](Value n) {
-        Value key = keyOf(n);
-        auto count = [&]() {
-          Value digit = arith::AndIOp::create(
-              b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1));
-          memref::AtomicRMWOp::create(
-              b, arith::AtomicRMWKind::addi, e.i32(1), hist,
-              ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(),
-                                                      digit)});
-        };
-        if (pass == 0)
-          return count();
-        Value differs = arith::ShRUIOp::create(
-            b, arith::XOrIOp::create(b, key, prefix), c64(shift + kRadixBits));
-        when(b,
-             arith::CmpIOp::create(b, arith::CmpIPredicate::eq, differs, c64(0)),
-             count);
+      // Every lane of a warp takes part in every iteration (the match
+      // below needs the whole warp): the loop runs to len rounded up to
+      // the block, lanes past len count nothing.
+      strideLoop(b, tid, roundedLen, step, [&](Value n) {
+        Value inRange =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, len);
+        Value key = keyOf(arith::MinUIOp::create(b, n, lastColumn));
+        Value counts = inRange;
+        if (pass != 0) {
+          Value differs = arith::ShRUIOp::create(
+              b, arith::XOrIOp::create(b, key, prefix),
+              c64(shift + kRadixBits));
+          counts = arith::AndIOp::create(
+              b, counts,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, differs,
+                                    c64(0)));
+        }
+        Value digit = arith::TruncIOp::create(
+            b, i32,
+            arith::AndIOp::create(
+                b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1)));
+        countInWarp(b, e, hist, digit, counts, lane);
       });
       barrier(b);
       // One thread walks the bins from the top to the one holding the
