@@ -56,6 +56,8 @@ except OSError:
 # A sanitized plugin cannot be loaded by the (unsanitized) stock mlir-opt.
 if config.indexpool_sanitizers:
     config.available_features.add("sanitizers")
+    config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+        config.test_source_root, "lsan.supp")
 
 # Files under Inputs/ are read by tests, they are not tests themselves.
 config.excludes.append("Inputs")

@@ -691,6 +691,91 @@ mlir::indexpool::evaluateFunction(func::FuncOp func,
   return std::move(interpreter.results);
 }
 
+LogicalResult mlir::indexpool::specializeShapes(
+    func::FuncOp func, ArrayRef<std::vector<int64_t>> shapes,
+    std::string &error) {
+  std::vector<HostTensor> inputs;
+  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = dyn_cast<RankedTensorType>(argType);
+    std::optional<ElementType> element =
+        type ? toElementType(type.getElementType()) : std::nullopt;
+    if (!element || i >= shapes.size()) {
+      error = "argument #" + std::to_string(i) + " of @" +
+              func.getSymName().str() + " has type " + typeString(argType) +
+              (element ? " and no shape" : ": not a tensor the evaluator "
+                                           "knows");
+      return failure();
+    }
+    HostTensor t;
+    t.type = *element;
+    t.shape = shapes[i];
+    inputs.push_back(std::move(t));
+  }
+  Interpreter interpreter(func, /*shapesOnly=*/true);
+  if (failed(interpreter.run(inputs))) {
+    error = interpreter.error;
+    return failure();
+  }
+  auto retype = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !interpreter.hasValue(v))
+      return;
+    v.setType(RankedTensorType::get(interpreter.valueOf(v).shape,
+                                    type.getElementType(),
+                                    type.getEncoding()));
+  };
+  for (BlockArgument arg : func.getArguments())
+    retype(arg);
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      retype(result);
+  });
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), func.getBody().front().getArgumentTypes(),
+      ret.getOperandTypes()));
+  return success();
+}
+
+LogicalResult
+mlir::indexpool::parseInputShape(StringRef text, unsigned numArgs,
+                                 std::map<unsigned, std::vector<int64_t>> &shapes,
+                                 std::string &error) {
+  auto [indexText, shapeText] = text.split(':');
+  unsigned index;
+  if (shapeText.empty() || indexText.getAsInteger(10, index)) {
+    error = "--input-shape=" + text.str() +
+            ": expected I:AxBxC (I the argument number, e.g. 0:1024x128)";
+    return failure();
+  }
+  if (index >= numArgs) {
+    error = "--input-shape=" + text.str() + ": argument #" +
+            std::to_string(index) + " does not exist (the function takes " +
+            std::to_string(numArgs) +
+            (numArgs == 1 ? " argument)" : " arguments)");
+    return failure();
+  }
+  if (shapes.count(index)) {
+    error =
+        "--input-shape: argument #" + std::to_string(index) + " is given twice";
+    return failure();
+  }
+  std::vector<int64_t> shape;
+  SmallVector<StringRef> sizes;
+  shapeText.split(sizes, 'x');
+  for (StringRef size : sizes) {
+    int64_t value;
+    if (size.getAsInteger(10, value) || value < 0) {
+      error = "--input-shape=" + text.str() + ": '" + size.str() +
+              "' is not a size";
+      return failure();
+    }
+    shape.push_back(value);
+  }
+  shapes[index] = std::move(shape);
+  return success();
+}
+
 /// The selection context of a returned value, if it is one.
 static std::optional<SelectionContext>
 selectionContextOf(Value v, const Interpreter &interpreter) {

@@ -13,6 +13,14 @@
 // RUN: not indexpool-compile %s --chip=sm_90 --emit=elf -o %t 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=DYN
 // RUN: not indexpool-compile %s --chip=sm_90 --function=nope -o %t 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// Dynamic functions are compiled for the shapes --input-shape gives.
+// RUN: indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 --input-shape=1:1000 -o %t
+// RUN: FileCheck %s --check-prefix=SHAPED < %t/pool.sm_90.json
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 --input-shape=1:999 -o %t 2>&1 | FileCheck %s --check-prefix=RELATION
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x32 --input-shape=1:1000 -o %t 2>&1 | FileCheck %s --check-prefix=FIT
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --input-shape=0:1000x64 -o %t 2>&1 | FileCheck %s --check-prefix=NEEDFUNC
+// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=3:4 -o %t 2>&1 | FileCheck %s --check-prefix=NOARG
 
 // WROTE: wrote {{.*}}kpool.sm_89.ptx and {{.*}}kpool.sm_89.json
 // PTX: .target sm_89
@@ -22,6 +30,20 @@
 // EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
 // DYN: indexpool-compile: error: @pool has the type tensor<?x64xf32>; a manifest needs static shapes
 // NOFUNC: indexpool-compile: error: no function @nope in
+// SHAPED: "buffers": [
+// SHAPED: "role": "input",
+// SHAPED-NEXT: "shape": [
+// SHAPED-NEXT: 1000,
+// SHAPED-NEXT: 64
+// SHAPED: "role": "output",
+// SHAPED-NEXT: "shape": [
+// SHAPED-NEXT: 250,
+// SHAPED-NEXT: 64
+// MISSING: indexpool-compile: error: argument #1 of @pool has a dynamic size: give its shape with --input-shape=1:AxB...
+// RELATION: indexpool-compile: error: indexpool.pool at {{.*}}dynamic-pool.mlir:2:12: scores must be [T] = [1000] or [T, D] = [1000, 64], got [999]
+// FIT: indexpool-compile: error: --input-shape: [1000, 32] does not fit argument #0 of @pool
+// NEEDFUNC: indexpool-compile: error: --input-shape needs --function=NAME (the shapes of one function's arguments)
+// NOARG: indexpool-compile: error: --input-shape=3:4: argument #3 does not exist (the function takes 2 arguments)
 
 // MANIFEST: "binary": {
 // MANIFEST-NEXT: "format": "ptx",

@@ -1,19 +1,22 @@
 //===- indexpool-compile.cpp - kernels + manifest for a GPU ---------------===//
 //
 // indexpool-compile FILE.mlir --chip=sm_90 --emit=ptx|cubin|mlir -o DIR
-//     [--function=NAME]
+//     [--function=NAME [--input-shape=I:AxBxC ...]]
 //
 // For each public function (static shapes), runs --indexpool-to-nvvm and
 // writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json, the manifest
 // (docs/manifest.md) that lets a runtime outside MLIR allocate the buffers,
 // launch the kernels in order and check the results against the reference
-// (compileForGPU, lib/Conversion/Pipelines/KernelManifest.cpp).
+// (compileForGPU, lib/Conversion/Pipelines/KernelManifest.cpp). A function
+// with dynamic shapes is compiled for the argument shapes --input-shape
+// gives (specializeShapes: every size relation is checked first).
 //
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/KernelManifest.h"
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
+#include "indexpool/Evaluator/Evaluator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -65,6 +68,11 @@ static cl::opt<std::string>
                  cl::desc("Compile only this function (default: every public "
                           "function)"),
                  cl::cat(category));
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::value_desc("I:AxBxC"),
+    cl::desc("Compile --function for argument I of shape AxBxC (needed for "
+             "every argument with a dynamic size)"),
+    cl::cat(category));
 static cl::opt<int64_t> threadsPerBlock("threads-per-block", cl::init(128),
                                         cl::desc("Threads per block"),
                                         cl::cat(category));
@@ -88,6 +96,38 @@ static LogicalResult writeFile(StringRef path, StringRef bytes,
   }
   os << bytes;
   return success();
+}
+
+/// The function's types made static for the --input-shape sizes.
+static LogicalResult specialize(func::FuncOp func, std::string &error) {
+  std::map<unsigned, std::vector<int64_t>> given;
+  for (const std::string &text : inputShapes)
+    if (failed(parseInputShape(text, func.getNumArguments(), given, error)))
+      return failure();
+  std::vector<std::vector<int64_t>> shapes;
+  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = dyn_cast<RankedTensorType>(argType);
+    auto it = given.find(unsigned(i));
+    if (it != given.end()) {
+      if (!type || !fitsType(it->second, type)) {
+        error = "--input-shape: " + ref::shapeString(it->second) +
+                " does not fit argument #" + std::to_string(i) + " of @" +
+                func.getSymName().str();
+        return failure();
+      }
+      shapes.push_back(it->second);
+      continue;
+    }
+    if (!type || !type.hasStaticShape()) {
+      error = "argument #" + std::to_string(i) + " of @" +
+              func.getSymName().str() +
+              " has a dynamic size: give its shape with --input-shape=" +
+              std::to_string(i) + ":AxB...";
+      return failure();
+    }
+    shapes.emplace_back(type.getShape().begin(), type.getShape().end());
+  }
+  return specializeShapes(func, shapes, error);
 }
 
 static int compileFunction(ModuleOp module, func::FuncOp func) {
@@ -170,6 +210,13 @@ int main(int argc, char **argv) {
     return fail(functionName.empty()
                     ? "no public function in " + inputFilename
                     : "no function @" + functionName + " in " + inputFilename);
+  if (!inputShapes.empty()) {
+    if (functionName.empty())
+      return fail("--input-shape needs --function=NAME (the shapes of one "
+                  "function's arguments)");
+    if (failed(specialize(functions.front(), error)))
+      return fail(error);
+  }
   for (func::FuncOp func : functions)
     if (int rc = compileFunction(*module, func))
       return rc;

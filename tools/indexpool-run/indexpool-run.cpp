@@ -435,45 +435,6 @@ static void pruneModule(ModuleOp module, func::FuncOp target) {
 // Inputs
 //===----------------------------------------------------------------------===//
 
-/// Parses "I:AxBxC" into the argument number and the shape.
-static LogicalResult
-parseInputShape(StringRef text, unsigned numArgs,
-                std::map<unsigned, std::vector<int64_t>> &shapes,
-                std::string &error) {
-  auto [indexText, shapeText] = text.split(':');
-  unsigned index;
-  if (shapeText.empty() || indexText.getAsInteger(10, index)) {
-    error = "--input-shape=" + text.str() +
-            ": expected I:AxBxC (I the argument number, e.g. 0:1024x128)";
-    return failure();
-  }
-  if (index >= numArgs) {
-    error = "--input-shape=" + text.str() + ": argument #" +
-            std::to_string(index) + " does not exist (the function takes " +
-            plural(numArgs, "argument") + ")";
-    return failure();
-  }
-  if (shapes.count(index)) {
-    error =
-        "--input-shape: argument #" + std::to_string(index) + " is given twice";
-    return failure();
-  }
-  std::vector<int64_t> shape;
-  SmallVector<StringRef> sizes;
-  shapeText.split(sizes, 'x');
-  for (StringRef size : sizes) {
-    int64_t value;
-    if (size.getAsInteger(10, value) || value < 0) {
-      error = "--input-shape=" + text.str() + ": '" + size.str() +
-              "' is not a size";
-      return failure();
-    }
-    shape.push_back(value);
-  }
-  shapes[index] = std::move(shape);
-  return success();
-}
-
 static FailureOr<std::vector<HostTensor>> makeRandomInputs(func::FuncOp func,
                                                            std::string &error) {
   unsigned numArgs = func.getNumArguments();

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include "gtest/gtest.h"
@@ -90,6 +91,44 @@ TEST_F(EvaluatorTest, ShapesOnlyPoolChainGivesGroupsByDim) {
   EXPECT_TRUE((*results)[0].data.empty());
   EXPECT_EQ((*results)[1].shape, (std::vector<int64_t>{256}));
   EXPECT_EQ((*results)[2].shape, (std::vector<int64_t>{256, 4}));
+}
+
+TEST_F(EvaluatorTest, SpecializeShapesMakesEveryTypeStatic) {
+  func::FuncOp func = parse(kPoolChain, "chain");
+  ASSERT_TRUE(func);
+  std::string error;
+  ASSERT_TRUE(succeeded(specializeShapes(func, {{1027, 128}, {1027}}, error)))
+      << error;
+  auto tensor = [&](ArrayRef<int64_t> shape, Type element) -> Type {
+    return RankedTensorType::get(shape, element);
+  };
+  Builder b(&context);
+  Type f8 = b.getType<Float8E4M3FNType>();
+  EXPECT_EQ(func.getFunctionType(),
+            b.getFunctionType({tensor({1027, 128}, b.getBF16Type()),
+                               tensor({1027}, b.getF32Type())},
+                              {tensor({256, 128}, f8),
+                               tensor({256}, b.getF32Type()),
+                               tensor({256, 4}, b.getF32Type())}));
+  // Every value in the body too, and the IR still verifies.
+  func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(t))
+        EXPECT_TRUE(shaped.hasStaticShape())
+            << op->getName().getStringRef().str();
+  });
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST_F(EvaluatorTest, SpecializeShapesChecksTheSizesFirst) {
+  func::FuncOp func = parse(kPoolChain, "chain");
+  ASSERT_TRUE(func);
+  std::string error;
+  EXPECT_TRUE(failed(specializeShapes(func, {{1024, 128}, {1000}}, error)));
+  EXPECT_NE(error.find("scores must be [T] = [1024]"), std::string::npos)
+      << error;
+  // Nothing changed.
+  EXPECT_FALSE(cast<ShapedType>(func.getArgumentTypes()[0]).hasStaticShape());
 }
 
 TEST_F(EvaluatorTest, MismatchedDynamicTokensIsOneClearError) {

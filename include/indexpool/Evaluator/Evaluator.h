@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,21 @@ evaluateFunction(func::FuncOp func, ArrayRef<ref::HostTensor> inputs,
 
 /// Whether `shape` has the rank of `type` and its static sizes.
 bool fitsType(ArrayRef<int64_t> shape, RankedTensorType type);
+
+/// Parses a command line's "I:AxBxC" (argument I has shape AxBxC) into
+/// `shapes`, for a function of `numArgs` arguments; the error names the
+/// option `--input-shape`.
+LogicalResult parseInputShape(StringRef text, unsigned numArgs,
+                              std::map<unsigned, std::vector<int64_t>> &shapes,
+                              std::string &error);
+
+/// Rewrites `func` in place for arguments of these shapes (one per
+/// argument): every tensor value gets the static type that shape-only
+/// evaluation computes, which checks every size relation first. A function
+/// with dynamic shapes becomes one a manifest can describe.
+LogicalResult specializeShapes(func::FuncOp func,
+                               ArrayRef<std::vector<int64_t>> shapes,
+                               std::string &error);
 
 //===----------------------------------------------------------------------===//
 // Verification against the reference
