@@ -95,7 +95,7 @@ func.func @score(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>, %k: tensor<100
 
 // topk: one block per row, a 256-bin histogram, 8 radix passes.
 // CHECK-LABEL: func.func @topk
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<3x100xi64>
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<3x200xi32>
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c3,
 // CHECK-SAME: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-9: memref.atomic_rmw addi

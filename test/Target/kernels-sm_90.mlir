@@ -13,6 +13,11 @@
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/compress.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select.sm_90.ptx | FileCheck %s --check-prefix=THREE
+// The manifests hold only element types the MLIR-free runtime knows: it
+// parses select's (its temporaries included) and gets as far as asking the
+// (fake) driver for the kernels.
+// RUN: FileCheck %s --check-prefix=TYPES < %t/select.sm_90.json
+// RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/select.sm_90.json --random-inputs=1 2>&1 | FileCheck %s --check-prefix=PARSED
 
 // COMPRESS: .target sm_90
 // COMPRESS: .entry compress_kernel(
@@ -27,3 +32,10 @@
 // ONE-NOT: kernel
 // THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // THREE-NOT: kernel
+// TYPES-NOT: i64
+// TYPES: "role": "temporary",
+// TYPES: {{^ *}}256{{$}}
+// TYPES-NEXT: ],
+// TYPES-NEXT: "type": "i32"
+// TYPES-NOT: i64
+// PARSED: indexpool-launch: error: kernel 'select_kernel{{[_0-9]*}}' is not in the binary

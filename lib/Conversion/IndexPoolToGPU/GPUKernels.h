@@ -38,7 +38,7 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      int64_t threadsPerBlock);
 
 /// topk of every row (any N, any k); `valid` may be null. `candidates` is
-/// an [M, k] i64 temporary.
+/// an [M, 2k] i32 temporary.
 void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
                     Value values, Value indices, Value candidates,
                     int64_t threadsPerBlock);

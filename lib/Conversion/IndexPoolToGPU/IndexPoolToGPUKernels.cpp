@@ -138,11 +138,11 @@ struct TopKKernel : KernelPattern<TopKOp> {
     Value k = arith::ConstantIndexOp::create(b, op.getK());
     Value values = buffers.out(op.getValues().getType(), {dimM, k});
     Value indices = buffers.out(op.getIndices().getType(), {dimM, k});
-    // The winners' keys, unordered, before each finds its slot.
+    // The winners' 64-bit keys, unordered, before each finds its slot.
     auto candidatesType = MemRefType::get(
         {cast<MemRefType>(logits.getType()).getDimSize(0),
-         static_cast<int64_t>(op.getK())},
-        b.getI64Type());
+         2 * static_cast<int64_t>(op.getK())},
+        b.getI32Type());
     Value candidates = memref::AllocOp::create(
         b, candidatesType,
         candidatesType.isDynamicDim(0) ? ValueRange{dimM} : ValueRange{},

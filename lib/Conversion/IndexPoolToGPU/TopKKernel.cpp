@@ -56,6 +56,34 @@ static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
   return arith::OrIOp::create(b, high, low);
 }
 
+// The winners' keys are kept as two i32 words each (high, low) in an
+// [M, 2k] i32 temporary: the manifest's runtimes know 32-bit integers.
+static void storeCandidate(ImplicitLocOpBuilder &b, Emitter &e,
+                           Value candidates, Value m, Value slot, Value key) {
+  Type i32 = b.getI32Type();
+  Value at = e.mul(slot, e.index(2));
+  Value high = arith::TruncIOp::create(
+      b, i32,
+      arith::ShRUIOp::create(b, key, arith::ConstantIntOp::create(b, 32, 64)));
+  memref::StoreOp::create(b, high, candidates, ValueRange{m, at});
+  memref::StoreOp::create(b, arith::TruncIOp::create(b, i32, key), candidates,
+                          ValueRange{m, e.add(at, e.index(1))});
+}
+
+static Value loadCandidate(ImplicitLocOpBuilder &b, Emitter &e,
+                           Value candidates, Value m, Value slot) {
+  Type i64 = b.getI64Type();
+  Value at = e.mul(slot, e.index(2));
+  Value high = memref::LoadOp::create(b, candidates, ValueRange{m, at});
+  Value low = memref::LoadOp::create(b, candidates,
+                                     ValueRange{m, e.add(at, e.index(1))});
+  return arith::OrIOp::create(
+      b,
+      arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, high),
+                            arith::ConstantIntOp::create(b, 32, 64)),
+      arith::ExtUIOp::create(b, i64, low));
+}
+
 /// The number of set bits of an i32, with shifts and masks (math.ctpop has
 /// no NVVM lowering in MLIR 22; LLVM turns this idiom into popc).
 static Value popCount(ImplicitLocOpBuilder &b, Emitter &e, Value x) {
@@ -219,18 +247,18 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
              Value slot = memref::AtomicRMWOp::create(
                  b, arith::AtomicRMWKind::addi, e.i32(1), counter,
                  ValueRange{zero});
-             memref::StoreOp::create(
-                 b, key, candidates,
-                 ValueRange{m, arith::IndexCastUIOp::create(
-                                   b, b.getIndexType(), slot)});
+             storeCandidate(b, e, candidates, m,
+                            arith::IndexCastUIOp::create(
+                                b, b.getIndexType(), slot),
+                            key);
            });
     });
     barrier(b);
     strideLoop(b, tid, kk, step, [&](Value i) {
-      Value key = memref::LoadOp::create(b, candidates, ValueRange{m, i});
+      Value key = loadCandidate(b, e, candidates, m, i);
       Value rank = e.forLoop(
           zero, kk, one, {zero}, [&](Value j, ValueRange acc) -> SmallVector<Value> {
-            Value other = memref::LoadOp::create(b, candidates, ValueRange{m, j});
+            Value other = loadCandidate(b, e, candidates, m, j);
             Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
                                                 other, key);
             return {arith::AddIOp::create(
