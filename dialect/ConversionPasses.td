@@ -79,6 +79,11 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
            "Block size of ops without a launch configuration (a multiple "
            "of 32)">,
+    Option<"requireStaticShapes", "require-static-shapes", "bool",
+           /*default=*/"false",
+           "Fail with one error on an indexpool op with a dynamic size (the "
+           "NVVM pipeline's kernels take bare pointers, which need static "
+           "shapes; the GPU emulator does not)">,
   ];
 }
 

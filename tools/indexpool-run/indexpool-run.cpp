@@ -637,8 +637,17 @@ static int runOnCuda(ModuleOp module, func::FuncOp func,
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options->cudaToolkit = cuda;
   std::string binaryName = func.getSymName().str() + "." + chipName + ".ptx";
+  // Kernels take static shapes: a dynamic function is compiled for the
+  // shapes of these inputs.
+  OwningOpRef<ModuleOp> specialized = module.clone();
+  auto target = specialized->lookupSymbol<func::FuncOp>(func.getSymName());
+  std::vector<std::vector<int64_t>> shapes;
+  for (const HostTensor &input : inputs)
+    shapes.push_back(input.shape);
+  if (failed(specializeShapes(target, shapes, error)))
+    return fail(error);
   FailureOr<GPUCompilation> compiled =
-      compileForGPU(module, func, *options, binaryName, error);
+      compileForGPU(*specialized, target, *options, binaryName, error);
   if (failed(compiled))
     return fail(error);
   std::string text;

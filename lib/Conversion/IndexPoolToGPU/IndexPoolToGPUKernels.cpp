@@ -8,6 +8,7 @@
 
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolAttrs.h"
+#include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Target/Chips.h"
 
@@ -17,6 +18,7 @@
 #include "../IndexPoolToLoops/BufferScope.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -224,6 +226,28 @@ struct IndexPoolToGPUKernels
              "of 32 in [32, 1024], got "
           << static_cast<int64_t>(threadsPerBlock);
       return signalPassFailure();
+    }
+    if (requireStaticShapes) {
+      WalkResult dynamic = getOperation().walk([&](Operation *op) {
+        if (!isa<IndexPoolDialect>(op->getDialect()))
+          return WalkResult::advance();
+        for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                               op->getResultTypes()))
+          if (auto shaped = dyn_cast<ShapedType>(t);
+              shaped && !shaped.hasStaticShape()) {
+            auto func = op->getParentOfType<func::FuncOp>();
+            op->emitError()
+                << "GPU kernels take static shapes, got " << t
+                << "; specialize the function first (indexpool-compile "
+                   "--function="
+                << (func ? func.getSymName() : StringRef("NAME"))
+                << " --input-shape=I:AxB...)";
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+      if (dynamic.wasInterrupted())
+        return signalPassFailure();
     }
     KernelOptions options{info->hasFp8Convert, threadsPerBlock};
     RewritePatternSet patterns(&getContext());

@@ -40,6 +40,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   IndexPoolToGPUKernelsOptions kernels;
   kernels.chip = options.chip;
   kernels.threadsPerBlock = options.kernelThreadsPerBlock;
+  kernels.requireStaticShapes = true;
   pm.addPass(createIndexPoolToGPUKernels(kernels));
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
