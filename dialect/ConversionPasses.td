@@ -155,6 +155,20 @@ def IndexPoolAlignSharedBuffers
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def IndexPoolLowerVectorMasks
+    : Pass<"indexpool-lower-vector-masks", "gpu::GPUModuleOp"> {
+  let summary = "Lower vector.create_mask / constant_mask in GPU kernels";
+  let description = [{
+    The masked tails of row loops over D (D not a multiple of the vector
+    width) become `vector.constant_mask` once shapes are static, which
+    `convert-gpu-to-nvvm` does not lower. This pass rewrites masks into
+    constants and comparisons (upstream's mask lowering patterns) inside
+    the kernels, before the NVVM conversion.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
   let summary = "Tile each outermost scf.parallel row loop by its block size";
   let description = [{

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs HERE (LLVM/MLIR, CUDA toolkit, no GPU): compiles the benchmark
-# functions and the CPU integration tests' functions for sm_90 and sm_80 with
-# indexpool-compile, into a folder small enough to carry to the GPU machine
+# functions and the integration tests' functions for sm_90 and sm_80 with
+# indexpool-compile (dynamic ones for the shapes their tests run them with), into a folder small enough to carry to the GPU machine
 # (kernels + manifests; the sources for a runtime-only build are carried by
 # the device tool as the working tree).
 # Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
@@ -21,7 +21,10 @@ for chip in sm_90 sm_80; do
   for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Integration/GPUEmulator/*.mlir \
            "$ROOT"/test/Target/Inputs/kernels.mlir; do
     for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
-      "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
+      # Dynamic functions: the shapes of the first RUN line that runs them.
+      shapes=$(grep -E "^// RUN: .*--function=$fn( |$)" "$f" | head -1 |
+               grep -oE -- '--input-shape=[0-9]+:[0-9x]+' | tr '\n' ' ' || true)
+      "$COMPILE" "$f" --function=$fn $shapes --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
           >/dev/null 2>"$OUT/why.log" ||
         echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
     done

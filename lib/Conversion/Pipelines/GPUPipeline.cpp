@@ -87,6 +87,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   target.features = "+ptx" + std::to_string(options.ptxVersion);
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addNestedPass<gpu::GPUModuleOp>(createIndexPoolLowerVectorMasks());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   // Kernels take plain pointers: what a runtime outside MLIR passes.
   nvvm.useBarePtrCallConv = true;
