@@ -28,7 +28,7 @@
 // MLIR: gpu.binary
 // CHIP: indexpool-compile: error: unknown chip 'sm_42'; known chips:
 // EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
-// DYN: indexpool-compile: error: @pool has the type tensor<?x64xf32>; a manifest needs static shapes
+// DYN: indexpool-compile: error: argument #0 of @pool has a dynamic size: give its shape with --input-shape=0:AxB...
 // NOFUNC: indexpool-compile: error: no function @nope in
 // SHAPED: "buffers": [
 // SHAPED: "role": "input",

@@ -210,15 +210,23 @@ int main(int argc, char **argv) {
     return fail(functionName.empty()
                     ? "no public function in " + inputFilename
                     : "no function @" + functionName + " in " + inputFilename);
-  if (!inputShapes.empty()) {
-    if (functionName.empty())
-      return fail("--input-shape needs --function=NAME (the shapes of one "
-                  "function's arguments)");
-    if (failed(specialize(functions.front(), error)))
+  if (!inputShapes.empty() && functionName.empty())
+    return fail("--input-shape needs --function=NAME (the shapes of one "
+                "function's arguments)");
+  for (func::FuncOp func : functions) {
+    // Static shapes from --input-shape; a function with dynamic sizes and
+    // none given gets an error naming the argument to give.
+    bool dynamic = llvm::any_of(
+        llvm::concat<const Type>(func.getArgumentTypes(),
+                                 func.getResultTypes()),
+        [](Type t) {
+          auto shaped = dyn_cast<ShapedType>(t);
+          return shaped && !shaped.hasStaticShape();
+        });
+    if ((dynamic || !inputShapes.empty()) && failed(specialize(func, error)))
       return fail(error);
-  }
-  for (func::FuncOp func : functions)
     if (int rc = compileFunction(*module, func))
       return rc;
+  }
   return 0;
 }
