@@ -33,9 +33,10 @@ void emitCompressKernel(ImplicitLocOpBuilder &b, const CompressBuffers &c,
 /// (as f32) and weights of one row in 48 KiB of shared memory, and key rows
 /// of whole 16-byte chunks.
 bool canScore(MemRefType query, MemRefType keys);
+/// `maxBlocks` per query row: the blocks stride over the keys.
 void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      Value keys, Value scales, Value logits,
-                     int64_t threadsPerBlock);
+                     int64_t threadsPerBlock, int64_t maxBlocks);
 
 /// topk of every row (any N, any k); `valid` may be null. `candidates` is
 /// an [M, 2k] i32 temporary.

@@ -44,6 +44,7 @@ namespace {
 struct KernelOptions {
   bool hardwareFp8;
   int64_t threadsPerBlock;
+  int64_t smCount;
 
   int64_t threadsFor(Operation *op) const {
     if (auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName))
@@ -122,7 +123,7 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     Value logits = buffers.out(op.getLogits().getType(),
                                {dimOf(b, query, 0), dimOf(b, keys, 0)});
     emitScoreKernel(b, query, weights, keys, scales, logits,
-                    options.threadsFor(op));
+                    options.threadsFor(op), options.smCount);
     rewriter.replaceOp(op, buffers.finish());
     return success();
   }
@@ -249,7 +250,7 @@ struct IndexPoolToGPUKernels
       if (dynamic.wasInterrupted())
         return signalPassFailure();
     }
-    KernelOptions options{info->hasFp8Convert, threadsPerBlock};
+    KernelOptions options{info->hasFp8Convert, threadsPerBlock, info->smCount};
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitSelect>(&getContext());
     patterns.add<CompressKernel, ScoreKernel, TopKKernel, ExpandKernel>(

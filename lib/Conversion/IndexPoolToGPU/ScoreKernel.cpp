@@ -1,9 +1,11 @@
 //===- ScoreKernel.cpp - indexpool.score on the GPU -----------------------===//
 //
 // Block (x, m): the query row m (H x D, decoded to f32) and its head weights
-// go to shared memory once; then each thread takes kKeysPerThread key rows
-// n, one at a time, streams the row in 16-byte loads and keeps one f32
-// accumulator per head, reading the query as broadcast 16-byte shared loads
+// go to shared memory once; then the block's threads stride over the key
+// rows (grid-stride, at most one block per SM and row m: the query is loaded
+// once per block, and a thread of 255 registers leaves room for one block
+// of 256 per SM anyway); a thread streams its row in 16-byte loads and keeps
+// one f32 accumulator per head, reading the query as broadcast 16-byte shared loads
 // (every lane of a warp reads the same address). Heads beyond 64 are done
 // in blocks of 64, re-reading the key row from L1.
 //
@@ -30,7 +32,6 @@ using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
 
-static constexpr int64_t kKeysPerThread = 4;
 static constexpr int64_t kHeadBlock = 64;
 static constexpr int64_t kMaxHeads = 2 * kHeadBlock;
 static constexpr int64_t kSharedBytes = 48 * 1024;
@@ -55,7 +56,7 @@ bool mlir::indexpool::gpukernels::canScore(MemRefType query, MemRefType keys) {
 
 void mlir::indexpool::gpukernels::emitScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
-    Value scales, Value logits, int64_t threadsPerBlock) {
+    Value scales, Value logits, int64_t threadsPerBlock, int64_t maxBlocks) {
   auto queryType = cast<MemRefType>(query.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
   const int64_t E = chunkOf(cast<MemRefType>(keys.getType()));
@@ -65,8 +66,10 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
   Type f32 = b.getF32Type();
   MLIRContext *ctx = b.getContext();
 
-  Value keysPerBlock = e.index(threadsPerBlock * kKeysPerThread);
-  Value grid = arith::CeilDivUIOp::create(b, e.dim(keys, 0), keysPerBlock);
+  Value grid = arith::MinUIOp::create(
+      b,
+      arith::CeilDivUIOp::create(b, e.dim(keys, 0), e.index(threadsPerBlock)),
+      e.index(maxBlocks));
   SmallVector<Type> shared{sharedBuffer(ctx, H * D, f32),
                            sharedBuffer(ctx, H, f32)};
   launchKernel(b, grid, e.dim(query, 0), threadsPerBlock, shared,
@@ -87,51 +90,47 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     barrier(b);
 
     Value dimN = e.dim(keys, 0);
-    Value firstKey = e.mul(ids.block, keysPerBlock);
     auto quad = VectorType::get({4}, f32);
-    e.forLoop(e.index(0), e.index(kKeysPerThread), [&](Value j) {
-      Value n = e.add(firstKey, e.add(e.mul(j, step), tid));
-      Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, dimN);
-      when(b, exists, [&]() {
-        Value scale = scales ? e.loadScalarF32(scales, {n}) : Value();
-        Value logit = e.f32(0.0);
-        for (int64_t h0 = 0; h0 < H; h0 += HB) {
-          SmallVector<Value> zeros(HB, e.f32(0.0));
-          SmallVector<Value> dot = e.forLoop(
-              e.index(0), e.index(D / E), e.index(1), zeros,
-              [&](Value chunk, ValueRange acc) -> SmallVector<Value> {
-                Value d0 = e.mul(chunk, e.index(E));
-                Value key = e.loadF32(keys, {n, d0}, nullptr);
-                SmallVector<Value> k;
-                for (int64_t i = 0; i < E; ++i)
-                  k.push_back(vector::ExtractOp::create(b, key, i));
-                SmallVector<Value> next(acc.begin(), acc.end());
-                for (int64_t h = 0; h < HB; ++h) {
-                  Value base = e.add(e.index((h0 + h) * D), d0);
-                  for (int64_t i = 0; i < E; i += 4) {
-                    Value q = vector::LoadOp::create(
-                        b, quad, qs, ValueRange{e.add(base, e.index(i))},
-                        /*nontemporal=*/false, llvm::Align(16));
-                    for (int64_t t = 0; t < 4; ++t)
-                      next[h] = math::FmaOp::create(
-                          b, vector::ExtractOp::create(b, q, t), k[i + t],
-                          next[h]);
-                  }
+    Value first = e.add(e.mul(ids.block, step), tid);
+    strideLoop(b, first, dimN, e.mul(grid, step), [&](Value n) {
+      Value scale = scales ? e.loadScalarF32(scales, {n}) : Value();
+      Value logit = e.f32(0.0);
+      for (int64_t h0 = 0; h0 < H; h0 += HB) {
+        SmallVector<Value> zeros(HB, e.f32(0.0));
+        SmallVector<Value> dot = e.forLoop(
+            e.index(0), e.index(D / E), e.index(1), zeros,
+            [&](Value chunk, ValueRange acc) -> SmallVector<Value> {
+              Value d0 = e.mul(chunk, e.index(E));
+              Value key = e.loadF32(keys, {n, d0}, nullptr);
+              SmallVector<Value> k;
+              for (int64_t i = 0; i < E; ++i)
+                k.push_back(vector::ExtractOp::create(b, key, i));
+              SmallVector<Value> next(acc.begin(), acc.end());
+              for (int64_t h = 0; h < HB; ++h) {
+                Value base = e.add(e.index((h0 + h) * D), d0);
+                for (int64_t i = 0; i < E; i += 4) {
+                  Value q = vector::LoadOp::create(
+                      b, quad, qs, ValueRange{e.add(base, e.index(i))},
+                      /*nontemporal=*/false, llvm::Align(16));
+                  for (int64_t t = 0; t < 4; ++t)
+                    next[h] = math::FmaOp::create(
+                        b, vector::ExtractOp::create(b, q, t), k[i + t],
+                        next[h]);
                 }
-                return next;
-              });
-          // The same epilogue as the CPU rows: scale, relu, weight, in h order.
-          for (int64_t h = 0; h < HB; ++h) {
-            Value v = dot[h];
-            if (scale)
-              v = arith::MulFOp::create(b, scale, v);
-            Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
-            Value w = memref::LoadOp::create(b, ws, ValueRange{e.index(h0 + h)});
-            logit = math::FmaOp::create(b, w, relu, logit);
-          }
+              }
+              return next;
+            });
+        // The same epilogue as the CPU rows: scale, relu, weight, in h order.
+        for (int64_t h = 0; h < HB; ++h) {
+          Value v = dot[h];
+          if (scale)
+            v = arith::MulFOp::create(b, scale, v);
+          Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
+          Value w = memref::LoadOp::create(b, ws, ValueRange{e.index(h0 + h)});
+          logit = math::FmaOp::create(b, w, relu, logit);
         }
-        memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
-      });
+      }
+      memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
     });
   });
 }
