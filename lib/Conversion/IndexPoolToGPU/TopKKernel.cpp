@@ -133,7 +133,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 64); };
   SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
-                           sharedBuffer(ctx, 2, i64),
+                           sharedBuffer(ctx, 3, i64),
                            sharedBuffer(ctx, 1, i32)};
   launchKernel(b, e.dim(logits, 0), e.index(1), threadsPerBlock, shared,
                [&](const KernelIds &ids) {
@@ -160,9 +160,12 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
           b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
     };
 
-    // state = {digits found so far, how many still to find below them}.
+    // state = {digits found so far, how many still to find below them,
+    // whether the rest are known}.
+    Value two = e.index(2);
     when(b, first, [&]() {
       memref::StoreOp::create(b, c64(0), state, ValueRange{zero});
+      memref::StoreOp::create(b, c64(0), state, ValueRange{two});
       memref::StoreOp::create(b, arith::IndexCastUIOp::create(b, i64, kk),
                               state, ValueRange{one});
       memref::StoreOp::create(b, e.i32(0), counter, ValueRange{zero});
@@ -171,6 +174,16 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
 
     for (int64_t pass = 0; pass < 64 / kRadixBits; ++pass) {
       int64_t shift = 64 - kRadixBits * (pass + 1);
+      // Once a bin holds exactly the winners still missing, all of it wins
+      // and the digits below do not matter (distinct values: after the 32
+      // value bits at the latest). The flag is the same for the whole
+      // block, so the barriers inside stay uniform.
+      Value open = arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq,
+          memref::LoadOp::create(b, state, ValueRange{two}), c64(0));
+      auto passIf = scf::IfOp::create(b, open, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inPass(b);
+      b.setInsertionPointToStart(passIf.thenBlock());
       strideLoop(b, tid, e.index(kBins), step, [&](Value i) {
         memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
       });
@@ -230,9 +243,13 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
         Value found = arith::OrIOp::create(
             b, prefix, arith::ShLIOp::create(b, digit, c64(shift)));
         memref::StoreOp::create(b, found, state, ValueRange{zero});
-        memref::StoreOp::create(
-            b, arith::SubIOp::create(b, remaining, walk.getResult(1)), state,
-            ValueRange{one});
+        Value missing = arith::SubIOp::create(b, remaining, walk.getResult(1));
+        memref::StoreOp::create(b, missing, state, ValueRange{one});
+        Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                            binCount(walk.getResult(0)),
+                                            missing);
+        memref::StoreOp::create(b, arith::ExtUIOp::create(b, i64, whole),
+                                state, ValueRange{two});
       });
       barrier(b);
     }
