@@ -19,6 +19,12 @@
 // RUN: indexpool-run %s --function=topk_short --random-inputs=11 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=TWO
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=12 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
 // RUN: not indexpool-run %s --function=topk_short --random-inputs=1 --device=gpu-emulator --chip=sm_42 2>&1 | FileCheck %s --check-prefix=CHIP
+// Functions of the CPU integration tests, with their shapes.
+// RUN: indexpool-run %S/../CPU/compress.mlir --function=f32_dynamic --random-inputs=3 --input-shape=0:1001x64 --input-shape=1:1001x64 --device=gpu-emulator --chip=sm_86 --verify | FileCheck %s --check-prefix=THREE
+// RUN: indexpool-run %S/../CPU/score.mlir --function=rows_tail --random-inputs=5 --input-shape=2:1003x40 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/topk.mlir --function=topk_valid --random-inputs=2 --device=gpu-emulator --chip=sm_100 --verify | FileCheck %s --check-prefix=TWO
+// RUN: indexpool-run %S/../CPU/select.mlir --function=bf16_plain --random-inputs=2 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/select.mlir --function=i8_dynamic --random-inputs=3 --input-shape=0:2x8x64 --input-shape=1:2x8 --input-shape=2:700x64 --input-shape=3:700 --input-shape=4:2 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
 
 // ONE: result #0 {{.*}} -> ok
 // ONE-NOT: FAILED
