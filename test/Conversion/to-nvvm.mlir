@@ -6,9 +6,11 @@
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 format=elf" 2>&1 | FileCheck %s --check-prefix=FORMAT
 
+// RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 threads-per-block=48" 2>&1 | FileCheck %s --check-prefix=TPB
 // RUN: not indexpool-opt %S/../Tools/Inputs/dynamic-pool.mlir --indexpool-to-nvvm="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 
 // CHIP: indexpool-to-nvvm: unknown chip 'sm_42'; known chips: sm_80
+// TPB: indexpool-to-nvvm: threads-per-block must be a multiple of 32 in [32, 1024], got 48
 // DYNAMIC: dynamic-pool.mlir:2:12: error: GPU kernels take static shapes, got 'tensor<?x64xf32>'; specialize the function first (indexpool-compile --function=pool --input-shape=I:AxB...)
 // FORMAT: indexpool-to-nvvm: format must be isa, bin or fatbin, got 'elf'
 

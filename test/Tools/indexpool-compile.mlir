@@ -13,6 +13,10 @@
 // RUN: not indexpool-compile %s --chip=sm_90 --emit=elf -o %t 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=DYN
 // RUN: not indexpool-compile %s --chip=sm_90 --function=nope -o %t 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// An explicit --threads-per-block replaces the chip's configuration: 128
+// threads = 4 warps x 4 groups, 256 / 16 = 16 blocks.
+// RUN: indexpool-compile %s --chip=sm_89 --threads-per-block=128 -o %t.tpb && FileCheck %s --check-prefix=TPB < %t.tpb/kpool.sm_89.json
+// RUN: not indexpool-compile %s --chip=sm_89 --threads-per-block=100 -o %t.tpb 2>&1 | FileCheck %s --check-prefix=BADTPB
 // Dynamic functions are compiled for the shapes --input-shape gives.
 // RUN: indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 --input-shape=1:1000 -o %t
 // RUN: FileCheck %s --check-prefix=SHAPED < %t/pool.sm_90.json
@@ -30,6 +34,11 @@
 // EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
 // DYN: indexpool-compile: error: argument #0 of @pool has a dynamic size: give its shape with --input-shape=0:AxB...
 // NOFUNC: indexpool-compile: error: no function @nope in
+// TPB: "block": [
+// TPB-NEXT: 128,
+// TPB: "grid": [
+// TPB-NEXT: 16,
+// BADTPB: indexpool-compile: error: --threads-per-block must be a multiple of 32 in [32, 1024], got 100
 // SHAPED: "buffers": [
 // SHAPED: "role": "input",
 // SHAPED-NEXT: "shape": [

@@ -73,9 +73,12 @@ static cl::list<std::string> inputShapes(
     cl::desc("Compile --function for argument I of shape AxBxC (needed for "
              "every argument with a dynamic size)"),
     cl::cat(category));
-static cl::opt<int64_t> threadsPerBlock("threads-per-block", cl::init(128),
-                                        cl::desc("Threads per block"),
-                                        cl::cat(category));
+static cl::opt<int64_t> threadsPerBlock(
+    "threads-per-block", cl::init(256),
+    cl::desc("Threads per block of every kernel, instead of the chip's "
+             "launch configuration (--indexpool-configure) for ops without "
+             "one; a multiple of 32 up to 1024"),
+    cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "indexpool-compile: error: " << message << "\n";
@@ -137,6 +140,8 @@ static int compileFunction(ModuleOp module, func::FuncOp func) {
     return fail(error);
   options->format = emit == "cubin" ? "bin" : "isa";
   options->threadsPerBlock = threadsPerBlock;
+  // An explicit block size replaces the chip's configuration.
+  options->configureUnconfigured = threadsPerBlock.getNumOccurrences() == 0;
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options->cudaToolkit = cuda;
 
@@ -179,6 +184,9 @@ int main(int argc, char **argv) {
       "outside MLIR\n");
   if (emit != "ptx" && emit != "cubin" && emit != "mlir")
     return fail("--emit must be ptx, cubin or mlir, got '" + emit + "'");
+  if (threadsPerBlock < 32 || threadsPerBlock > 1024 || threadsPerBlock % 32)
+    return fail("--threads-per-block must be a multiple of 32 in [32, 1024], "
+                "got " + std::to_string(threadsPerBlock));
 
   DialectRegistry registry;
   registerAllDialects(registry);

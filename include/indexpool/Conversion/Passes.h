@@ -54,10 +54,12 @@ struct GPUPipelineOptions {
   std::string format = "isa";
   /// Where ptxas and libdevice are (CUDA_HOME).
   std::string cudaToolkit = "/usr/local/cuda";
-  /// Block size of row loops / of fused kernels, for ops without an
-  /// #indexpool.launch.
-  int64_t threadsPerBlock = 128;
-  int64_t kernelThreadsPerBlock = 256;
+  /// Threads per block of the kernels of ops without an #indexpool.launch
+  /// (a multiple of 32; register-heavy kernels take at most 256).
+  int64_t threadsPerBlock = 256;
+  /// compileForGPU: run --indexpool-configure for the chip first when the
+  /// function's ops carry no #indexpool.launch.
+  bool configureUnconfigured = true;
   int64_t vectorWidth = 8;
 };
 

@@ -39,7 +39,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   // The fused kernels first; what they do not cover becomes row loops.
   IndexPoolToGPUKernelsOptions kernels;
   kernels.chip = options.chip;
-  kernels.threadsPerBlock = options.kernelThreadsPerBlock;
+  kernels.threadsPerBlock = options.threadsPerBlock;
   kernels.requireStaticShapes = true;
   pm.addPass(createIndexPoolToGPUKernels(kernels));
   IndexPoolToLoopsOptions loops;
@@ -130,9 +130,11 @@ struct GPUPipelineCLOptions
       llvm::cl::desc("PTX ISA version, e.g. 80 (default: the chip's, from "
                      "the target table)"),
       llvm::cl::init(0)};
-  Option<int64_t> threadsPerBlock{*this, "threads-per-block",
-                                  llvm::cl::desc("Threads per block"),
-                                  llvm::cl::init(128)};
+  Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads per block of ops without an #indexpool.launch "
+                     "(a multiple of 32 up to 1024)"),
+      llvm::cl::init(256)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
@@ -167,6 +169,11 @@ void mlir::indexpool::registerIndexPoolGPUPipeline() {
                               options.format + "'");
         if (cl.ptxVersion)
           options.ptxVersion = cl.ptxVersion;
+        if (cl.threadsPerBlock < 32 || cl.threadsPerBlock > 1024 ||
+            cl.threadsPerBlock % 32 != 0)
+          return errorHandler("indexpool-to-nvvm: threads-per-block must be "
+                              "a multiple of 32 in [32, 1024], got " +
+                              Twine(cl.threadsPerBlock));
         options.threadsPerBlock = cl.threadsPerBlock;
         options.vectorWidth = cl.vectorWidth;
         if (const char *cuda = std::getenv("CUDA_HOME"))

@@ -345,7 +345,7 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
   func.walk([&](Operation *op) {
     configured |= op->hasAttr(kLaunchAttrName);
   });
-  if (!configured) {
+  if (!configured && options.configureUnconfigured) {
     IndexPoolConfigureOptions configure;
     configure.chip = options.chip;
     pm.addPass(createIndexPoolConfigure(configure));
