@@ -34,7 +34,8 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
 }
 
 def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
-  let summary = "Lower compress, score, topk and expand to fused gpu.launch kernels";
+  let summary = "Lower compress, pool, hadamard, quantize, score, topk and "
+                "expand to gpu.launch kernels";
   let description = [{
     The GPU kernels of the ops whose memory traffic matters, written as
     `gpu.launch` ops on buffers (operands through `bufferization.to_buffer`,
@@ -56,6 +57,8 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
       on 64-bit keys (the value's order-preserving bits, then the column
       index reversed, so that ties go to the smaller column and NaN ranks
       last), then the k winners ranked by counting. Any N and k.
+    - `pool`, `hadamard`, `quantize`: the same warp-row layout as compress
+      (hadamard of rank > 2 on its collapsed rows).
     - `expand`: one thread per selected pool.
     - `select` is split into score -> topk -> expand first.
 

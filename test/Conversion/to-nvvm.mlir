@@ -1,6 +1,6 @@
-// --indexpool-to-nvvm: row loops become blocks x threads of outlined kernels,
-// all in one gpu.module, compiled to PTX for the chip with its PTX version;
-// vector loads over D are 16-byte global loads.
+// --indexpool-to-nvvm: pool, hadamard and quantize become warp-row kernels,
+// outlined, all in one gpu.module, compiled to PTX for the chip with its PTX
+// version; rows are read with 16-byte global loads.
 // RUN: indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 format=isa" | FileCheck %s
 // RUN: indexpool-opt %s --indexpool-to-nvvm="chip=sm_80 format=isa threads-per-block=256" | FileCheck %s --check-prefix=SM80
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_42" 2>&1 | FileCheck %s --check-prefix=CHIP
@@ -32,15 +32,14 @@ func.func @chain(%keys: tensor<4096x128xbf16>, %scores: tensor<4096x128xf32>)
   return %q, %s : tensor<1024x128xf8E4M3FN>, tensor<1024xf32>
 }
 
-// With --indexpool-configure first, each row loop is tiled by its op's
-// #indexpool.launch threads_per_block (512 on sm_90, 384 on sm_120) capped
-// at 256: a row kernel keeps a whole row per thread in up to ~170
-// registers, and the kernels declare their block size (.maxntid), which
-// caps ptxas at 65536 / block registers. The fused kernels take the
-// configured size as it is (test/Conversion/to-gpu-kernels.mlir).
+// With --indexpool-configure first, each kernel has its op's
+// #indexpool.launch threads_per_block: 512 on sm_90 (2048 threads/SM), 384
+// on sm_120 (1536); pool, hadamard and quantize are warp-row kernels here
+// (D = 128), declared with that block size (.maxntid). Row loops cap it at
+// 256 (test/Conversion/to-nvvm-tails.mlir).
 // RUN: indexpool-opt %s --indexpool-configure=chip=sm_90 --indexpool-to-nvvm="chip=sm_90" | FileCheck %s --check-prefix=CONF90
 // RUN: indexpool-opt %s --indexpool-configure=chip=sm_120 --indexpool-to-nvvm="chip=sm_120" | FileCheck %s --check-prefix=CONF120
-// CONF90-COUNT-3: threads in (%c256, %c1, %c1)
-// CONF90: .maxntid 256, 1, 1
-// CONF120-COUNT-3: threads in (%c256, %c1, %c1)
-// CONF120: .maxntid 256, 1, 1
+// CONF90-COUNT-3: threads in (%c512, %c1, %c1)
+// CONF90: .maxntid 512, 1, 1
+// CONF120-COUNT-3: threads in (%c384, %c1, %c1)
+// CONF120: .maxntid 384, 1, 1

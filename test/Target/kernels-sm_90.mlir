@@ -2,17 +2,18 @@
 // kernel of compress, score and select (--emit=cubin runs it); compress is
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with cvt.rn.satfinite.e4m3x2.f32;
-// score reads keys with 16-byte loads; compress, score and the three select
-// kernels spill no register and have no stack frame (test/ptxas_report.py
-// parses ptxas -v).
+// score reads keys with 16-byte loads; compress, score, the three select
+// kernels and the unfused pool / hadamard / quantize kernels spill no
+// register and have no stack frame (test/ptxas_report.py parses ptxas -v).
 // RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_90 --emit=cubin -o %t
-// RUN: test -s %t/compress.sm_90.cubin && test -s %t/score.sm_90.cubin && test -s %t/select.sm_90.cubin
+// RUN: test -s %t/compress.sm_90.cubin && test -s %t/score.sm_90.cubin && test -s %t/select.sm_90.cubin && test -s %t/chain.sm_90.cubin
 // RUN: indexpool-compile %S/Inputs/kernels.mlir --chip=sm_90 --emit=ptx -o %t
 // RUN: FileCheck %s --check-prefix=COMPRESS < %t/compress.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_90.ptx
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/compress.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select.sm_90.ptx | FileCheck %s --check-prefix=THREE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/chain.sm_90.ptx | FileCheck %s --check-prefix=THREE
 // The manifests hold only element types the MLIR-free runtime knows: it
 // parses select's (its temporaries included) and gets as far as asking the
 // (fake) driver for the kernels.

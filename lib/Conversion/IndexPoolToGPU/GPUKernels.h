@@ -7,26 +7,39 @@
 #ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
 #define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
 
+#include "../IndexPoolToLoops/Kernels.h"
+
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace mlir::indexpool::gpukernels {
 
 /// Buffers and properties of indexpool.compress.
 struct CompressBuffers {
-  Value keys, scores, bias;     // bias may be null
-  Value codes, scales, weights; // results
-  int64_t poolSize;
-  double temperature;
+  loops::PoolBuffers pool;      // keys, scores, bias, weights, P, temperature
+  Value codes, scales;          // results
   bool rotate, pow2Scale;
   double minAbsmax;
 };
 
-/// Whether the warp kernel covers keys of this type: a static D whose
-/// 16-byte chunks (or D itself, when smaller) are a power of two or a
-/// multiple of 32.
-bool canCompress(MemRefType keys);
-/// `hardwareFp8`: use cvt.rn.satfinite.e4m3x2.f32 (sm_89 and newer).
+/// Whether the warp-row kernels (compress, pool, hadamard, quantize) cover
+/// rows of this [N, D] buffer: a static D whose 16-byte chunks (or D
+/// itself, when smaller) are a power of two or a multiple of 32
+/// (WarpRows.h).
+bool canRowKernel(MemRefType rows);
+
+/// compress as ONE kernel. `hardwareFp8`: cvt.rn.satfinite.e4m3x2.f32
+/// (sm_89 and newer).
 void emitCompressKernel(ImplicitLocOpBuilder &b, const CompressBuffers &c,
+                        int64_t threadsPerBlock, bool hardwareFp8);
+/// pool: pooled [G, D] and the weights of `p`.
+void emitPoolKernel(ImplicitLocOpBuilder &b, const loops::PoolBuffers &p,
+                    Value pooled, int64_t threadsPerBlock);
+/// hadamard of the rows of a 2-d `input` into `output`.
+void emitHadamardKernel(ImplicitLocOpBuilder &b, Value input, Value output,
+                        int64_t threadsPerBlock);
+/// quantize of the rows of a 2-d `input`.
+void emitQuantizeKernel(ImplicitLocOpBuilder &b, Value input, Value codes,
+                        Value scales, bool pow2Scale, double minAbsmax,
                         int64_t threadsPerBlock, bool hardwareFp8);
 
 /// Whether the score kernel covers this query: static H and D, the query

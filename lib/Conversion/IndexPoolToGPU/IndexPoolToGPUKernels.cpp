@@ -53,10 +53,29 @@ struct KernelOptions {
   }
 };
 
+/// The frame of every kernel pattern: operands in as buffers, results out
+/// as fresh buffers around `lower`, unless `unsupported` says why not.
 template <typename Op>
 struct KernelPattern : OpRewritePattern<Op> {
   KernelPattern(MLIRContext *ctx, KernelOptions options)
       : OpRewritePattern<Op>(ctx), options(options) {}
+
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const final {
+    if (const char *why = unsupported(op))
+      return rewriter.notifyMatchFailure(op, why);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    BufferScope buffers(b);
+    lower(op, b, buffers, options.threadsFor(op));
+    rewriter.replaceOp(op, buffers.finish());
+    return success();
+  }
+
+  /// Why no kernel covers `op`, or null.
+  virtual const char *unsupported(Op op) const { return nullptr; }
+  virtual void lower(Op op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+                     int64_t threads) const = 0;
+
   KernelOptions options;
 };
 
@@ -73,49 +92,138 @@ static MemRefType bufferType(Value tensor) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
+/// Why the warp-row kernels do not cover rows of `tensor`, or null.
+static const char *rowsUnsupported(Value tensor) {
+  return canRowKernel(bufferType(tensor))
+             ? nullptr
+             : "D is dynamic or not made of power-of-two 16-byte chunks";
+}
+
+/// The result sizes of pool weights: [G, P] or [G, P, D].
+static SmallVector<Value> weightSizes(ImplicitLocOpBuilder &b, Value scores,
+                                      Value groups, int64_t poolSize,
+                                      Value dimD) {
+  SmallVector<Value> sizes{groups,
+                           arith::ConstantIndexOp::create(b, poolSize), dimD};
+  if (cast<MemRefType>(scores.getType()).getRank() == 1)
+    sizes.pop_back();
+  return sizes;
+}
+
+/// Reads a pooling's operands and allocates its weights; G and D on the way.
+template <typename Op>
+static loops::PoolBuffers poolBuffers(ImplicitLocOpBuilder &b, Op op,
+                                      BufferScope &buffers, Value &groups,
+                                      Value &dimD) {
+  loops::PoolBuffers p;
+  p.keys = buffers.in(op.getKeys());
+  p.scores = buffers.in(op.getScores());
+  p.bias = buffers.in(op.getBias());
+  p.poolSize = op.getPoolSize();
+  p.temperature = op.getTemperature().convertToDouble();
+  groups = arith::DivUIOp::create(
+      b, dimOf(b, p.keys, 0), arith::ConstantIndexOp::create(b, p.poolSize));
+  dimD = dimOf(b, p.keys, 1);
+  return p;
+}
+
 struct CompressKernel : KernelPattern<CompressOp> {
   using KernelPattern::KernelPattern;
-  LogicalResult matchAndRewrite(CompressOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!canCompress(bufferType(op.getKeys())))
-      return rewriter.notifyMatchFailure(
-          op, "D is dynamic or not made of power-of-two 16-byte chunks");
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    BufferScope buffers(b);
+  const char *unsupported(CompressOp op) const override {
+    return rowsUnsupported(op.getKeys());
+  }
+  void lower(CompressOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
     CompressBuffers c;
-    c.keys = buffers.in(op.getKeys());
-    c.scores = buffers.in(op.getScores());
-    c.bias = buffers.in(op.getBias());
-    c.poolSize = op.getPoolSize();
-    Value groups = arith::DivUIOp::create(
-        b, dimOf(b, c.keys, 0), arith::ConstantIndexOp::create(b, c.poolSize));
-    Value dimD = dimOf(b, c.keys, 1);
+    Value groups, dimD;
+    c.pool = poolBuffers(b, op, buffers, groups, dimD);
     c.codes = buffers.out(op.getCodes().getType(), {groups, dimD});
     c.scales = buffers.out(op.getScales().getType(), {groups});
-    SmallVector<Value> weightSizes{
-        groups, arith::ConstantIndexOp::create(b, c.poolSize), dimD};
-    if (cast<MemRefType>(c.scores.getType()).getRank() == 1)
-      weightSizes.pop_back();
-    c.weights = buffers.out(op.getWeights().getType(), weightSizes);
-    c.temperature = op.getTemperature().convertToDouble();
+    c.pool.weights =
+        buffers.out(op.getWeights().getType(),
+                    weightSizes(b, c.pool.scores, groups, c.pool.poolSize, dimD));
     c.rotate = op.getRotate();
     c.pow2Scale = op.getPow2Scale();
     c.minAbsmax = op.getMinAbsmax().convertToDouble();
-    emitCompressKernel(b, c, options.threadsFor(op), options.hardwareFp8);
-    rewriter.replaceOp(op, buffers.finish());
-    return success();
+    emitCompressKernel(b, c, threads, options.hardwareFp8);
+  }
+};
+
+struct PoolKernel : KernelPattern<PoolOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(PoolOp op) const override {
+    return rowsUnsupported(op.getKeys());
+  }
+  void lower(PoolOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
+    Value groups, dimD;
+    loops::PoolBuffers p = poolBuffers(b, op, buffers, groups, dimD);
+    Value pooled = buffers.out(op.getPooled().getType(), {groups, dimD});
+    p.weights = buffers.out(op.getWeights().getType(),
+                            weightSizes(b, p.scores, groups, p.poolSize, dimD));
+    emitPoolKernel(b, p, pooled, threads);
+  }
+};
+
+struct HadamardKernel : KernelPattern<HadamardOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(HadamardOp op) const override {
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    if (type.getRank() < 2 || !type.hasStaticShape())
+      return "not static rows of D";
+    int64_t rows = type.getNumElements() / type.getShape().back();
+    MemRefType flat = MemRefType::get({rows, type.getShape().back()},
+                                      type.getElementType());
+    if (!canRowKernel(flat))
+      return "D is not made of power-of-two 16-byte chunks";
+    return nullptr;
+  }
+  void lower(HadamardOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    Value input = buffers.in(op.getInput());
+    Value output = buffers.out(op.getResult().getType(), {});
+    // Rows are everything but the last dimension.
+    SmallVector<ReassociationIndices> collapse(1);
+    for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+      collapse[0].push_back(i);
+    collapse.push_back({type.getRank() - 1});
+    auto flatten = [&](Value m) {
+      return type.getRank() == 2
+                 ? m
+                 : Value(memref::CollapseShapeOp::create(b, m, collapse));
+    };
+    emitHadamardKernel(b, flatten(input), flatten(output), threads);
+  }
+};
+
+struct QuantizeKernel : KernelPattern<QuantizeOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(QuantizeOp op) const override {
+    return rowsUnsupported(op.getInput());
+  }
+  void lower(QuantizeOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
+    Value input = buffers.in(op.getInput());
+    Value rows = dimOf(b, input, 0);
+    Value codes =
+        buffers.out(op.getCodes().getType(), {rows, dimOf(b, input, 1)});
+    Value scales = buffers.out(op.getScales().getType(), {rows});
+    emitQuantizeKernel(b, input, codes, scales, op.getPow2Scale(),
+                       op.getMinAbsmax().convertToDouble(),
+                       threads, options.hardwareFp8);
   }
 };
 
 struct ScoreKernel : KernelPattern<ScoreOp> {
   using KernelPattern::KernelPattern;
-  LogicalResult matchAndRewrite(ScoreOp op,
-                                PatternRewriter &rewriter) const override {
+  const char *unsupported(ScoreOp op) const override {
     if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
-      return rewriter.notifyMatchFailure(
-          op, "H or D dynamic, H > 128, or the query beyond 48 KiB");
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    BufferScope buffers(b);
+      return "H or D dynamic, H > 128, or the query beyond 48 KiB";
+    return nullptr;
+  }
+  void lower(ScoreOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
     Value query = buffers.in(op.getQuery());
     Value weights = buffers.in(op.getWeights());
     Value keys = buffers.in(op.getKeys());
@@ -123,18 +231,14 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     Value logits = buffers.out(op.getLogits().getType(),
                                {dimOf(b, query, 0), dimOf(b, keys, 0)});
     emitScoreKernel(b, query, weights, keys, scales, logits,
-                    options.threadsFor(op), options.smCount);
-    rewriter.replaceOp(op, buffers.finish());
-    return success();
+                    threads, options.smCount);
   }
 };
 
 struct TopKKernel : KernelPattern<TopKOp> {
   using KernelPattern::KernelPattern;
-  LogicalResult matchAndRewrite(TopKOp op,
-                                PatternRewriter &rewriter) const override {
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    BufferScope buffers(b);
+  void lower(TopKOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
     Value logits = buffers.in(op.getLogits());
     Value valid = buffers.in(op.getValid());
     Value dimM = dimOf(b, logits, 0);
@@ -151,18 +255,14 @@ struct TopKKernel : KernelPattern<TopKOp> {
         candidatesType.isDynamicDim(0) ? ValueRange{dimM} : ValueRange{},
         b.getI64IntegerAttr(64));
     emitTopKKernel(b, logits, valid, values, indices, candidates,
-                   options.threadsFor(op));
-    rewriter.replaceOp(op, buffers.finish());
-    return success();
+                   threads);
   }
 };
 
 struct ExpandKernel : KernelPattern<ExpandOp> {
   using KernelPattern::KernelPattern;
-  LogicalResult matchAndRewrite(ExpandOp op,
-                                PatternRewriter &rewriter) const override {
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    BufferScope buffers(b);
+  void lower(ExpandOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             int64_t threads) const override {
     Value indices = buffers.in(op.getIndices());
     int64_t p = op.getPoolSize();
     Value tokens = buffers.out(
@@ -170,9 +270,7 @@ struct ExpandKernel : KernelPattern<ExpandOp> {
         {dimOf(b, indices, 0),
          arith::MulIOp::create(b, dimOf(b, indices, 1),
                                arith::ConstantIndexOp::create(b, p))});
-    emitExpandKernel(b, indices, tokens, p, options.threadsFor(op));
-    rewriter.replaceOp(op, buffers.finish());
-    return success();
+    emitExpandKernel(b, indices, tokens, p, threads);
   }
 };
 
@@ -253,8 +351,9 @@ struct IndexPoolToGPUKernels
     KernelOptions options{info->hasFp8Convert, threadsPerBlock, info->smCount};
     RewritePatternSet patterns(&getContext());
     patterns.add<SplitSelect>(&getContext());
-    patterns.add<CompressKernel, ScoreKernel, TopKKernel, ExpandKernel>(
-        &getContext(), options);
+    patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
+                 ScoreKernel, TopKKernel, ExpandKernel>(&getContext(),
+                                                         options);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

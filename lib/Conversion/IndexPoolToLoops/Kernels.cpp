@@ -52,60 +52,64 @@ SmallVector<Value> mlir::indexpool::loops::emitSoftmax(Emitter &e,
   return w;
 }
 
+SmallVector<Value> mlir::indexpool::loops::emitSlotWeights(
+    Emitter &e, const PoolBuffers &p, Value first,
+    std::optional<Chunk> chunk) {
+  ImplicitLocOpBuilder &b = e.builder();
+  SmallVector<Value> x;
+  for (int64_t s = 0; s < p.poolSize; ++s) {
+    Value token = e.add(first, e.index(s));
+    Value v, bias;
+    if (chunk) {
+      v = e.loadF32(p.scores, {token, chunk->offset}, chunk->mask);
+      if (p.bias)
+        bias = e.loadF32(p.bias, {e.index(s), chunk->offset}, chunk->mask);
+    } else {
+      v = e.loadScalarF32(p.scores, {token});
+      if (p.bias)
+        bias = e.loadScalarF32(p.bias, {e.index(s)});
+    }
+    x.push_back(bias ? Value(arith::AddFOp::create(b, v, bias)) : v);
+  }
+  return emitSoftmax(e, x, p.temperature);
+}
+
+Value mlir::indexpool::loops::emitWeightedSum(Emitter &e, const PoolBuffers &p,
+                                              Value first, Chunk c,
+                                              ArrayRef<Value> w) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value acc;
+  for (int64_t s = 0; s < p.poolSize; ++s) {
+    Value key = e.loadF32(p.keys, {e.add(first, e.index(s)), c.offset}, c.mask);
+    acc = acc ? Value(math::FmaOp::create(b, w[s], key, acc))
+              : Value(arith::MulFOp::create(b, w[s], key));
+  }
+  return acc;
+}
+
 void mlir::indexpool::loops::emitPoolGroup(
     Emitter &e, const PoolBuffers &p, Value g,
     function_ref<void(Chunk, Value)> sink) {
   ImplicitLocOpBuilder &b = e.builder();
-  int64_t slots = p.poolSize;
   Value dimD = e.dim(p.keys, 1);
-  Value first = e.mul(g, e.index(slots));
-  auto row = [&](int64_t s) { return e.add(first, e.index(s)); };
-  bool perChannel = memrefType(p.scores).getRank() == 2;
-
-  // sum_s w_s * keys[g*P+s] over one chunk of D, in slot order.
-  auto weightedSum = [&](Chunk c, ArrayRef<Value> w) {
-    Value acc;
-    for (int64_t s = 0; s < slots; ++s) {
-      Value key = e.loadF32(p.keys, {row(s), c.offset}, c.mask);
-      acc = acc ? Value(math::FmaOp::create(b, w[s], key, acc))
-                : Value(arith::MulFOp::create(b, w[s], key));
-    }
-    return acc;
-  };
-
-  if (!perChannel) {
+  Value first = e.mul(g, e.index(p.poolSize));
+  if (memrefType(p.scores).getRank() == 1) {
     // One weight per slot: softmax on scalars, then broadcast over D.
-    SmallVector<Value> x;
-    for (int64_t s = 0; s < slots; ++s) {
-      Value v = e.loadScalarF32(p.scores, {row(s)});
-      if (p.bias)
-        v = arith::AddFOp::create(b, v, e.loadScalarF32(p.bias, {e.index(s)}));
-      x.push_back(v);
-    }
-    SmallVector<Value> w = emitSoftmax(e, x, p.temperature);
+    SmallVector<Value> w = emitSlotWeights(e, p, first, std::nullopt);
     SmallVector<Value> wv;
-    for (int64_t s = 0; s < slots; ++s) {
+    for (int64_t s = 0; s < p.poolSize; ++s) {
       memref::StoreOp::create(b, w[s], p.weights, ValueRange{g, e.index(s)});
       wv.push_back(e.splat(w[s]));
     }
-    e.chunks(dimD, [&](Chunk c) { sink(c, weightedSum(c, wv)); });
+    e.chunks(dimD, [&](Chunk c) { sink(c, emitWeightedSum(e, p, first, c, wv)); });
     return;
   }
-
   // One weight per slot and channel: the softmax runs across P vectors.
   e.chunks(dimD, [&](Chunk c) {
-    SmallVector<Value> x;
-    for (int64_t s = 0; s < slots; ++s) {
-      Value v = e.loadF32(p.scores, {row(s), c.offset}, c.mask);
-      if (p.bias)
-        v = arith::AddFOp::create(
-            b, v, e.loadF32(p.bias, {e.index(s), c.offset}, c.mask));
-      x.push_back(v);
-    }
-    SmallVector<Value> w = emitSoftmax(e, x, p.temperature);
-    for (int64_t s = 0; s < slots; ++s)
+    SmallVector<Value> w = emitSlotWeights(e, p, first, c);
+    for (int64_t s = 0; s < p.poolSize; ++s)
       e.storeF32(w[s], p.weights, {g, e.index(s), c.offset}, c.mask);
-    sink(c, weightedSum(c, w));
+    sink(c, emitWeightedSum(e, p, first, c, w));
   });
 }
 

@@ -11,6 +11,8 @@
 
 #include "Emitter.h"
 
+#include <optional>
+
 namespace mlir::indexpool::loops {
 
 /// Buffers and properties of a pooling (pool or compress).
@@ -25,6 +27,15 @@ struct PoolBuffers {
 /// by `temperature`, computed stably (the max subtracted).
 SmallVector<Value> emitSoftmax(Emitter &e, SmallVector<Value> x,
                                double temperature);
+
+/// The softmax weights of the slots of the group whose first token is
+/// `first`: scalars for per-token scores, else vectors of `chunk`.
+SmallVector<Value> emitSlotWeights(Emitter &e, const PoolBuffers &p,
+                                   Value first, std::optional<Chunk> chunk);
+
+/// sum_s w[s] * keys[first + s, chunk], in slot order (mul, then fma).
+Value emitWeightedSum(Emitter &e, const PoolBuffers &p, Value first, Chunk c,
+                      ArrayRef<Value> w);
 
 /// Pools group `g`: writes its weights and hands every chunk of the pooled
 /// key (f32, unrounded) to `sink`.

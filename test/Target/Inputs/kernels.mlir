@@ -22,3 +22,13 @@ func.func @select(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>, %k: tensor<40
         -> tensor<2x512xi32>
   return %t : tensor<2x512xi32>
 }
+
+// The unfused chain: pool, hadamard and quantize as three warp-row kernels.
+func.func @chain(%keys: tensor<4096x128xbf16>, %scores: tensor<4096x128xf32>)
+    -> (tensor<1024x128xf8E4M3FN>, tensor<1024xf32>, tensor<1024x4x128xf32>) {
+  %p, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64}
+      : (tensor<4096x128xbf16>, tensor<4096x128xf32>) -> (tensor<1024x128xbf16>, tensor<1024x4x128xf32>)
+  %r = indexpool.hadamard %p : (tensor<1024x128xbf16>) -> tensor<1024x128xbf16>
+  %q, %s = indexpool.quantize %r {pow2_scale} : (tensor<1024x128xbf16>) -> (tensor<1024x128xf8E4M3FN>, tensor<1024xf32>)
+  return %q, %s, %w : tensor<1024x128xf8E4M3FN>, tensor<1024xf32>, tensor<1024x4x128xf32>
+}

@@ -1,0 +1,105 @@
+//===- PoolKernels.cpp - compress and pool as warp-row kernels ------------===//
+//
+// One pool group per row of lanes (WarpRows.h): the P keys of the group are
+// read chunk by chunk with 16-byte loads (per-channel scores too), the
+// softmax over the slots runs in registers, and the weighted sum follows
+// loops::emitPoolGroup's slot order and fma chain. compress then rounds to
+// the key type, rotates and quantizes in the same kernel: ONE kernel, no
+// stack frame; pool stores the pooled row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernels.h"
+#include "WarpRows.h"
+
+#include "../IndexPoolToLoops/Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+using mlir::indexpool::loops::Emitter;
+using mlir::indexpool::loops::PoolBuffers;
+namespace loops = mlir::indexpool::loops;
+
+bool mlir::indexpool::gpukernels::canRowKernel(MemRefType rows) {
+  return rows.getRank() == 2 &&
+         warpLayoutFor(rows.getDimSize(1), rows.getElementTypeBitWidth() / 8)
+             .has_value();
+}
+
+static WarpLayout layoutOf(Value rows) {
+  auto type = cast<MemRefType>(rows.getType());
+  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
+}
+
+/// The pooled chunks of the thread's group (f32, unrounded), with the CPU's
+/// softmax and slot order; the weights are stored on the way.
+static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
+                                    const PoolBuffers &p) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value first = e.mul(row.clamped, e.index(p.poolSize));
+  SmallVector<Value> x;
+  if (cast<MemRefType>(p.scores.getType()).getRank() == 1) {
+    // One weight per slot: a scalar softmax, the same in every lane.
+    SmallVector<Value> w = loops::emitSlotWeights(e, p, first, std::nullopt);
+    when(b, row.leader, [&]() {
+      for (int64_t s = 0; s < p.poolSize; ++s)
+        memref::StoreOp::create(b, w[s], p.weights,
+                                ValueRange{row.index, e.index(s)});
+    });
+    SmallVector<Value> wv;
+    for (Value ws : w)
+      wv.push_back(e.splat(ws));
+    for (Value offset : row.offsets)
+      x.push_back(loops::emitWeightedSum(e, p, first, {offset, nullptr}, wv));
+    return x;
+  }
+  // One weight per slot and channel: the softmax runs across P vectors.
+  for (Value offset : row.offsets) {
+    loops::Chunk chunk{offset, nullptr};
+    SmallVector<Value> w = loops::emitSlotWeights(e, p, first, chunk);
+    when(b, row.active, [&]() {
+      for (int64_t s = 0; s < p.poolSize; ++s)
+        e.storeF32(w[s], p.weights, {row.index, e.index(s), offset}, nullptr);
+    });
+    x.push_back(loops::emitWeightedSum(e, p, first, chunk, w));
+  }
+  return x;
+}
+
+void mlir::indexpool::gpukernels::emitCompressKernel(
+    ImplicitLocOpBuilder &b, const CompressBuffers &c,
+    int64_t threadsPerBlock, bool hardwareFp8) {
+  WarpLayout lay = layoutOf(c.pool.keys);
+  Emitter e(b, lay.elems, /*stackScopes=*/false);
+  Type keyType = cast<MemRefType>(c.pool.keys.getType()).getElementType();
+  Value groups = e.dim(c.codes, 0);
+  launchKernel(b, rowGrid(e, groups, lay, threadsPerBlock), e.index(1),
+               threadsPerBlock, {}, [&](const KernelIds &ids) {
+    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(c.codes, 0));
+    SmallVector<Value> x = poolGroup(e, row, c.pool);
+    for (Value &v : x)
+      v = e.roundTrip(v, keyType);
+    if (c.rotate)
+      rotateRow(e, lay, row, x, keyType);
+    quantizeRow(e, lay, row, x,
+                {c.codes, c.scales, c.pow2Scale, c.minAbsmax, hardwareFp8});
+  });
+}
+
+void mlir::indexpool::gpukernels::emitPoolKernel(ImplicitLocOpBuilder &b,
+                                                 const PoolBuffers &p,
+                                                 Value pooled,
+                                                 int64_t threadsPerBlock) {
+  WarpLayout lay = layoutOf(p.keys);
+  Emitter e(b, lay.elems, /*stackScopes=*/false);
+  Value groups = e.dim(pooled, 0);
+  launchKernel(b, rowGrid(e, groups, lay, threadsPerBlock), e.index(1),
+               threadsPerBlock, {}, [&](const KernelIds &ids) {
+    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(pooled, 0));
+    storeRow(e, poolGroup(e, row, p), pooled, row);
+  });
+}

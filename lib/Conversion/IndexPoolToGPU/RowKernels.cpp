@@ -1,0 +1,50 @@
+//===- RowKernels.cpp - hadamard and quantize as warp-row kernels ---------===//
+//
+// One row per row of lanes (WarpRows.h), read with 16-byte loads: hadamard
+// rotates it with shuffles and stores it, quantize reduces its absmax with
+// shuffles and stores codes and the scale. No stack frame.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUKernels.h"
+#include "WarpRows.h"
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+using mlir::indexpool::loops::Emitter;
+
+static WarpLayout layoutOf(Value rows) {
+  auto type = cast<MemRefType>(rows.getType());
+  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
+}
+
+void mlir::indexpool::gpukernels::emitHadamardKernel(ImplicitLocOpBuilder &b,
+                                                     Value input, Value output,
+                                                     int64_t threadsPerBlock) {
+  WarpLayout lay = layoutOf(input);
+  Emitter e(b, lay.elems, /*stackScopes=*/false);
+  Type outElement = cast<MemRefType>(output.getType()).getElementType();
+  Value rows = e.dim(input, 0);
+  launchKernel(b, rowGrid(e, rows, lay, threadsPerBlock), e.index(1),
+               threadsPerBlock, {}, [&](const KernelIds &ids) {
+    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(input, 0));
+    SmallVector<Value> x = loadRow(e, input, row);
+    rotateRow(e, lay, row, x, outElement);
+    storeRow(e, x, output, row);
+  });
+}
+
+void mlir::indexpool::gpukernels::emitQuantizeKernel(
+    ImplicitLocOpBuilder &b, Value input, Value codes, Value scales,
+    bool pow2Scale, double minAbsmax, int64_t threadsPerBlock,
+    bool hardwareFp8) {
+  WarpLayout lay = layoutOf(input);
+  Emitter e(b, lay.elems, /*stackScopes=*/false);
+  Value rows = e.dim(input, 0);
+  launchKernel(b, rowGrid(e, rows, lay, threadsPerBlock), e.index(1),
+               threadsPerBlock, {}, [&](const KernelIds &ids) {
+    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(input, 0));
+    quantizeRow(e, lay, row, loadRow(e, input, row),
+                {codes, scales, pow2Scale, minAbsmax, hardwareFp8});
+  });
+}

@@ -1,0 +1,226 @@
+//===- WarpRows.cpp - rows of D values spread over the lanes of a warp ----===//
+
+#include "WarpRows.h"
+
+#include "../IndexPoolToLoops/Kernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::indexpool::gpukernels;
+using mlir::indexpool::loops::Emitter;
+
+// More chunks than this per lane would hold too many values in registers.
+static constexpr int64_t kMaxChunks = 8;
+// The CPU rotates rows up to this size with a constant 1/sqrt(D) and longer
+// ones with 1/sqrt(D) computed in f32 (loops::emitHadamardRow); so do we.
+static constexpr int64_t kCPUShuffleRow = 256;
+
+std::optional<WarpLayout>
+mlir::indexpool::gpukernels::warpLayoutFor(int64_t d, int64_t elementBytes) {
+  if (ShapedType::isDynamic(d) || d < 1 || elementBytes < 1)
+    return std::nullopt;
+  int64_t e = 16 / elementBytes;
+  if (d < e) {
+    if (!llvm::isPowerOf2_64(d))
+      return std::nullopt;
+    e = d;
+  }
+  if (d % e != 0)
+    return std::nullopt;
+  int64_t n = d / e;
+  if (n <= kWarpSize)
+    return llvm::isPowerOf2_64(n) ? std::optional<WarpLayout>({e, n, 1})
+                                  : std::nullopt;
+  if (n % kWarpSize != 0 || n / kWarpSize > kMaxChunks)
+    return std::nullopt;
+  return WarpLayout{e, kWarpSize, n / kWarpSize};
+}
+
+int64_t mlir::indexpool::gpukernels::rowsPerBlock(const WarpLayout &lay,
+                                                  int64_t threadsPerBlock) {
+  return threadsPerBlock / kWarpSize * lay.rowsPerWarp();
+}
+
+Value mlir::indexpool::gpukernels::rowGrid(Emitter &e, Value rows,
+                                           const WarpLayout &lay,
+                                           int64_t threadsPerBlock) {
+  return arith::CeilDivUIOp::create(
+      e.builder(), rows, e.index(rowsPerBlock(lay, threadsPerBlock)));
+}
+
+WarpRow mlir::indexpool::gpukernels::warpRow(Emitter &e, const WarpLayout &lay,
+                                             const KernelIds &ids,
+                                             int64_t threadsPerBlock,
+                                             Value rows) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto div = [&](Value v, int64_t n) {
+    return arith::DivUIOp::create(b, v, e.index(n)).getResult();
+  };
+  auto rem = [&](Value v, int64_t n) {
+    return arith::RemUIOp::create(b, v, e.index(n)).getResult();
+  };
+  Value lane = rem(ids.thread, kWarpSize), warp = div(ids.thread, kWarpSize);
+  WarpRow row;
+  row.lane = rem(lane, lay.lanes);
+  row.index = e.add(
+      e.add(e.mul(ids.block, e.index(rowsPerBlock(lay, threadsPerBlock))),
+            e.mul(warp, e.index(lay.rowsPerWarp()))),
+      div(lane, lay.lanes));
+  row.active =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row.index, rows);
+  row.clamped = arith::MinUIOp::create(
+      b, row.index, arith::SubIOp::create(b, rows, e.index(1)));
+  row.leader = arith::AndIOp::create(
+      b, row.active,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row.lane,
+                            e.index(0)));
+  for (int64_t c = 0; c < lay.chunks; ++c)
+    row.offsets.push_back(e.mul(e.add(e.index(c * lay.lanes), row.lane),
+                                e.index(lay.elems)));
+  return row;
+}
+
+SmallVector<Value> mlir::indexpool::gpukernels::loadRow(Emitter &e,
+                                                        Value memref,
+                                                        const WarpRow &row) {
+  SmallVector<Value> x;
+  for (Value offset : row.offsets)
+    x.push_back(e.loadF32(memref, {row.clamped, offset}, nullptr));
+  return x;
+}
+
+void mlir::indexpool::gpukernels::storeRow(Emitter &e, ArrayRef<Value> x,
+                                           Value memref, const WarpRow &row) {
+  when(e.builder(), row.active, [&]() {
+    for (auto [v, offset] : llvm::zip(x, row.offsets))
+      e.storeF32(v, memref, {row.index, offset}, nullptr);
+  });
+}
+
+/// fma(sign, high, low) with sign = -1 where `bitSet`, choosing which of
+/// `own` / `partner` is the low (bit clear) element: one butterfly.
+static Value butterflyAcross(Emitter &e, Value own, Value partner,
+                             Value bitSet) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value low = arith::SelectOp::create(b, bitSet, partner, own);
+  Value high = arith::SelectOp::create(b, bitSet, own, partner);
+  Value sign = arith::SelectOp::create(b, bitSet, e.f32Splat(-1.0),
+                                       e.f32Splat(1.0));
+  return math::FmaOp::create(b, sign, high, low);
+}
+
+void mlir::indexpool::gpukernels::rotateRow(Emitter &e, const WarpLayout &lay,
+                                            const WarpRow &row,
+                                            SmallVector<Value> &x,
+                                            Type roundTo) {
+  ImplicitLocOpBuilder &b = e.builder();
+  const int64_t E = lay.elems, L = lay.lanes, C = lay.chunks;
+  for (int64_t h = 1; h < E; h *= 2)
+    for (Value &v : x)
+      v = loops::emitButterfly(e, v, h);
+  for (int64_t m = 1; m < L; m *= 2) {
+    Value bitSet = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, row.lane, e.index(m)), e.index(0));
+    for (Value &v : x)
+      v = butterflyAcross(e, v, shuffleXorVector(b, v, m), bitSet);
+  }
+  for (int64_t m = 1; m < C; m *= 2)
+    for (int64_t c = 0; c < C; ++c) {
+      if (c & m)
+        continue;
+      Value low = x[c], high = x[c | m];
+      x[c] = math::FmaOp::create(b, e.f32Splat(1.0), high, low);
+      x[c | m] = math::FmaOp::create(b, e.f32Splat(-1.0), high, low);
+    }
+  int64_t d = lay.rowLength();
+  Value norm;
+  if (d <= kCPUShuffleRow) {
+    norm = e.f32Splat(static_cast<float>(1.0 / std::sqrt(double(d))));
+  } else {
+    Value root = math::SqrtOp::create(b, e.f32(static_cast<double>(d)));
+    norm = e.splat(arith::DivFOp::create(b, e.f32(1.0), root));
+  }
+  for (Value &v : x)
+    v = e.roundTrip(arith::MulFOp::create(b, v, norm), roundTo);
+}
+
+/// q (f32 lanes, already clamped to +-448) -> f8E4M3FN codes with
+/// cvt.rn.satfinite.e4m3x2.f32, two at a time.
+static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q) {
+  auto type = cast<VectorType>(q.getType());
+  int64_t n = type.getNumElements();
+  auto bytes = VectorType::get({n}, b.getI8Type());
+  auto pair = VectorType::get({2}, b.getI8Type());
+  Type f8 = b.getType<Float8E4M3FNType>();
+  Value codes = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(0)));
+  for (int64_t i = 0; i < n; i += 2) {
+    Value lo = vector::ExtractOp::create(b, q, i);
+    Value hi = vector::ExtractOp::create(b, q, i + 1);
+    // The pair's element 0 comes from the second operand.
+    Value two = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, pair, hi, lo,
+        NVVM::FPRoundingModeAttr::get(b.getContext(), NVVM::FPRoundingMode::RN),
+        NVVM::SaturationModeAttr::get(b.getContext(),
+                                      NVVM::SaturationMode::SATFINITE),
+        b.getBoolAttr(false), TypeAttr::get(f8));
+    for (int64_t j = 0; j < 2; ++j)
+      codes = vector::InsertOp::create(
+          b, vector::ExtractOp::create(b, two, j), codes, i + j);
+  }
+  return arith::BitcastOp::create(b, type.clone(f8), codes);
+}
+
+void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
+                                              const WarpLayout &lay,
+                                              const WarpRow &row,
+                                              ArrayRef<Value> x,
+                                              const QuantizeSink &sink) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type codeType = cast<MemRefType>(sink.codes.getType()).getElementType();
+  bool fp8 = isa<Float8E4M3FNType>(codeType);
+  double qmaxValue = fp8 ? 448.0 : 127.0;
+  // absmax over the lane's values, then across the row's lanes.
+  Value maxAbs = e.f32(0.0);
+  for (Value v : x)
+    maxAbs = arith::MaximumFOp::create(
+        b, maxAbs, e.reduceMax(math::AbsFOp::create(b, v)));
+  for (int64_t m = 1; m < lay.lanes; m *= 2)
+    maxAbs = arith::MaximumFOp::create(b, maxAbs, shuffleXor(b, maxAbs, m));
+  Value absmax = arith::MaximumFOp::create(b, maxAbs, e.f32(sink.minAbsmax));
+  Value qmax = e.f32(qmaxValue);
+  Value scale = sink.pow2Scale ? loops::emitPow2Scale(e, absmax, qmax)
+                               : arith::DivFOp::create(b, absmax, qmax);
+  when(b, row.leader, [&]() {
+    memref::StoreOp::create(b, scale, sink.scales, ValueRange{row.index});
+  });
+  // A power-of-two scale has an exact inverse: multiply. Otherwise divide,
+  // as the definition does.
+  Value inverse =
+      sink.pow2Scale ? e.splat(arith::DivFOp::create(b, e.f32(1.0), scale))
+                     : Value();
+  Value scaleV = e.splat(scale);
+  Value hi = e.f32Splat(qmaxValue), lo = e.f32Splat(-qmaxValue);
+  for (auto [v, offset] : llvm::zip(x, row.offsets)) {
+    Value q = inverse ? Value(arith::MulFOp::create(b, v, inverse))
+                      : Value(arith::DivFOp::create(b, v, scaleV));
+    q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
+    Value codes = fp8 && sink.hardwareFp8 && lay.elems >= 2
+                      ? hardwareFp8(b, q)
+                      : e.fromF32(q, codeType);
+    when(b, row.active, [&]() {
+      vector::StoreOp::create(b, codes, sink.codes,
+                              ValueRange{row.index, offset},
+                              /*nontemporal=*/false, llvm::Align(lay.elems));
+    });
+  }
+}

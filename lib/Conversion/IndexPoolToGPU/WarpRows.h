@@ -1,0 +1,81 @@
+//===- WarpRows.h - rows of D values spread over the lanes of a warp -*- C++ -*-===//
+//
+// The building blocks of the warp-cooperative row kernels (compress, pool,
+// hadamard, quantize). A row of D values is held by L lanes of a warp: lane
+// l's chunk c has the E channels d = (c*L + l)*E + i, E*bytes = 16, so every
+// row is read with one 16-byte access per lane and chunk. Bit j of d is an
+// in-register element bit for j < log2 E, a lane bit next, then a chunk
+// bit: the Hadamard butterflies h = 1, 2, 4, ... run in that order as vector
+// shuffles, `gpu.shuffle xor` and register pairs, with the CPU's fma(+-1,
+// .., ..), so the rotated values agree with the CPU bit for bit.
+//
+// Every lane of a warp runs every shuffle: the last warp of a grid clamps
+// its row index, and only stores are guarded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
+
+#include "KernelBuilder.h"
+
+#include "../IndexPoolToLoops/Emitter.h"
+
+#include <optional>
+
+namespace mlir::indexpool::gpukernels {
+
+/// E channels per lane and chunk, L lanes per row, C chunks per lane.
+struct WarpLayout {
+  int64_t elems, lanes, chunks;
+  int64_t rowLength() const { return elems * lanes * chunks; }
+  int64_t rowsPerWarp() const { return kWarpSize / lanes; }
+};
+
+/// The layout of rows of `d` elements of `elementBytes`, if the warp
+/// kernels cover it: a static D whose 16-byte chunks (or D itself, when
+/// smaller) are a power of two or a multiple of 32 (at most 8 per lane).
+std::optional<WarpLayout> warpLayoutFor(int64_t d, int64_t elementBytes);
+
+/// What one thread knows of its row.
+struct WarpRow {
+  Value index;   ///< the row, for stores (may be past the last row)
+  Value clamped; ///< the row, for loads: min(index, rows - 1)
+  Value active;  ///< index < rows
+  Value leader;  ///< active and the row's lane 0
+  Value lane;    ///< lane within the row, [0, L)
+  SmallVector<Value> offsets; ///< first channel of each chunk
+};
+
+/// Rows [0, rows) over a grid of `threadsPerBlock`-thread blocks.
+int64_t rowsPerBlock(const WarpLayout &lay, int64_t threadsPerBlock);
+Value rowGrid(loops::Emitter &e, Value rows, const WarpLayout &lay,
+              int64_t threadsPerBlock);
+WarpRow warpRow(loops::Emitter &e, const WarpLayout &lay, const KernelIds &ids,
+                int64_t threadsPerBlock, Value rows);
+
+/// The row's chunks of `memref[row, :]` as f32 vectors of E lanes.
+SmallVector<Value> loadRow(loops::Emitter &e, Value memref,
+                           const WarpRow &row);
+/// Stores the chunks, rounded to `memref`'s element type, when active.
+void storeRow(loops::Emitter &e, ArrayRef<Value> x, Value memref,
+              const WarpRow &row);
+
+/// Rotates the row by H_D / sqrt(D) and rounds it to `roundTo`, as
+/// loops::emitHadamardRow does.
+void rotateRow(loops::Emitter &e, const WarpLayout &lay, const WarpRow &row,
+               SmallVector<Value> &x, Type roundTo);
+
+/// indexpool.quantize of the row into codes[row, :] and scales[row].
+struct QuantizeSink {
+  Value codes, scales;
+  bool pow2Scale;
+  double minAbsmax;
+  /// cvt.rn.satfinite.e4m3x2.f32 (sm_89 and newer) for FP8 codes.
+  bool hardwareFp8;
+};
+void quantizeRow(loops::Emitter &e, const WarpLayout &lay, const WarpRow &row,
+                 ArrayRef<Value> x, const QuantizeSink &sink);
+
+} // namespace mlir::indexpool::gpukernels
+
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
