@@ -19,7 +19,14 @@
 // RUN: indexpool-run %s --function=topk_short --random-inputs=11 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=TWO
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=12 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
 // RUN: not indexpool-run %s --function=topk_short --random-inputs=1 --device=gpu-emulator --chip=sm_42 2>&1 | FileCheck %s --check-prefix=CHIP
-// Functions of the CPU integration tests, with their shapes.
+// Functions of the CPU integration tests, with their shapes: pool,
+// hadamard (rank 3, and D = 1024) and quantize are warp-row kernels too.
+// RUN: indexpool-run %S/../CPU/pool.mlir --function=bf16_token_tail --random-inputs=1 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=TWO
+// RUN: indexpool-run %S/../CPU/pool.mlir --function=f16_channel_bias --random-inputs=2 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=TWO
+// RUN: indexpool-run %S/../CPU/hadamard.mlir --function=rank3 --random-inputs=3 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/hadamard.mlir --function=wide --random-inputs=4 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/quantize.mlir --function=f8_pow2 --random-inputs=1 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=TWO
+// RUN: indexpool-run %S/../CPU/quantize.mlir --function=i8_f32 --random-inputs=2 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=TWO
 // RUN: indexpool-run %S/../CPU/compress.mlir --function=f32_dynamic --random-inputs=3 --input-shape=0:1001x64 --input-shape=1:1001x64 --device=gpu-emulator --chip=sm_86 --verify | FileCheck %s --check-prefix=THREE
 // RUN: indexpool-run %S/../CPU/score.mlir --function=rows_tail --random-inputs=5 --input-shape=2:1003x40 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/topk.mlir --function=topk_valid --random-inputs=2 --device=gpu-emulator --chip=sm_100 --verify | FileCheck %s --check-prefix=TWO
