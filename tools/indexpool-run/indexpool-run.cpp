@@ -790,11 +790,7 @@ static int runMain() {
   pipelineOptions.vectorWidth = vectorWidth;
   if (emulateGPU) {
     pipelineOptions.emulatedGPU = chipName;
-    bool configured = false;
-    loweredFunc.walk([&](Operation *op) {
-      configured |= op->hasAttr(kLaunchAttrName);
-    });
-    pipelineOptions.configureEmulatedGPU = !configured;
+    pipelineOptions.configureEmulatedGPU = !hasLaunchConfiguration(loweredFunc);
   }
   buildIndexPoolToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered)))

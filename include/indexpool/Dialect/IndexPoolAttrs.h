@@ -6,6 +6,7 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Operation.h"
 
 #include "indexpool/Dialect/IndexPoolEnums.h.inc"
 
@@ -16,6 +17,17 @@ namespace mlir::indexpool {
 
 /// The discardable attribute that holds an op's #indexpool.launch.
 constexpr llvm::StringLiteral kLaunchAttrName = "indexpool.launch";
+
+/// Whether any op nested in `root` carries an #indexpool.launch (then the
+/// tools leave the configuration alone instead of running the cost model).
+inline bool hasLaunchConfiguration(Operation *root) {
+  return root
+      ->walk([](Operation *op) {
+        return op->hasAttr(kLaunchAttrName) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 
 } // namespace mlir::indexpool
 

@@ -162,7 +162,6 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
       !launch.getBody().hasOneBlock())
     return launch.emitOpError("the GPU emulator handles one-block bodies "
                               "with static workgroup buffers only");
-  MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type();
 
   // Buffers shared by the team, allocated once for all blocks: the kernels
@@ -235,7 +234,6 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   for (Operation &op : launch.getBody().front().without_terminator())
     b.clone(op, map);
   omp::TerminatorOp::create(b);
-  (void)ctx;
   launch.erase();
 
   Team t{thread, exchange};

@@ -27,7 +27,8 @@ void mlir::indexpool::gpukernels::emitExpandKernel(ImplicitLocOpBuilder &b,
   launchKernel(b, grid, e.dim(indices, 0), threadsPerBlock, {},
                [&](const KernelIds &ids) {
     Value j = e.add(e.mul(ids.block, threads), ids.thread);
-    when(b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, dimK), [&]() {
+    Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, dimK);
+    e.ifThen(exists, [&]() {
       loops::emitExpandEntry(e, indices, tokens, poolSize, ids.blockY, j);
     });
   });

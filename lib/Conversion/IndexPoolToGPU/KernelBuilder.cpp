@@ -63,22 +63,3 @@ Value mlir::indexpool::gpukernels::shuffleXorVector(ImplicitLocOpBuilder &b,
 void mlir::indexpool::gpukernels::barrier(ImplicitLocOpBuilder &b) {
   gpu::BarrierOp::create(b);
 }
-
-void mlir::indexpool::gpukernels::strideLoop(ImplicitLocOpBuilder &b,
-                                             Value first, Value end,
-                                             Value step,
-                                             function_ref<void(Value)> body) {
-  scf::ForOp::create(b, first, end, step, ValueRange{},
-                     [&](OpBuilder &, Location, Value iv, ValueRange) {
-                       body(iv);
-                       scf::YieldOp::create(b);
-                     });
-}
-
-void mlir::indexpool::gpukernels::when(ImplicitLocOpBuilder &b, Value cond,
-                                       function_ref<void()> body) {
-  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(op.thenBlock());
-  body();
-}

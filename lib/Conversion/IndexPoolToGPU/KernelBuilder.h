@@ -47,13 +47,6 @@ Value shuffleXorVector(ImplicitLocOpBuilder &b, Value v, int64_t mask);
 /// Block-wide barrier (bar.sync): every thread of the block must reach it.
 void barrier(ImplicitLocOpBuilder &b);
 
-/// for (i = first; i < end; i += step) body(i), an scf.for.
-void strideLoop(ImplicitLocOpBuilder &b, Value first, Value end, Value step,
-                function_ref<void(Value)> body);
-
-/// Runs `body` when `cond` holds (stores of threads that own a result).
-void when(ImplicitLocOpBuilder &b, Value cond, function_ref<void()> body);
-
 } // namespace mlir::indexpool::gpukernels
 
 #endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELBUILDER_H

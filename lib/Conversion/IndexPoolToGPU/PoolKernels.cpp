@@ -24,17 +24,6 @@ using mlir::indexpool::loops::Emitter;
 using mlir::indexpool::loops::PoolBuffers;
 namespace loops = mlir::indexpool::loops;
 
-bool mlir::indexpool::gpukernels::canRowKernel(MemRefType rows) {
-  return rows.getRank() == 2 &&
-         warpLayoutFor(rows.getDimSize(1), rows.getElementTypeBitWidth() / 8)
-             .has_value();
-}
-
-static WarpLayout layoutOf(Value rows) {
-  auto type = cast<MemRefType>(rows.getType());
-  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
-}
-
 /// The pooled chunks of the thread's group (f32, unrounded), with the CPU's
 /// softmax and slot order; the weights are stored on the way.
 static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
@@ -45,7 +34,7 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
   if (cast<MemRefType>(p.scores.getType()).getRank() == 1) {
     // One weight per slot: a scalar softmax, the same in every lane.
     SmallVector<Value> w = loops::emitSlotWeights(e, p, first, std::nullopt);
-    when(b, row.leader, [&]() {
+    e.ifThen(row.leader, [&]() {
       for (int64_t s = 0; s < p.poolSize; ++s)
         memref::StoreOp::create(b, w[s], p.weights,
                                 ValueRange{row.index, e.index(s)});
@@ -61,7 +50,7 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
   for (Value offset : row.offsets) {
     loops::Chunk chunk{offset, nullptr};
     SmallVector<Value> w = loops::emitSlotWeights(e, p, first, chunk);
-    when(b, row.active, [&]() {
+    e.ifThen(row.active, [&]() {
       for (int64_t s = 0; s < p.poolSize; ++s)
         e.storeF32(w[s], p.weights, {row.index, e.index(s), offset}, nullptr);
     });
@@ -73,7 +62,7 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
 void mlir::indexpool::gpukernels::emitCompressKernel(
     ImplicitLocOpBuilder &b, const CompressBuffers &c,
     int64_t threadsPerBlock, bool hardwareFp8) {
-  WarpLayout lay = layoutOf(c.pool.keys);
+  WarpLayout lay = warpLayoutOf(c.pool.keys);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   Type keyType = cast<MemRefType>(c.pool.keys.getType()).getElementType();
   Value groups = e.dim(c.codes, 0);
@@ -94,7 +83,7 @@ void mlir::indexpool::gpukernels::emitPoolKernel(ImplicitLocOpBuilder &b,
                                                  const PoolBuffers &p,
                                                  Value pooled,
                                                  int64_t threadsPerBlock) {
-  WarpLayout lay = layoutOf(p.keys);
+  WarpLayout lay = warpLayoutOf(p.keys);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   Value groups = e.dim(pooled, 0);
   launchKernel(b, rowGrid(e, groups, lay, threadsPerBlock), e.index(1),

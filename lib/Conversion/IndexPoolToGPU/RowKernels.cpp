@@ -13,15 +13,10 @@ using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
 
-static WarpLayout layoutOf(Value rows) {
-  auto type = cast<MemRefType>(rows.getType());
-  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
-}
-
 void mlir::indexpool::gpukernels::emitHadamardKernel(ImplicitLocOpBuilder &b,
                                                      Value input, Value output,
                                                      int64_t threadsPerBlock) {
-  WarpLayout lay = layoutOf(input);
+  WarpLayout lay = warpLayoutOf(input);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   Type outElement = cast<MemRefType>(output.getType()).getElementType();
   Value rows = e.dim(input, 0);
@@ -38,7 +33,7 @@ void mlir::indexpool::gpukernels::emitQuantizeKernel(
     ImplicitLocOpBuilder &b, Value input, Value codes, Value scales,
     bool pow2Scale, double minAbsmax, int64_t threadsPerBlock,
     bool hardwareFp8) {
-  WarpLayout lay = layoutOf(input);
+  WarpLayout lay = warpLayoutOf(input);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   Value rows = e.dim(input, 0);
   launchKernel(b, rowGrid(e, rows, lay, threadsPerBlock), e.index(1),

@@ -77,13 +77,13 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     Value qs = ids.shared[0], ws = ids.shared[1];
     Value m = ids.blockY, tid = ids.thread;
     Value step = e.index(threadsPerBlock);
-    strideLoop(b, tid, e.index(H * D), step, [&](Value i) {
+    e.forLoop(tid, e.index(H * D), step, [&](Value i) {
       Value h = arith::DivUIOp::create(b, i, e.index(D));
       Value d = arith::RemUIOp::create(b, i, e.index(D));
       memref::StoreOp::create(b, e.loadScalarF32(query, {m, h, d}), qs,
                               ValueRange{i});
     });
-    strideLoop(b, tid, e.index(H), step, [&](Value h) {
+    e.forLoop(tid, e.index(H), step, [&](Value h) {
       memref::StoreOp::create(b, e.loadScalarF32(weights, {m, h}), ws,
                               ValueRange{h});
     });
@@ -92,7 +92,7 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     Value dimN = e.dim(keys, 0);
     auto quad = VectorType::get({4}, f32);
     Value first = e.add(e.mul(ids.block, step), tid);
-    strideLoop(b, first, dimN, e.mul(grid, step), [&](Value n) {
+    e.forLoop(first, dimN, e.mul(grid, step), [&](Value n) {
       Value scale = scales ? e.loadScalarF32(scales, {n}) : Value();
       Value logit = e.f32(0.0);
       for (int64_t h0 = 0; h0 < H; h0 += HB) {

@@ -118,7 +118,7 @@ static void countInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
       b, counts,
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
                             arith::AndIOp::create(b, peers, below), e.i32(0)));
-  when(b, leads, [&]() {
+  e.ifThen(leads, [&]() {
     memref::AtomicRMWOp::create(
         b, arith::AtomicRMWKind::addi, popCount(b, e, peers), hist,
         ValueRange{arith::IndexCastUIOp::create(b, b.getIndexType(), digit)});
@@ -163,7 +163,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
     // state = {digits found so far, how many still to find below them,
     // whether the rest are known}.
     Value two = e.index(2);
-    when(b, first, [&]() {
+    e.ifThen(first, [&]() {
       memref::StoreOp::create(b, c64(0), state, ValueRange{zero});
       memref::StoreOp::create(b, c64(0), state, ValueRange{two});
       memref::StoreOp::create(b, arith::IndexCastUIOp::create(b, i64, kk),
@@ -184,7 +184,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       auto passIf = scf::IfOp::create(b, open, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard inPass(b);
       b.setInsertionPointToStart(passIf.thenBlock());
-      strideLoop(b, tid, e.index(kBins), step, [&](Value i) {
+      e.forLoop(tid, e.index(kBins), step, [&](Value i) {
         memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
       });
       barrier(b);
@@ -192,7 +192,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       // Every lane of a warp takes part in every iteration (the match
       // below needs the whole warp): the loop runs to len rounded up to
       // the block, lanes past len count nothing.
-      strideLoop(b, tid, roundedLen, step, [&](Value n) {
+      e.forLoop(tid, roundedLen, step, [&](Value n) {
         Value inRange =
             arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, len);
         Value key = keyOf(arith::MinUIOp::create(b, n, lastColumn));
@@ -215,7 +215,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       barrier(b);
       // One thread walks the bins from the top to the one holding the
       // still-missing winner.
-      when(b, first, [&]() {
+      e.ifThen(first, [&]() {
         Value remaining = memref::LoadOp::create(b, state, ValueRange{one});
         auto binCount = [&](Value d) {
           return arith::ExtUIOp::create(
@@ -256,10 +256,11 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
 
     // The kk winners: every key at or above the kk-th largest.
     Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
-    strideLoop(b, tid, len, step, [&](Value n) {
+    e.forLoop(tid, len, step, [&](Value n) {
       Value key = keyOf(n);
-      when(b,
-           arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold),
+      Value wins =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold);
+      e.ifThen(wins,
            [&]() {
              Value slot = memref::AtomicRMWOp::create(
                  b, arith::AtomicRMWKind::addi, e.i32(1), counter,
@@ -271,7 +272,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
            });
     });
     barrier(b);
-    strideLoop(b, tid, kk, step, [&](Value i) {
+    e.forLoop(tid, kk, step, [&](Value i) {
       Value key = loadCandidate(b, e, candidates, m, i);
       Value rank = e.forLoop(
           zero, kk, one, {zero}, [&](Value j, ValueRange acc) -> SmallVector<Value> {
@@ -290,7 +291,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       memref::StoreOp::create(b, column, indices, ValueRange{m, rank});
     });
     // Slots no column filled.
-    strideLoop(b, e.add(kk, tid), k, step, [&](Value j) {
+    e.forLoop(e.add(kk, tid), k, step, [&](Value j) {
       memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
                               values, ValueRange{m, j});
       memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});

@@ -1,6 +1,7 @@
 //===- WarpRows.cpp - rows of D values spread over the lanes of a warp ----===//
 
 #include "WarpRows.h"
+#include "GPUKernels.h"
 
 #include "../IndexPoolToLoops/Kernels.h"
 
@@ -42,6 +43,17 @@ mlir::indexpool::gpukernels::warpLayoutFor(int64_t d, int64_t elementBytes) {
   if (n % kWarpSize != 0 || n / kWarpSize > kMaxChunks)
     return std::nullopt;
   return WarpLayout{e, kWarpSize, n / kWarpSize};
+}
+
+bool mlir::indexpool::gpukernels::canRowKernel(MemRefType rows) {
+  return rows.getRank() == 2 &&
+         warpLayoutFor(rows.getDimSize(1), rows.getElementTypeBitWidth() / 8)
+             .has_value();
+}
+
+WarpLayout mlir::indexpool::gpukernels::warpLayoutOf(Value rows) {
+  auto type = cast<MemRefType>(rows.getType());
+  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
 }
 
 int64_t mlir::indexpool::gpukernels::rowsPerBlock(const WarpLayout &lay,
@@ -99,7 +111,7 @@ SmallVector<Value> mlir::indexpool::gpukernels::loadRow(Emitter &e,
 
 void mlir::indexpool::gpukernels::storeRow(Emitter &e, ArrayRef<Value> x,
                                            Value memref, const WarpRow &row) {
-  when(e.builder(), row.active, [&]() {
+  e.ifThen(row.active, [&]() {
     for (auto [v, offset] : llvm::zip(x, row.offsets))
       e.storeF32(v, memref, {row.index, offset}, nullptr);
   });
@@ -200,7 +212,7 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
   Value qmax = e.f32(qmaxValue);
   Value scale = sink.pow2Scale ? loops::emitPow2Scale(e, absmax, qmax)
                                : arith::DivFOp::create(b, absmax, qmax);
-  when(b, row.leader, [&]() {
+  e.ifThen(row.leader, [&]() {
     memref::StoreOp::create(b, scale, sink.scales, ValueRange{row.index});
   });
   // A power-of-two scale has an exact inverse: multiply. Otherwise divide,
@@ -217,7 +229,7 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
     Value codes = fp8 && sink.hardwareFp8 && lay.elems >= 2
                       ? hardwareFp8(b, q)
                       : e.fromF32(q, codeType);
-    when(b, row.active, [&]() {
+    e.ifThen(row.active, [&]() {
       vector::StoreOp::create(b, codes, sink.codes,
                               ValueRange{row.index, offset},
                               /*nontemporal=*/false, llvm::Align(lay.elems));

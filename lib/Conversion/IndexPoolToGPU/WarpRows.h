@@ -36,6 +36,9 @@ struct WarpLayout {
 /// smaller) are a power of two or a multiple of 32 (at most 8 per lane).
 std::optional<WarpLayout> warpLayoutFor(int64_t d, int64_t elementBytes);
 
+/// The layout of the rows of a 2-d buffer that canRowKernel accepted.
+WarpLayout warpLayoutOf(Value rows);
+
 /// What one thread knows of its row.
 struct WarpRow {
   Value index;   ///< the row, for stores (may be past the last row)

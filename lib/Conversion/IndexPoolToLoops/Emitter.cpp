@@ -94,7 +94,12 @@ SmallVector<Value> Emitter::forLoop(Value lb, Value ub, Value step,
 }
 
 void Emitter::forLoop(Value lb, Value ub, function_ref<void(Value)> body) {
-  forLoop(lb, ub, index(1), {}, [&](Value iv, ValueRange) {
+  forLoop(lb, ub, index(1), body);
+}
+
+void Emitter::forLoop(Value lb, Value ub, Value step,
+                      function_ref<void(Value)> body) {
+  forLoop(lb, ub, step, {}, [&](Value iv, ValueRange) {
     body(iv);
     return SmallVector<Value>();
   });
@@ -118,6 +123,13 @@ void Emitter::stackScope(function_ref<void()> body) {
   b.createBlock(&scope.getBodyRegion());
   body();
   memref::AllocaScopeReturnOp::create(b, ValueRange{});
+}
+
+void Emitter::ifThen(Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  setInsertionBeforeTerminator(b, ifOp.thenBlock());
+  then();
 }
 
 SmallVector<Value> Emitter::ifThen(Value cond, ValueRange elseValues,

@@ -69,6 +69,9 @@ public:
   SmallVector<Value> forLoop(Value lb, Value ub, Value step, ValueRange inits,
                              LoopBody body);
   void forLoop(Value lb, Value ub, function_ref<void(Value iv)> body);
+  /// for (iv = lb; iv < ub; iv += step) body(iv).
+  void forLoop(Value lb, Value ub, Value step,
+               function_ref<void(Value iv)> body);
   /// Rows [0, n) distributed across threads (scf.parallel).
   void parallelFor(Value n, function_ref<void(Value iv)> body);
   /// A stack scope, so that per-row scratch allocas are freed every row
@@ -77,6 +80,8 @@ public:
   /// `then` when `cond`, else pass `elseValues` through.
   SmallVector<Value> ifThen(Value cond, ValueRange elseValues,
                             function_ref<SmallVector<Value>()> then);
+  /// `then` when `cond` (no else branch).
+  void ifThen(Value cond, function_ref<void()> then);
 
   /// Visits [0, n) in chunks of `vl`: the main loop with full vectors, then
   /// one masked tail chunk if n is not a multiple of vl. `inits` are carried

@@ -341,11 +341,7 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
   // The chip's launch configuration from the cost model, unless the
   // function's ops already carry one (--indexpool-configure with a tuning
   // database, or written by hand).
-  bool configured = false;
-  func.walk([&](Operation *op) {
-    configured |= op->hasAttr(kLaunchAttrName);
-  });
-  if (!configured && options.configureUnconfigured) {
+  if (!hasLaunchConfiguration(func) && options.configureUnconfigured) {
     IndexPoolConfigureOptions configure;
     configure.chip = options.chip;
     pm.addPass(createIndexPoolConfigure(configure));
