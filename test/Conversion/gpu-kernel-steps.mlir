@@ -1,0 +1,44 @@
+// The small GPU steps on their own.
+// --indexpool-emulate-gpu-kernels: a block becomes an OpenMP team of blockDim
+// threads, shared buffers stack buffers, barriers omp.barrier, shuffles an
+// exchange through a shared array between two barriers, e4m3x2 conversions
+// the software encoder; before-deallocation keeps barriers as calls.
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels | FileCheck %s --check-prefix=EMU
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels=before-deallocation=true | FileCheck %s --check-prefix=FIRST
+// --indexpool-align-shared-buffers: workgroup buffers of outlined kernels get
+// llvm.align = 16.
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --one-shot-bufferize="bufferize-function-boundaries" --gpu-kernel-outlining --indexpool-align-shared-buffers | FileCheck %s --check-prefix=ALIGN
+
+// EMU-LABEL: func.func @score
+// EMU-NOT: gpu.
+// EMU: memref.alloca() {alignment = 16 : i64} : memref<256xf32>
+// EMU: omp.parallel num_threads(%{{.*}} : i32) {
+// EMU: func.call @omp_get_thread_num()
+// EMU: func.call @indexpool_gpu_emulator_team_mismatch
+// EMU: omp.barrier
+// EMU: omp.terminator
+// FIRST-LABEL: func.func @score
+// FIRST: func.call @indexpool_gpu_emulator_barrier()
+// FIRST-NOT: omp.barrier
+// ALIGN: gpu.func @score_kernel
+// ALIGN-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+func.func @score(%q: tensor<1x8x32xf32>, %w: tensor<1x8xf32>, %k: tensor<100x32xf32>) -> tensor<1x100xf32> {
+  %l = indexpool.score %q, %w, %k : (tensor<1x8x32xf32>, tensor<1x8xf32>, tensor<100x32xf32>) -> tensor<1x100xf32>
+  return %l : tensor<1x100xf32>
+}
+
+// -----
+
+// EMU-LABEL: func.func @compress
+// EMU-NOT: gpu.shuffle
+// EMU-NOT: nvvm.convert
+// EMU: memref.store %{{.*}}, %[[XCHG:.*]][%{{.*}}] : memref<256xi32>
+// EMU-NEXT: omp.barrier
+// EMU: memref.load %[[XCHG]][%{{.*}}] : memref<256xi32>
+// EMU-NEXT: omp.barrier
+func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>)
+    -> (tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<64x128xbf16>, tensor<64xf32>) -> (tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>)
+  return %q, %s, %w : tensor<16x128xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>
+}
