@@ -140,6 +140,14 @@ def IndexPoolMergeKernelModules
     the first gpu.module (renaming each after the module it came from, which
     is unique) and updates the gpu.launch_func ops, so that a function
     compiles to one PTX / cubin that a runtime loads once.
+
+    On the way it makes the launches safe for a runtime: a launch whose grid
+    or block has a constant 0 (a zero-sized op) is dropped with its kernel,
+    and one empty gpu.module is kept when nothing is launched; a grid beyond
+    CUDA's limits (x above 2^31 - 1, y or z above 65535) is an error at the
+    op; every module and kernel name becomes a PTX identifier (valid names
+    stay, others become `_` plus the name with `$XX` for each other byte, so
+    distinct names never collide).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
@@ -186,7 +194,7 @@ def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
-           "Block size of loops without a launch configuration">,
+           "Block size of loops without a launch configuration, in [1, 1024]">,
   ];
 }
 

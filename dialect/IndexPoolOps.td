@@ -35,10 +35,16 @@ def IndexPool_PoolOp : IndexPool_Op<"pool"> {
     pooled[g, d]  = sum_s w[g, s(, d)] * keys[g*P+s, d]
     ```
 
-    The softmax is computed stably and accumulates in f32; `pooled` is
-    rounded (to nearest even) to its element type, f32 or the keys' type.
+    The softmax is computed stably, as exp((x - max_s x) / temperature) /
+    sum with the max taken before dividing, and accumulates in f32; `pooled`
+    is rounded (to nearest even) to its element type, f32 or the keys' type.
+    A -inf logit gets weight 0; a group holding a NaN or +inf logit, or only
+    -inf logits, gets NaN weights and a NaN pooled key, and NaN or infinite
+    keys propagate (0 * inf = NaN) (docs/robustness.md, "Special values").
     `weights` (`[G, P]` or `[G, P, D]`, f32) are kept for reconstruction and
-    analysis. `pool_size` is a power of two in [2, 64]; `temperature` > 0.
+    analysis. `pool_size` is a power of two in [2, 64]; `temperature` is
+    finite and at least 2^-126 (1.17549435e-38), so that 1 / temperature is
+    a finite f32.
 
     Example:
 
@@ -57,7 +63,8 @@ def IndexPool_PoolOp : IndexPool_Op<"pool"> {
   let results = (outs IndexPool_KeyTensor:$pooled,
                       IndexPool_F32Tensor:$weights);
   let assemblyFormat = [{
-    $keys `,` $scores (`bias` `(` $bias^ `)`)? attr-dict `:`
+    $keys `,` $scores
+    (`bias` `(` custom<OperandInParens>($bias)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -74,7 +81,9 @@ def IndexPool_HadamardOp : IndexPool_Op<"hadamard"> {
     Hadamard matrix (H_1 = [1], H_2n = [[H_n, H_n], [H_n, -H_n]]). The
     rotation is orthonormal and self-inverse. Any rank >= 1 is accepted, so
     that queries `[M, H, D]` can be rotated like keys `[N, D]`. The result
-    has the input's shape and element type f32 or the input's type.
+    has the input's shape and element type f32 or the input's type. The
+    butterflies compute in f32: a sum beyond the f32 range becomes +-inf and
+    inf - inf NaN (docs/robustness.md, "Special values").
 
     Example:
 
@@ -105,8 +114,12 @@ def IndexPool_QuantizeOp : IndexPool_Op<"quantize"> {
     codes[n,d] = convert(clamp(input[n, d] / scales[n], -qmax, qmax))
     ```
 
-    Conversion rounds to nearest even. `min_absmax` (> 0, default 1e-4)
-    keeps all-zero vectors finite.
+    Conversion rounds to nearest even. `min_absmax` (default 1e-4) keeps
+    all-zero vectors finite; it must be finite and at least qmax * 2^-126
+    (i8: 127 * 2^-126 ~= 1.4929e-36, f8E4M3FN: 448 * 2^-126 ~= 5.2662e-36),
+    so that every scale is a normal f32. The max propagates NaN: a row
+    holding NaN or an infinity gets scale NaN and NaN codes (0x7F, never
+    0xFF, for f8E4M3FN; 0 for i8) (docs/robustness.md, "Special values").
 
     Example:
 
@@ -130,7 +143,10 @@ def IndexPool_DequantizeOp : IndexPool_Op<"dequantize"> {
   let description = [{
     `result[n, d] = float(codes[n, d]) * scales[n]`, rounded to the result's
     element type (f32, f16 or bf16). `codes` is `[N, D]` of `i8` or
-    `f8E4M3FN`, `scales` is `[N]` f32.
+    `f8E4M3FN`, `scales` is `[N]` f32. A NaN code or scale gives NaN (in
+    bf16 / f16 the canonical positive NaN 0x7FC0 / 0x7E00), so a row
+    quantized from NaN or infinite values dequantizes to NaN
+    (docs/robustness.md, "Special values").
 
     Example:
 
@@ -194,7 +210,8 @@ def IndexPool_ReconstructOp : IndexPool_Op<"reconstruct"> {
                        I64Attr:$pool_size);
   let results = (outs IndexPool_KeyTensor:$result);
   let assemblyFormat = [{
-    $pooled (`residual` `(` $residual^ `)`)? attr-dict `:`
+    $pooled
+    (`residual` `(` custom<OperandInParens>($residual)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -213,6 +230,9 @@ def IndexPool_ScoreOp : IndexPool_Op<"score"> {
     `query` is `[M, H, D]` (f32, f16, bf16 or f8E4M3FN), `weights` `[M, H]`
     f32, `keys` `[N, D]` of a key or quantized type, `logits` `[M, N]` f32.
     Quantized keys require `scales(%s)` (`[N]` f32); without scales s = 1.
+    The max is IEEE maximum: NaN stays NaN and max(-0, +0) = +0; products and
+    sums compute in f32 and overflow to +-inf (docs/robustness.md, "Special
+    values").
 
     Example:
 
@@ -228,7 +248,8 @@ def IndexPool_ScoreOp : IndexPool_Op<"score"> {
                        Optional<IndexPool_F32Tensor>:$scales);
   let results = (outs IndexPool_F32Tensor:$logits);
   let assemblyFormat = [{
-    $query `,` $weights `,` $keys (`scales` `(` $scales^ `)`)? attr-dict `:`
+    $query `,` $weights `,`
+    $keys (`scales` `(` custom<OperandInParens>($scales)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -240,7 +261,9 @@ def IndexPool_TopKOp : IndexPool_Op<"topk"> {
     `k` largest values in descending order; equal values put the smaller n
     first; NaN ranks below every number. Where fewer than k columns qualify,
     the remaining slots hold value -inf and index -1. `logits` is `[M, N]`
-    f32, `valid` `[M]` i32, results `[M, k]` f32 and i32; 0 < k <= N.
+    f32, `valid` `[M]` i32, results `[M, k]` f32 and i32; 0 < k <= N, also
+    when N is dynamic (N is the row capacity: shorter rows use `valid`), and
+    N <= 2^31 - 1 (the indices are i32).
 
     Example:
 
@@ -255,7 +278,8 @@ def IndexPool_TopKOp : IndexPool_Op<"topk"> {
   let results = (outs IndexPool_F32Tensor:$values,
                       IndexPool_I32Tensor:$indices);
   let assemblyFormat = [{
-    $logits (`valid` `(` $valid^ `)`)? attr-dict `:`
+    $logits
+    (`valid` `(` custom<OperandInParens>($valid)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -264,7 +288,12 @@ def IndexPool_ExpandOp : IndexPool_Op<"expand"> {
   let summary = "expands selected pool indices to the token indices they cover";
   let description = [{
     `tokens[m, j*P+s] = indices[m, j] < 0 ? -1 : indices[m, j]*P + s`;
-    `indices` is `[M, K]` i32 and `tokens` `[M, K*P]` i32.
+    `indices` is `[M, K]` i32 and `tokens` `[M, K*P]` i32, with K * P <= 2^31
+    (the token indices are i32).
+
+    An index whose tokens do not fit in i32, `indices[m, j] >
+    (2^31 - 1 - (P - 1)) / P`, expands to -1 like a negative one (padding
+    of topk), never to wrapped token indices.
 
     Example:
 
@@ -290,9 +319,12 @@ def IndexPool_CompressOp : IndexPool_Op<"compress"> {
     Exactly `pool` (pooled rounded to the keys' element type), then
     `hadamard` when `rotate` is set (rounded to the keys' element type), then
     `quantize`, roundings included. Operands and properties are those of
-    `pool` and `quantize`; the results are the codes `[G, D]`, the scales
+    `pool` and `quantize` (with their bounds on `temperature` and
+    `min_absmax`); the results are the codes `[G, D]`, the scales
     `[G]` and the pooling weights `[G, P(, D)]`. With `rotate`, D must be a
-    power of two no larger than 1024.
+    power of two no larger than 1024. The special-value rules of the three
+    ops apply in turn: a group with NaN or infinite keys or logits ends as a
+    row of NaN codes with scale NaN (docs/robustness.md, "Special values").
 
     Example:
 
@@ -315,7 +347,8 @@ def IndexPool_CompressOp : IndexPool_Op<"compress"> {
                       IndexPool_F32Tensor:$scales,
                       IndexPool_F32Tensor:$weights);
   let assemblyFormat = [{
-    $keys `,` $scores (`bias` `(` $bias^ `)`)? attr-dict `:`
+    $keys `,` $scores
+    (`bias` `(` custom<OperandInParens>($bias)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }
@@ -326,7 +359,8 @@ def IndexPool_SelectOp : IndexPool_Op<"select", [AttrSizedOperandSegments]> {
     Scores the queries against the pooled keys, keeps the `k` best pools per
     row (among `valid[m]` pools when given) and expands them to the `k * P`
     token indices they cover: `tokens` is `[M, k * pool_size]` i32, -1 where
-    fewer than k pools qualify. Operands are those of `score` and `topk`.
+    fewer than k pools qualify. Operands are those of `score` and `topk`;
+    every token index fits i32: N * pool_size <= 2^31.
 
     Example:
 
@@ -346,8 +380,10 @@ def IndexPool_SelectOp : IndexPool_Op<"select", [AttrSizedOperandSegments]> {
                        I64Attr:$pool_size);
   let results = (outs IndexPool_I32Tensor:$tokens);
   let assemblyFormat = [{
-    $query `,` $weights `,` $keys (`scales` `(` $scales^ `)`)?
-    (`valid` `(` $valid^ `)`)? attr-dict `:` functional-type(operands, results)
+    $query `,` $weights `,` $keys
+    (`scales` `(` custom<OperandInParens>($scales)^ `)`)?
+    (`valid` `(` custom<OperandInParens>($valid)^ `)`)? attr-dict `:`
+    functional-type(operands, results)
   }];
 }
 

@@ -9,20 +9,11 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 PACKAGES=(cmake ninja-build ccache python3
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
-          libgtest-dev libgmock-dev libbenchmark-dev libomp-22-dev python3-numpy)
+          libgtest-dev libgmock-dev libbenchmark-dev libomp-22-dev python3-numpy
+          python3-psutil)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source "$ROOT/scripts/install-packages.sh"
+install_missing "${PACKAGES[@]}"
 
 echo "== building in $BUILD_DIR"
 cmake -G Ninja -S "$ROOT" -B "$BUILD_DIR" \

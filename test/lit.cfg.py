@@ -29,7 +29,12 @@ tool_dirs = [config.indexpool_tools_dir, config.llvm_tools_dir]
 tools = [
     "indexpool-opt",
     "indexpool-compile",
-    "indexpool-run",
+    # Every JIT run is bounds-checked: an access outside its buffer fails
+    # the test with one error line instead of corrupting the heap
+    # (`lit -Dcheck_bounds=0` runs without, to time the difference).
+    ToolSubst("indexpool-run", extra_args=(
+        ["--check-bounds"]
+        if lit_config.params.get("check_bounds", "1") != "0" else [])),
     "indexpool-launch",
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
@@ -61,3 +66,22 @@ if config.indexpool_sanitizers:
 
 # Files under Inputs/ are read by tests, they are not tests themselves.
 config.excludes.append("Inputs")
+
+# A hung test fails on its own, naming its file, instead of stalling the
+# suite (lit needs psutil for this: python3-psutil, installed by setup.sh).
+try:
+    import psutil  # noqa: F401
+    lit_config.maxIndividualTestTime = 600
+except ImportError:
+    lit_config.warning("python3-psutil is missing: no per-test timeout")
+
+# The fuzz targets, when scripts/fuzz.sh has built them (build-fuzz, or
+# $INDEXPOOL_FUZZ_BUILD_DIR): test/Fuzz replays the saved crashers.
+fuzz_bin = os.path.join(os.environ.get(
+    "INDEXPOOL_FUZZ_BUILD_DIR",
+    os.path.join(config.indexpool_src_root, "build-fuzz")), "bin")
+fuzz_targets = ["npy-reader", "manifest-reader", "tuning-db-reader",
+                "ir-parser", "differential"]
+if all(os.path.exists(os.path.join(fuzz_bin, "fuzz-" + t)) for t in fuzz_targets):
+    config.available_features.add("fuzz")
+    config.substitutions.append(("%fuzz_bin", fuzz_bin))

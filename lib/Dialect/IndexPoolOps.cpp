@@ -12,8 +12,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 using namespace mlir;
 using namespace mlir::indexpool;
@@ -40,6 +43,13 @@ namespace {
 
 /// Collects the checks of one op and stops at the first failure, so that a
 /// verifier reads as a list of rules and reports exactly one error.
+///
+/// Sizes are named by their letter (T, D, G, M, N, ...). A letter is bound
+/// to the first static size the rules see for it -- the defining operand's
+/// when static, else the first static use -- and every later static use must
+/// agree, so that one dynamic size cannot hide a contradiction between two
+/// other operands. The runtimes check dynamic sizes with these same rules
+/// (the evaluator re-verifies every op with its concrete shapes).
 class Checker {
 public:
   explicit Checker(Operation *op) : op(op) {}
@@ -47,12 +57,41 @@ public:
   LogicalResult result() const { return failure(failed); }
   bool ok() const { return !failed; }
 
-  /// `name` (an operand or result) has one of the allowed element types.
+  /// The size bound to `letter`, kDynamic while it is unknown.
+  int64_t size(StringRef letter) const {
+    auto it = sizes.find(letter);
+    return it == sizes.end() ? ShapedType::kDynamic : it->second.value;
+  }
+
+  /// Binds `letter` to `value`, which the op's rules compute (a property,
+  /// floor(T / P), ...); a dynamic value binds nothing.
+  Checker &define(StringRef letter, int64_t value, StringRef source = "") {
+    if (!failed && value != ShapedType::kDynamic && !sizes.count(letter))
+      sizes[letter] = {value, source.str()};
+    return *this;
+  }
+
+  /// `name` (an operand or result) has one of the allowed element types, and
+  /// its static sizes can be counted in int64 (elements and bytes).
   Checker &element(StringRef name, RankedTensorType t, bool (*allowed)(Type),
                    StringRef expected) {
     if (!failed && !allowed(t.getElementType()))
       fail() << name << " must have element type " << expected << ", got "
              << t.getElementType();
+    return count(name, t);
+  }
+
+  /// The element count and byte size of `name` fit int64.
+  Checker &count(StringRef name, RankedTensorType t) {
+    if (failed || !t.getElementType().isIntOrFloat())
+      return *this;
+    int64_t bytes = (t.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    if (!staticByteSize(t.getShape(), 1))
+      fail() << "the element count of " << name << " " << t
+             << " overflows int64";
+    else if (!staticByteSize(t.getShape(), bytes))
+      fail() << "the size in bytes of " << name << " " << t
+             << " overflows int64";
     return *this;
   }
 
@@ -64,16 +103,34 @@ public:
     return *this;
   }
 
-  /// Dimension `dim` of `name` is `expected`, which describes itself as
-  /// `meaning` (e.g. "T = 1024"); dynamic sizes on either side pass.
+  /// Dimension `dim` of `name` is the size `letter`, which describes itself
+  /// as `meaning` (e.g. "G = floor(T / P)"). A static size binds the letter
+  /// when it is unknown and must equal it otherwise; the message names where
+  /// the letter was bound when that was another use.
   Checker &dim(StringRef name, RankedTensorType t, unsigned dim,
-               int64_t expected, StringRef meaning) {
-    if (failed || expected == ShapedType::kDynamic || t.isDynamicDim(dim) ||
-        t.getDimSize(dim) == expected)
+               StringRef letter, StringRef meaning) {
+    if (failed || t.isDynamicDim(dim))
       return *this;
-    fail() << name << " dimension " << dim << " must be " << meaning << " = "
-           << expected << ", got " << t.getDimSize(dim);
+    int64_t actual = t.getDimSize(dim);
+    auto it = sizes.find(letter);
+    if (it == sizes.end()) {
+      sizes[letter] = {actual, (name + " dimension " + Twine(dim)).str()};
+      return *this;
+    }
+    if (it->second.value == actual)
+      return *this;
+    InFlightDiagnostic diag = fail();
+    diag << name << " dimension " << dim << " must be " << meaning << " = "
+         << it->second.value;
+    if (!it->second.source.empty())
+      diag << " (as " << it->second.source << ")";
+    diag << ", got " << actual;
     return *this;
+  }
+
+  /// The defining operand's dimension: binds `letter` without a note.
+  Checker &defines(RankedTensorType t, unsigned dim, StringRef letter) {
+    return define(letter, t.getDimSize(dim));
   }
 
   Checker &poolSize(int64_t p) {
@@ -83,10 +140,10 @@ public:
     return *this;
   }
 
-  Checker &positive(StringRef name, APFloat v) {
-    if (!failed && !(v.isFiniteNonZero() && !v.isNegative()))
-      fail() << name << " must be positive and finite, got "
-             << v.convertToDouble();
+  /// A rule of Shapes.h: "" when it holds, else its message.
+  Checker &rule(const std::string &message) {
+    if (!failed && !message.empty())
+      fail() << message;
     return *this;
   }
 
@@ -104,33 +161,102 @@ private:
     return op->emitOpError();
   }
 
+  struct Binding {
+    int64_t value;
+    /// The use that bound the letter; empty for the defining operand.
+    std::string source;
+  };
+
   Operation *op;
   bool failed = false;
+  llvm::StringMap<Binding> sizes;
 };
 
 } // namespace
 
-static int64_t dimOf(RankedTensorType t, unsigned i) { return t.getDimSize(i); }
+/// qmax and the name of a codes element type (i8 or f8E4M3FN).
+static std::pair<double, const char *> qmaxOf(Type codes) {
+  if (isa<Float8E4M3FNType>(codes))
+    return {448.0, "f8E4M3FN"};
+  return {127.0, "i8"};
+}
+
+static double toDouble(APFloat v) { return v.convertToDouble(); }
+
+/// `product` (e.g. "G*P") = size(letter) * p, bound when the letter is known.
+/// A static use of the product with the letter unknown must be a multiple of
+/// p. The product is overflow-checked.
+static void defineProduct(Checker &c, StringRef product, StringRef letter,
+                          int64_t p) {
+  int64_t factor = c.size(letter);
+  if (!c.ok() || factor == ShapedType::kDynamic)
+    return;
+  std::optional<int64_t> value = checkedMulSizes(factor, p);
+  c.require(value.has_value(), [&](InFlightDiagnostic &d) {
+    d << product << " = " << factor << " * " << p << " overflows int64";
+  });
+  if (value)
+    c.define(product, *value);
+}
+
+/// Dimension `dim` of `name` is `product` = letter * p: with the letter
+/// unknown, a static size must still be a multiple of p.
+static void checkProductDim(Checker &c, StringRef name, RankedTensorType t,
+                            unsigned dim, StringRef product, StringRef letter,
+                            int64_t p) {
+  if (c.ok() && c.size(letter) == ShapedType::kDynamic && !t.isDynamicDim(dim))
+    c.require(t.getDimSize(dim) % p == 0, [&](InFlightDiagnostic &d) {
+      d << name << " dimension " << dim << " must be " << product
+        << ", a multiple of P = " << p << ", got " << t.getDimSize(dim);
+    });
+  c.dim(name, t, dim, product, product);
+}
+
+//===----------------------------------------------------------------------===//
+// Operand groups
+//===----------------------------------------------------------------------===//
+
+/// ODS checks that operandSegmentSizes adds up to the operand count and that
+/// no Optional group holds more than one operand, but not that a required
+/// group holds exactly one: an empty or doubled group would make the
+/// accessors read a neighbour's operand (or past the end) and the custom
+/// printer drop an operand. `groups` names the groups in order; a trailing
+/// '?' marks an Optional one.
+template <typename OpT>
+static LogicalResult verifyOperandGroups(OpT op,
+                                         ArrayRef<StringRef> groups) {
+  for (auto [i, group] : llvm::enumerate(groups)) {
+    unsigned length = op.getODSOperandIndexAndLength(i).second;
+    bool optional = group.ends_with("?");
+    if (length == 1 || (optional && length == 0))
+      continue;
+    return op.emitOpError()
+           << "operandSegmentSizes must give " << group.rtrim('?')
+           << (optional ? " at most one operand" : " exactly one operand")
+           << ", got " << length;
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Shared rule sets
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Sizes that a pooling op (pool, compress) knows statically.
+/// What a pooling op (pool, compress) knows about its scores.
 struct PoolSizes {
-  int64_t tokens, dim, groups;
   bool perChannel;
 };
 } // namespace
 
 /// keys [T, D], scores [T] or [T, D], bias [P] or [P, D], pool_size and
-/// temperature: the operands shared by pool and compress.
+/// temperature: the operands shared by pool and compress. Binds T, D, P and,
+/// when T is known, G = floor(T / P).
 static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
                                    RankedTensorType scores,
                                    RankedTensorType bias, int64_t p,
                                    APFloat temperature) {
-  c.poolSize(p).positive("temperature", temperature);
+  c.poolSize(p).rule(temperatureRule(toDouble(temperature)));
   c.element("keys", keys, isKeyType, "f32, f16 or bf16")
       .rank("keys", keys, 2, "[T, D]");
   c.element("scores", scores, isKeyType, "f32, f16 or bf16")
@@ -142,49 +268,60 @@ static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
                });
   if (!c.ok())
     return {};
-  PoolSizes s{dimOf(keys, 0), dimOf(keys, 1), numGroups(dimOf(keys, 0), p),
-              scores.getRank() == 2};
-  c.dim("scores", scores, 0, s.tokens, "T");
+  PoolSizes s{scores.getRank() == 2};
+  c.defines(keys, 0, "T").defines(keys, 1, "D").define("P", p);
+  c.dim("scores", scores, 0, "T", "T");
   if (s.perChannel)
-    c.dim("scores", scores, 1, s.dim, "D");
+    c.dim("scores", scores, 1, "D", "D");
   if (bias) {
     c.element("bias", bias, isKeyType, "f32, f16 or bf16")
         .rank("bias", bias, scores.getRank(),
               s.perChannel ? "[P, D] like the per-channel scores"
                            : "[P] like the per-token scores")
-        .dim("bias", bias, 0, p, "P");
+        .dim("bias", bias, 0, "P", "P");
     if (s.perChannel)
-      c.dim("bias", bias, 1, s.dim, "D");
+      c.dim("bias", bias, 1, "D", "D");
   }
+  // T may be known from the scores only.
+  c.define("G", numGroups(c.size("T"), p));
   return s;
 }
 
 /// The pooling weights result: [G, P] or [G, P, D], f32.
 static void checkPoolWeights(Checker &c, RankedTensorType w,
-                             const PoolSizes &s, int64_t p) {
+                             const PoolSizes &s) {
   c.element("result 'weights'", w, isF32, "f32")
       .rank("result 'weights'", w, s.perChannel ? 3 : 2,
             s.perChannel ? "[G, P, D] for per-channel scores"
                          : "[G, P] for per-token scores")
-      .dim("result 'weights'", w, 0, s.groups, "G = floor(T / P)")
-      .dim("result 'weights'", w, 1, p, "P");
+      .dim("result 'weights'", w, 0, "G", "G = floor(T / P)")
+      .dim("result 'weights'", w, 1, "P", "P");
   if (s.perChannel)
-    c.dim("result 'weights'", w, 2, s.dim, "D");
+    c.dim("result 'weights'", w, 2, "D", "D");
 }
 
-/// codes [N, D] (i8 or f8E4M3FN) and their scales [N] (f32).
+/// codes [N, D] (i8 or f8E4M3FN) and their scales [N] (f32); `rows` is the
+/// letter of the rows (N, or G for compress) and `rowsMeaning` its meaning.
 static void checkCodesAndScales(Checker &c, StringRef codesName,
                                 RankedTensorType codes, StringRef scalesName,
-                                RankedTensorType scales, int64_t rows,
-                                StringRef rowsMeaning, int64_t dim) {
+                                RankedTensorType scales, StringRef rows,
+                                StringRef rowsMeaning) {
   c.element(codesName, codes, isQuantType, "i8 or f8E4M3FN")
       .rank(codesName, codes, 2, "[N, D]")
       .dim(codesName, codes, 0, rows, rowsMeaning)
-      .dim(codesName, codes, 1, dim, "D");
+      .dim(codesName, codes, 1, "D", "D");
   c.element(scalesName, scales, isF32, "f32")
-      .rank(scalesName, scales, 1, "[N]");
-  if (c.ok())
-    c.dim(scalesName, scales, 0, dimOf(codes, 0), "N");
+      .rank(scalesName, scales, 1, "[N]")
+      .dim(scalesName, scales, 0, rows, rows == "N" ? "N" : rowsMeaning);
+}
+
+/// min_absmax against the bound of the codes' type (a valid codes type).
+static void checkMinAbsmax(Checker &c, RankedTensorType codes,
+                           APFloat minAbsmax) {
+  if (!c.ok())
+    return;
+  auto [qmax, name] = qmaxOf(codes.getElementType());
+  c.rule(minAbsmaxRule(toDouble(minAbsmax), qmax, name));
 }
 
 /// The D of a rotation: a power of two no larger than 1024 when static.
@@ -196,18 +333,11 @@ static void checkHadamardDim(Checker &c, StringRef name, int64_t d) {
             });
 }
 
-namespace {
-struct ScoreSizes {
-  int64_t queries, entries;
-};
-} // namespace
-
 /// query [M, H, D], weights [M, H], keys [N, D] and optional scales [N]:
-/// the operands shared by score and select.
-static ScoreSizes checkScoreOperands(Checker &c, RankedTensorType query,
-                                     RankedTensorType weights,
-                                     RankedTensorType keys,
-                                     RankedTensorType scales) {
+/// the operands shared by score and select. Binds M, H, D and N.
+static void checkScoreOperands(Checker &c, RankedTensorType query,
+                               RankedTensorType weights, RankedTensorType keys,
+                               RankedTensorType scales) {
   c.element("query", query, isQueryType, "f32, f16, bf16 or f8E4M3FN")
       .rank("query", query, 3, "[M, H, D]");
   c.element("weights", weights, isF32, "f32")
@@ -215,10 +345,12 @@ static ScoreSizes checkScoreOperands(Checker &c, RankedTensorType query,
   c.element("keys", keys, isCacheType, "f32, f16, bf16, i8 or f8E4M3FN")
       .rank("keys", keys, 2, "[N, D]");
   if (!c.ok())
-    return {};
-  c.dim("weights", weights, 0, dimOf(query, 0), "M")
-      .dim("weights", weights, 1, dimOf(query, 1), "H")
-      .dim("keys", keys, 1, dimOf(query, 2), "D (the query's last dimension)");
+    return;
+  c.defines(query, 0, "M").defines(query, 1, "H").defines(query, 2, "D");
+  c.defines(keys, 0, "N");
+  c.dim("weights", weights, 0, "M", "M")
+      .dim("weights", weights, 1, "H", "H")
+      .dim("keys", keys, 1, "D", "D (the query's last dimension)");
   c.require(scales || !isQuantType(keys.getElementType()),
             [&](InFlightDiagnostic &d) {
               d << "keys of quantized type " << keys.getElementType()
@@ -227,24 +359,20 @@ static ScoreSizes checkScoreOperands(Checker &c, RankedTensorType query,
   if (scales)
     c.element("scales", scales, isF32, "f32")
         .rank("scales", scales, 1, "[N]")
-        .dim("scales", scales, 0, dimOf(keys, 0), "N");
-  return {dimOf(query, 0), dimOf(keys, 0)};
+        .dim("scales", scales, 0, "N", "N");
 }
 
-/// k > 0, k <= N when N is static, valid [M] i32.
-static void checkTopkOperands(Checker &c, int64_t k, int64_t m, int64_t n,
-                              RankedTensorType valid) {
+/// k > 0, k <= N (N the number of columns, in i32), valid [M] i32.
+static void checkTopkOperands(Checker &c, int64_t k, RankedTensorType valid) {
   c.require(k > 0, [&](InFlightDiagnostic &d) {
     d << "k must be positive, got " << k;
   });
-  c.require(n == ShapedType::kDynamic || k <= n, [&](InFlightDiagnostic &d) {
-    d << "k must be at most N = " << n << " (the number of columns), got "
-      << k;
-  });
+  c.rule(columnIndexRule(c.size("N"))).rule(topkColumnsRule(k, c.size("N")));
+  c.define("K", k);
   if (valid)
     c.element("valid", valid, isI32, "i32")
         .rank("valid", valid, 1, "[M]")
-        .dim("valid", valid, 0, m, "M");
+        .dim("valid", valid, 0, "M", "M");
 }
 
 //===----------------------------------------------------------------------===//
@@ -267,10 +395,11 @@ LogicalResult PoolOp::verify() {
                    "type "
                 << keyType << ", got " << pooled.getElementType();
             })
+      .count("result 'pooled'", pooled)
       .rank("result 'pooled'", pooled, 2, "[G, D]")
-      .dim("result 'pooled'", pooled, 0, s.groups, "G = floor(T / P)")
-      .dim("result 'pooled'", pooled, 1, s.dim, "D");
-  checkPoolWeights(c, getWeights().getType(), s, getPoolSize());
+      .dim("result 'pooled'", pooled, 0, "G", "G = floor(T / P)")
+      .dim("result 'pooled'", pooled, 1, "D", "D");
+  checkPoolWeights(c, getWeights().getType(), s);
   return c.result();
 }
 
@@ -291,23 +420,26 @@ LogicalResult HadamardOp::verify() {
               d << "result must have element type f32 or the input's type "
                 << in.getElementType() << ", got " << out.getElementType();
             })
+      .count("result", out)
       .rank("result", out, in.getRank(), "shaped like the input");
-  for (int64_t i = 0; i < in.getRank() && c.ok(); ++i)
-    c.dim("result", out, i, in.getDimSize(i), "the input's size");
+  for (int64_t i = 0; i < in.getRank() && c.ok(); ++i) {
+    std::string letter = "dim" + std::to_string(i);
+    c.defines(in, i, letter).dim("result", out, i, letter, "the input's size");
+  }
   return c.result();
 }
 
 LogicalResult QuantizeOp::verify() {
   Checker c(*this);
   RankedTensorType in = getInput().getType();
-  c.positive("min_absmax", getMinAbsmax())
-      .element("input", in, isKeyType, "f32, f16 or bf16")
+  c.element("input", in, isKeyType, "f32, f16 or bf16")
       .rank("input", in, 2, "[N, D]");
   if (!c.ok())
     return failure();
+  c.defines(in, 0, "N").defines(in, 1, "D");
   checkCodesAndScales(c, "result 'codes'", getCodes().getType(),
-                      "result 'scales'", getScales().getType(), dimOf(in, 0),
-                      "N", dimOf(in, 1));
+                      "result 'scales'", getScales().getType(), "N", "N");
+  checkMinAbsmax(c, getCodes().getType(), getMinAbsmax());
   return c.result();
 }
 
@@ -315,23 +447,25 @@ LogicalResult DequantizeOp::verify() {
   Checker c(*this);
   RankedTensorType codes = getCodes().getType();
   RankedTensorType out = getResult().getType();
-  checkCodesAndScales(c, "codes", codes, "scales", getScales().getType(),
-                      ShapedType::kDynamic, "N", ShapedType::kDynamic);
+  // The codes define N and D (a wrong rank is reported below).
+  if (codes.getRank() == 2)
+    c.defines(codes, 0, "N").defines(codes, 1, "D");
+  checkCodesAndScales(c, "codes", codes, "scales", getScales().getType(), "N",
+                      "N");
   c.element("result", out, isKeyType, "f32, f16 or bf16")
       .rank("result", out, 2, "[N, D] like the codes");
-  if (c.ok())
-    c.dim("result", out, 0, dimOf(codes, 0), "N")
-        .dim("result", out, 1, dimOf(codes, 1), "D");
+  c.dim("result", out, 0, "N", "N").dim("result", out, 1, "D", "D");
   return c.result();
 }
 
-/// result [G*P, D] of residual and reconstruct, from pooled [G, D].
+/// result [G*P, D] of residual and reconstruct, with G and D bound.
 static void checkTokenRows(Checker &c, StringRef name, RankedTensorType t,
-                           RankedTensorType pooled, int64_t p) {
+                           int64_t p) {
   c.element(name, t, isKeyType, "f32, f16 or bf16")
-      .rank(name, t, 2, "[G*P, D]")
-      .dim(name, t, 0, mulDims(dimOf(pooled, 0), p), "G*P")
-      .dim(name, t, 1, dimOf(pooled, 1), "D");
+      .rank(name, t, 2, "[G*P, D]");
+  defineProduct(c, "G*P", "G", p);
+  checkProductDim(c, name, t, 0, "G*P", "G", p);
+  c.dim(name, t, 1, "D", "D");
 }
 
 LogicalResult ResidualOp::verify() {
@@ -346,9 +480,11 @@ LogicalResult ResidualOp::verify() {
       .rank("pooled", pooled, 2, "[G, D]");
   if (!c.ok())
     return failure();
-  c.dim("pooled", pooled, 0, numGroups(dimOf(keys, 0), p), "G = floor(T / P)")
-      .dim("pooled", pooled, 1, dimOf(keys, 1), "D");
-  checkTokenRows(c, "result", getResult().getType(), pooled, p);
+  c.defines(keys, 0, "T").defines(keys, 1, "D");
+  c.define("G", numGroups(c.size("T"), p));
+  c.dim("pooled", pooled, 0, "G", "G = floor(T / P)")
+      .dim("pooled", pooled, 1, "D", "D");
+  checkTokenRows(c, "result", getResult().getType(), p);
   return c.result();
 }
 
@@ -361,23 +497,23 @@ LogicalResult ReconstructOp::verify() {
       .rank("pooled", pooled, 2, "[G, D]");
   if (!c.ok())
     return failure();
+  c.defines(pooled, 0, "G").defines(pooled, 1, "D");
   if (getResidual())
-    checkTokenRows(c, "residual", getResidual().getType(), pooled, p);
-  checkTokenRows(c, "result", getResult().getType(), pooled, p);
+    checkTokenRows(c, "residual", getResidual().getType(), p);
+  checkTokenRows(c, "result", getResult().getType(), p);
   return c.result();
 }
 
 LogicalResult ScoreOp::verify() {
   Checker c(*this);
-  ScoreSizes s = checkScoreOperands(c, getQuery().getType(),
-                                    getWeights().getType(), getKeys().getType(),
-                                    getScales() ? getScales().getType()
-                                                : nullptr);
+  checkScoreOperands(c, getQuery().getType(), getWeights().getType(),
+                     getKeys().getType(),
+                     getScales() ? getScales().getType() : nullptr);
   RankedTensorType logits = getLogits().getType();
   c.element("result 'logits'", logits, isF32, "f32")
       .rank("result 'logits'", logits, 2, "[M, N]")
-      .dim("result 'logits'", logits, 0, s.queries, "M")
-      .dim("result 'logits'", logits, 1, s.entries, "N");
+      .dim("result 'logits'", logits, 0, "M", "M")
+      .dim("result 'logits'", logits, 1, "N", "N");
   return c.result();
 }
 
@@ -387,29 +523,33 @@ LogicalResult TopKOp::verify() {
   c.element("logits", logits, isF32, "f32").rank("logits", logits, 2, "[M, N]");
   if (!c.ok())
     return failure();
-  int64_t m = dimOf(logits, 0), k = getK();
-  checkTopkOperands(c, k, m, dimOf(logits, 1),
-                    getValid() ? getValid().getType() : nullptr);
+  c.defines(logits, 0, "M").defines(logits, 1, "N");
+  checkTopkOperands(c, getK(), getValid() ? getValid().getType() : nullptr);
   RankedTensorType values = getValues().getType();
   RankedTensorType indices = getIndices().getType();
   c.element("result 'values'", values, isF32, "f32")
       .rank("result 'values'", values, 2, "[M, K]")
-      .dim("result 'values'", values, 0, m, "M")
-      .dim("result 'values'", values, 1, k, "K");
+      .dim("result 'values'", values, 0, "M", "M")
+      .dim("result 'values'", values, 1, "K", "K");
   c.element("result 'indices'", indices, isI32, "i32")
       .rank("result 'indices'", indices, 2, "[M, K]")
-      .dim("result 'indices'", indices, 0, m, "M")
-      .dim("result 'indices'", indices, 1, k, "K");
+      .dim("result 'indices'", indices, 0, "M", "M")
+      .dim("result 'indices'", indices, 1, "K", "K");
   return c.result();
 }
 
-/// tokens [M, K*P] i32, the result of expand and select.
-static void checkTokens(Checker &c, RankedTensorType tokens, int64_t m,
-                        int64_t k, int64_t p) {
+/// tokens [M, K*P] i32, the result of expand and select, with K*P token
+/// indices per row that must fit i32.
+static void checkTokens(Checker &c, RankedTensorType tokens, int64_t p) {
+  c.rule(tokenCountRule("K * P", c.size("K"), p));
+  defineProduct(c, "K*P", "K", p);
   c.element("result 'tokens'", tokens, isI32, "i32")
       .rank("result 'tokens'", tokens, 2, "[M, K*P]")
-      .dim("result 'tokens'", tokens, 0, m, "M")
-      .dim("result 'tokens'", tokens, 1, mulDims(k, p), "K*P");
+      .dim("result 'tokens'", tokens, 0, "M", "M");
+  checkProductDim(c, "result 'tokens'", tokens, 1, "K*P", "K", p);
+  // K unknown: the tokens' columns bound the token count themselves.
+  if (c.ok() && !tokens.isDynamicDim(1))
+    c.rule(tokenCountRule("K * P", tokens.getDimSize(1) / p, p));
 }
 
 LogicalResult ExpandOp::verify() {
@@ -420,42 +560,72 @@ LogicalResult ExpandOp::verify() {
       .rank("indices", indices, 2, "[M, K]");
   if (!c.ok())
     return failure();
-  checkTokens(c, getTokens().getType(), dimOf(indices, 0), dimOf(indices, 1),
-              getPoolSize());
+  c.defines(indices, 0, "M").defines(indices, 1, "K");
+  checkTokens(c, getTokens().getType(), getPoolSize());
   return c.result();
 }
 
 LogicalResult CompressOp::verify() {
   Checker c(*this);
   RankedTensorType keys = getKeys().getType();
-  c.positive("min_absmax", getMinAbsmax());
   PoolSizes s = checkPoolOperands(c, keys, getScores().getType(),
                                   getBias() ? getBias().getType() : nullptr,
                                   getPoolSize(), getTemperature());
   if (!c.ok())
     return failure();
   if (getRotate())
-    checkHadamardDim(c, "keys' dimension D", s.dim);
+    checkHadamardDim(c, "keys' dimension D", c.size("D"));
   checkCodesAndScales(c, "result 'codes'", getCodes().getType(),
-                      "result 'scales'", getScales().getType(), s.groups,
-                      "G = floor(T / P)", s.dim);
-  checkPoolWeights(c, getWeights().getType(), s, getPoolSize());
+                      "result 'scales'", getScales().getType(), "G",
+                      "G = floor(T / P)");
+  checkMinAbsmax(c, getCodes().getType(), getMinAbsmax());
+  checkPoolWeights(c, getWeights().getType(), s);
   return c.result();
 }
 
 LogicalResult SelectOp::verify() {
+  if (failed(verifyOperandGroups(
+          *this, {"query", "weights", "keys", "scales?", "valid?"})))
+    return failure();
   Checker c(*this);
   c.poolSize(getPoolSize());
-  ScoreSizes s = checkScoreOperands(c, getQuery().getType(),
-                                    getWeights().getType(), getKeys().getType(),
-                                    getScales() ? getScales().getType()
-                                                : nullptr);
+  checkScoreOperands(c, getQuery().getType(), getWeights().getType(),
+                     getKeys().getType(),
+                     getScales() ? getScales().getType() : nullptr);
   if (!c.ok())
     return failure();
-  checkTopkOperands(c, getK(), s.queries, s.entries,
-                    getValid() ? getValid().getType() : nullptr);
-  checkTokens(c, getTokens().getType(), s.queries, getK(), getPoolSize());
+  checkTopkOperands(c, getK(), getValid() ? getValid().getType() : nullptr);
+  // Every token index n * P + s of the N pools must fit i32.
+  c.rule(tokenCountRule("N * P", c.size("N"), getPoolSize()));
+  checkTokens(c, getTokens().getType(), getPoolSize());
   return c.result();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom assembly
+//===----------------------------------------------------------------------===//
+
+/// The operand inside `bias(...)`, `residual(...)`, `scales(...)` and
+/// `valid(...)`: once the keyword is written, the operand is required (the
+/// generated parser would accept `bias()` as no bias).
+static ParseResult
+parseOperandInParens(OpAsmParser &parser,
+                     std::optional<OpAsmParser::UnresolvedOperand> &operand) {
+  OpAsmParser::UnresolvedOperand value;
+  OptionalParseResult result = parser.parseOptionalOperand(value);
+  if (!result.has_value())
+    return parser.emitError(parser.getCurrentLocation(),
+                            "expected an operand inside the parentheses; "
+                            "leave out the whole group for none");
+  if (failed(*result))
+    return failure();
+  operand = value;
+  return success();
+}
+
+static void printOperandInParens(OpAsmPrinter &printer, Operation *,
+                                 Value operand) {
+  printer << operand;
 }
 
 #define GET_OP_CLASSES

@@ -19,7 +19,10 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -141,21 +144,24 @@ private:
     error = describeOp(op) + ": " + why;
     return failure();
   }
-  /// Reports a reference check message ("pool: keys must be ...") for `op`.
+  /// Reports a reference check message ("pool: keys must be ...") for `op`;
+  /// when there is none, verifies `op` with its operands' concrete shapes.
   LogicalResult checked(Operation *op, const std::string &message) {
     if (message.empty())
-      return success();
+      return verifyConcrete(op);
     size_t colon = message.find(": ");
     return fail(op, colon == std::string::npos ? message
                                                : message.substr(colon + 2));
   }
+  LogicalResult verifyConcrete(Operation *op);
 
-  /// The tensor of an operand; with data, for a check function (shapes-only
-  /// runs fill a temporary with zeros, dropped after the op).
+  /// The tensor of an operand; with data unless this is a shapes-only run
+  /// (the check functions read shapes only: allocating zeros for a shape
+  /// that is only being validated could take gigabytes).
   const HostTensor &operand(Value v) { return *values.find(v)->second; }
   const HostTensor &full(Value v) {
     const HostTensor &t = operand(v);
-    if (hasData(t))
+    if (hasData(t) || shapesOnly)
       return t;
     scratch.push_back(HostTensor::zeros(t.type, t.shape));
     return scratch.back();
@@ -256,6 +262,43 @@ LogicalResult Interpreter::run(ArrayRef<HostTensor> inputs) {
     scratch.clear();
   }
   return success();
+}
+
+/// The op's own verifier, run on a detached copy whose operands have the
+/// shapes they have now: dynamic sizes then obey exactly the rules (and get
+/// exactly the messages) that static ones do -- k <= N, the i32 index
+/// limits, overflow-checked products, every result size the op implies.
+LogicalResult Interpreter::verifyConcrete(Operation *op) {
+  Block block;
+  IRMapping mapping;
+  for (Value v : op->getOperands()) {
+    auto type = cast<RankedTensorType>(v.getType());
+    mapping.map(v, block.addArgument(
+                       RankedTensorType::get(operand(v).shape,
+                                             type.getElementType(),
+                                             type.getEncoding()),
+                       op->getLoc()));
+  }
+  std::string message;
+  LogicalResult verified = success();
+  {
+    ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &diag) {
+      if (message.empty() && diag.getSeverity() == DiagnosticSeverity::Error)
+        message = diag.str();
+      return success();
+    });
+    Operation *copy = op->clone(mapping);
+    verified = mlir::verify(copy);
+    copy->destroy();
+  }
+  if (succeeded(verified))
+    return success();
+  // "'indexpool.topk' op k must be ..." -> "k must be ...".
+  std::string prefix = "'" + op->getName().getStringRef().str() + "' op ";
+  if (StringRef(message).starts_with(prefix))
+    message = message.substr(prefix.size());
+  return fail(op, message.empty() ? "fails to verify with its run-time shapes"
+                                  : message);
 }
 
 LogicalResult Interpreter::bind(Operation *op, Value result, HostTensor t) {
@@ -565,10 +608,16 @@ LogicalResult Interpreter::visitElementwise(Operation *op) {
     auto rhs = scalars.find(op->getOperand(1));
     if (lhs == scalars.end() || rhs == scalars.end())
       return fail(op, "an operand is not a known integer");
-    int64_t a = lhs->second, b = rhs->second;
-    scalars[result] = isa<arith::AddIOp>(op)   ? a + b
-                      : isa<arith::SubIOp>(op) ? a - b
-                                               : a * b;
+    int64_t a = lhs->second, b = rhs->second, value;
+    bool overflow = isa<arith::AddIOp>(op)
+                        ? __builtin_add_overflow(a, b, &value)
+                    : isa<arith::SubIOp>(op)
+                        ? __builtin_sub_overflow(a, b, &value)
+                        : __builtin_mul_overflow(a, b, &value);
+    if (overflow)
+      return fail(op, std::to_string(a) + " and " + std::to_string(b) +
+                          ": the result overflows int64");
+    scalars[result] = value;
     return success();
   }
   for (Value v : op->getOperands())

@@ -85,10 +85,12 @@ uint32_t encodeFormat(double x, const FloatFormat &format) {
       std::signbit(value) ? 1u << (format.exponentBits + mantissaBits) : 0u;
   uint32_t allOnesExponent = uint32_t(format.maxExponentField())
                              << mantissaBits;
+  // Every NaN encodes to the format's canonical positive quiet NaN, whatever
+  // its sign or payload: a NaN's sign means nothing, and one pattern per
+  // format lets a test compare results byte for byte.
   if (std::isnan(value))
-    return sign | allOnesExponent |
-           (format.finiteOnly ? format.mantissaMask()
-                              : 1u << (mantissaBits - 1));
+    return allOnesExponent | (format.finiteOnly ? format.mantissaMask()
+                                                : 1u << (mantissaBits - 1));
   if (std::isinf(value))
     return sign | allOnesExponent;
   double magnitude = std::fabs(value);
@@ -224,8 +226,12 @@ double qmax(ElementType quantizedType) {
 double quantizationScale(double absmax, ElementType quantizedType,
                          bool pow2Scale) {
   double limit = qmax(quantizedType);
-  // 0, inf and NaN are their own 2^ceil(log2(.)).
-  if (!pow2Scale || !(absmax > 0) || std::isinf(absmax))
+  // A row holding NaN or an infinity has no scale that could represent it:
+  // NaN, so that its codes and everything computed from them are NaN.
+  if (!std::isfinite(absmax))
+    return std::numeric_limits<double>::quiet_NaN();
+  // 0 is its own 2^ceil(log2(.)).
+  if (!pow2Scale || !(absmax > 0))
     return roundToF32(absmax / limit);
   // With absmax = a * 2^ea and qmax = b * 2^eb (a, b in [0.5, 1)), the least
   // e with qmax * 2^e >= absmax is ea - eb, plus one when a > b. Exact, where
@@ -236,6 +242,15 @@ double quantizationScale(double absmax, ElementType quantizedType,
   int exponent =
       absmaxExponent - limitExponent + (absmaxFraction > limitFraction ? 1 : 0);
   return roundToF32(std::ldexp(1.0, exponent));
+}
+
+double overflowLikeF32(double x) {
+  // 2^128 - 2^103 is the midpoint between FLT_MAX = 2^128 - 2^104 and 2^128:
+  // from there on, round to nearest even gives infinity.
+  constexpr double kF32OverflowThreshold = 0x1.ffffffp127;
+  if (std::fabs(x) >= kF32OverflowThreshold)
+    return std::copysign(std::numeric_limits<double>::infinity(), x);
+  return x;
 }
 
 } // namespace indexpool::ref

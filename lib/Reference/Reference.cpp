@@ -7,6 +7,8 @@
 
 #include "indexpool/Reference/Reference.h"
 
+#include "indexpool/Dialect/Shapes.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -38,13 +40,27 @@ public:
     return *this;
   }
 
+  /// A rule of Dialect/Shapes.h ("" when it holds), worded as the verifier
+  /// words it.
+  Checker &rule(const std::string &why) { return require(why.empty(), why); }
+
   /// Only the shape is looked at: shape-only tensors (no data) may be
-  /// checked too.
+  /// checked too. The element count must fit int64.
   Checker &nonNegative(const char *name, const HostTensor &t) {
     bool ok = std::all_of(t.shape.begin(), t.shape.end(),
                           [](int64_t size) { return size >= 0; });
-    return require(ok, std::string(name) +
-                           " has a negative size: " + shapeString(t.shape));
+    require(ok, std::string(name) +
+                    " has a negative size: " + shapeString(t.shape));
+    return require(!ok || mlir::indexpool::staticByteSize(t.shape, 1),
+                   "the element count of " + std::string(name) + " " +
+                       shapeString(t.shape) + " overflows int64");
+  }
+
+  /// a * b (sizes) fits int64; `what` names the product, e.g. "G*P".
+  Checker &product(const char *what, int64_t a, int64_t b) {
+    return require(mlir::indexpool::checkedMulSizes(a, b).has_value(),
+                   std::string(what) + " = " + std::to_string(a) + " * " +
+                       std::to_string(b) + " overflows int64");
   }
 
   Checker &rank(const char *name, const HostTensor &t, int64_t rank,
@@ -75,8 +91,7 @@ void checkPoolOperands(Checker &check, const HostTensor &keys,
                        const HostTensor &scores, const HostTensor *bias,
                        int64_t poolSize, double temperature) {
   check.poolSize(poolSize)
-      .require(temperature > 0 && std::isfinite(temperature),
-               "temperature must be finite and > 0")
+      .rule(mlir::indexpool::temperatureRule(temperature))
       .rank("keys", keys, 2, "[T, D]")
       .nonNegative("scores", scores);
   if (check.failed())
@@ -99,8 +114,10 @@ void checkQuantizeOptions(Checker &check, ElementType quantizedType,
       .require(quantizedType == ElementType::I8 ||
                    quantizedType == ElementType::F8E4M3FN,
                std::string("the quantized type must be i8 or f8E4M3FN, got ") +
-                   elementTypeName(quantizedType))
-      .require(minAbsmax >= 0, "min_absmax must be >= 0");
+                   elementTypeName(quantizedType));
+  if (!check.failed())
+    check.rule(mlir::indexpool::minAbsmaxRule(
+        minAbsmax, qmax(quantizedType), elementTypeName(quantizedType)));
 }
 
 void checkScoreOperands(Checker &check, const HostTensor &q,
@@ -128,28 +145,40 @@ holdData(std::initializer_list<const HostTensor *> tensors) {
   });
 }
 
-/// Softmax of `logits` in place, stably: the max is subtracted first.
-void softmaxInPlace(std::vector<double> &logits) {
+/// max(a, b) that propagates NaN (IEEE maximum, arith.maximumf).
+double maximumPropagatingNaN(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  return std::max(a, b);
+}
+
+/// exp((x - max x) / T) / sum over the raw logits, in place: the max is
+/// taken BEFORE dividing by T, so that a tiny T cannot turn equal logits
+/// into inf - inf. A NaN or +inf logit, or all of them -inf, makes every
+/// weight NaN (the natural IEEE result, as in the kernels).
+void softmaxInPlace(std::vector<double> &logits, double temperature) {
   double maxLogit = -kInfinity;
   for (double logit : logits)
-    maxLogit = std::max(maxLogit, logit);
+    maxLogit = maximumPropagatingNaN(maxLogit, logit);
   double sum = 0;
   for (double &logit : logits) {
-    logit = std::exp(logit - maxLogit);
+    logit = std::exp((logit - maxLogit) / temperature);
     sum += logit;
   }
   for (double &logit : logits)
     logit /= sum;
 }
 
-/// In-place fast Walsh-Hadamard transform: data · H_n in Sylvester order.
+/// In-place fast Walsh-Hadamard transform: data · H_n in Sylvester order,
+/// the stages in the kernels' order, each value made infinite where the
+/// kernels' f32 butterfly overflows.
 void walshHadamard(double *data, int64_t n) {
   for (int64_t half = 1; half < n; half *= 2)
     for (int64_t block = 0; block < n; block += 2 * half)
       for (int64_t i = block; i < block + half; ++i) {
         double a = data[i], b = data[i + half];
-        data[i] = a + b;
-        data[i + half] = a - b;
+        data[i] = overflowLikeF32(a + b);
+        data[i + half] = overflowLikeF32(a - b);
       }
 }
 
@@ -196,23 +225,25 @@ PoolResult pool(const HostTensor &keys, const HostTensor &scores,
   assert(checkPool(keys, scores, bias, poolSize, temperature).empty() &&
          holdData({&keys, &scores, bias}));
   int64_t dim = keys.shape[1], groups = keys.shape[0] / poolSize;
-  // Per-token scores are one channel shared by all d.
-  int64_t channels = scores.rank() == 2 ? dim : 1;
+  // Per-token scores are one channel shared by all d. The weights' rank
+  // follows the scores' rank, not the channel count (D = 1 is per-channel
+  // with one channel: weights [G, P, 1]).
+  bool perChannel = scores.rank() == 2;
+  int64_t channels = perChannel ? dim : 1;
   PoolResult result{
       HostTensor::zeros(pooledType, {groups, dim}),
-      HostTensor::zeros(ElementType::F32, channels == 1
-                                              ? Shape{groups, poolSize}
-                                              : Shape{groups, poolSize, dim})};
+      HostTensor::zeros(ElementType::F32, perChannel
+                                              ? Shape{groups, poolSize, dim}
+                                              : Shape{groups, poolSize})};
   std::vector<double> slotLogits(poolSize);
   std::vector<double> weights(poolSize * channels); // [s, c] of one group
   for (int64_t g = 0; g < groups; ++g) {
     for (int64_t c = 0; c < channels; ++c) {
       for (int64_t s = 0; s < poolSize; ++s) {
         double b = bias ? bias->data[s * channels + c] : 0.0;
-        slotLogits[s] =
-            (scores.data[(g * poolSize + s) * channels + c] + b) / temperature;
+        slotLogits[s] = scores.data[(g * poolSize + s) * channels + c] + b;
       }
-      softmaxInPlace(slotLogits);
+      softmaxInPlace(slotLogits, temperature);
       for (int64_t s = 0; s < poolSize; ++s)
         weights[s * channels + c] = slotLogits[s];
     }
@@ -277,14 +308,20 @@ QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
                         HostTensor::zeros(ElementType::F32, {rows})};
   for (int64_t n = 0; n < rows; ++n) {
     const double *row = x.data.data() + n * dim;
+    // NaN-propagating, as arith.maximumf: a NaN anywhere makes the absmax
+    // NaN, and then (quantizationScale) the scale and every code.
     double absmax = minAbsmax;
     for (int64_t d = 0; d < dim; ++d)
-      absmax = std::fmax(absmax, std::fabs(row[d]));
+      absmax = maximumPropagatingNaN(absmax, std::fabs(row[d]));
     double scale = quantizationScale(absmax, quantizedType, pow2Scale);
     result.scale.data[n] = scale;
-    for (int64_t d = 0; d < dim; ++d)
-      result.q.data[n * dim + d] =
-          roundTo(std::clamp(row[d] / scale, -limit, limit), quantizedType);
+    for (int64_t d = 0; d < dim; ++d) {
+      double code = row[d] / scale;
+      // std::clamp would keep a NaN; spelled out so that it visibly does.
+      if (!std::isnan(code))
+        code = std::clamp(code, -limit, limit);
+      result.q.data[n * dim + d] = roundTo(code, quantizedType);
+    }
   }
   return result;
 }
@@ -338,6 +375,8 @@ std::string checkReconstruct(const HostTensor &pooled,
                              const HostTensor *residual, int64_t poolSize) {
   Checker check("reconstruct");
   check.poolSize(poolSize).rank("pooled", pooled, 2, "[G, D]");
+  if (!check.failed())
+    check.product("G*P", pooled.shape[0], poolSize);
   if (!check.failed() && residual)
     check.shape("residual", *residual,
                 {pooled.shape[0] * poolSize, pooled.shape[1]}, "[G*P, D]");
@@ -378,13 +417,19 @@ HostTensor score(const HostTensor &q, const HostTensor &w,
   for (int64_t m = 0; m < queries; ++m)
     for (int64_t n = 0; n < entries; ++n) {
       double s = scales ? scales->data[n] : 1.0;
+      // Every product and partial sum overflows where the kernels' f32 does.
       double total = 0;
       for (int64_t h = 0; h < heads; ++h) {
         const double *query = q.data.data() + (m * heads + h) * dim;
         double dot = 0;
         for (int64_t d = 0; d < dim; ++d)
-          dot += query[d] * keys.data[n * dim + d];
-        total += w.data[m * heads + h] * std::fmax(0.0, s * dot);
+          dot = overflowLikeF32(
+              dot + overflowLikeF32(query[d] * keys.data[n * dim + d]));
+        double scaled = overflowLikeF32(s * dot);
+        // IEEE maximum(x, +0): NaN stays NaN, -0 becomes +0.
+        double relu = std::isnan(scaled) ? scaled : scaled > 0 ? scaled : 0.0;
+        total = overflowLikeF32(
+            total + overflowLikeF32(w.data[m * heads + h] * relu));
       }
       logits.data[m * entries + n] = total;
     }
@@ -396,6 +441,8 @@ std::string checkTopK(const HostTensor &logits, const HostTensor *valid,
   Checker check("topk");
   check.require(k >= 0, "k must be >= 0, got " + std::to_string(k))
       .rank("logits", logits, 2, "[M, N]");
+  if (!check.failed())
+    check.product("M*K", logits.shape[0], k);
   if (!check.failed() && valid)
     check.shape("valid", *valid, {logits.shape[0]}, "[M]");
   return check.error();
@@ -430,6 +477,8 @@ TopKResult topk(const HostTensor &logits, const HostTensor *valid, int64_t k) {
 std::string checkExpand(const HostTensor &idx, int64_t poolSize) {
   Checker check("expand");
   check.poolSize(poolSize).rank("idx", idx, 2, "[M, K]");
+  if (!check.failed())
+    check.product("K*P", idx.shape[1], poolSize);
   return check.error();
 }
 
@@ -438,10 +487,17 @@ HostTensor expand(const HostTensor &idx, int64_t poolSize) {
   int64_t rows = idx.shape[0], pools = idx.shape[1];
   HostTensor tokens =
       HostTensor::zeros(ElementType::I32, {rows, pools * poolSize});
+  // Negative indices, and those whose last token would not fit in i32,
+  // expand to -1.
+  double limit = std::floor(
+      (double(std::numeric_limits<int32_t>::max()) - double(poolSize - 1)) /
+      double(poolSize));
   for (int64_t i = 0; i < rows * pools; ++i)
     for (int64_t s = 0; s < poolSize; ++s)
       tokens.data[i * poolSize + s] =
-          idx.data[i] < 0 ? -1.0 : idx.data[i] * double(poolSize) + double(s);
+          idx.data[i] < 0 || idx.data[i] > limit
+              ? -1.0
+              : idx.data[i] * double(poolSize) + double(s);
   return tokens;
 }
 
@@ -485,6 +541,8 @@ std::string checkSelect(const HostTensor &q, const HostTensor &w,
   checkScoreOperands(check, q, w, keys, scales);
   check.require(k >= 0, "k must be >= 0, got " + std::to_string(k))
       .poolSize(poolSize);
+  if (!check.failed())
+    check.product("K*P", k, poolSize);
   if (!check.failed() && valid)
     check.shape("valid", *valid, {q.shape[0]}, "[M]");
   return check.error();

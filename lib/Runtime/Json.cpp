@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Runtime/Json.h"
+#include "indexpool/Runtime/Printable.h"
 
 #include <cctype>
 #include <charconv>
@@ -49,8 +50,6 @@ std::string Value::location() const {
 }
 
 namespace {
-
-constexpr int kMaxDepth = 256;
 
 class Parser {
 public:
@@ -132,8 +131,8 @@ private:
   }
 
   bool parseObject(Value &out, int depth) {
-    if (depth > kMaxDepth)
-      return fail("nesting deeper than " + std::to_string(kMaxDepth) +
+    if (depth > kMaxNestingDepth)
+      return fail("nesting deeper than " + std::to_string(kMaxNestingDepth) +
                   " levels");
     out.kind = Kind::Object;
     ++pos; // '{'
@@ -155,10 +154,10 @@ private:
       if (!parseString(key))
         return false;
       if (!seen.insert(key).second)
-        return failAt(keyStart, "duplicate key \"" + key + "\"");
+        return failAt(keyStart, "duplicate key \"" + printable(key) + "\"");
       skipWhitespace();
       if (atEnd() || text[pos] != ':')
-        return fail("expected ':' after the key \"" + key + "\", got " +
+        return fail("expected ':' after the key \"" + printable(key) + "\", got " +
                     describe(pos));
       ++pos;
       out.keys.push_back(std::move(key));
@@ -180,8 +179,8 @@ private:
   }
 
   bool parseArray(Value &out, int depth) {
-    if (depth > kMaxDepth)
-      return fail("nesting deeper than " + std::to_string(kMaxDepth) +
+    if (depth > kMaxNestingDepth)
+      return fail("nesting deeper than " + std::to_string(kMaxNestingDepth) +
                   " levels");
     out.kind = Kind::Array;
     ++pos; // '['

@@ -5,6 +5,7 @@
 #include "indexpool/Reference/Numerics.h"
 
 #include <cstring>
+#include <limits>
 
 // Storage formats are written with memcpy, in the host's byte order; the
 // device (and the manifest format) is little-endian.
@@ -71,6 +72,16 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
     const Launch &launch = manifest.launches[i];
     std::string which = "launches[" + std::to_string(i) + "] (" +
                         launch.kernel + ")";
+    // The manifest reader checked this already; a Manifest built in code
+    // gets the same check before the driver reads its parameters.
+    int64_t param;
+    std::string why = checkLaunchParams(manifest, launch, param);
+    if (!why.empty()) {
+      error = which + ": " +
+              (param >= 0 ? "params[" + std::to_string(param) + "]: " : "") +
+              why;
+      return nullptr;
+    }
     int64_t threads =
         int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
     if (threads > info.maxThreadsPerBlock) {
@@ -171,10 +182,14 @@ CudaDevice::DevicePointer Launcher::pointerOf(int64_t id) const {
 }
 
 int64_t Launcher::inputOutputBytes() const {
+  // Each buffer is at most 2^42 bytes, but a manifest may list millions:
+  // saturate rather than wrap (the sum only feeds a GB/s figure).
   int64_t bytes = 0;
   for (const Buffer &buffer : manifest.buffers)
-    if (buffer.role == BufferRole::Input || buffer.role == BufferRole::Output)
-      bytes += buffer.sizeInBytes();
+    if ((buffer.role == BufferRole::Input ||
+         buffer.role == BufferRole::Output) &&
+        __builtin_add_overflow(bytes, buffer.sizeInBytes(), &bytes))
+      return std::numeric_limits<int64_t>::max();
   return bytes;
 }
 

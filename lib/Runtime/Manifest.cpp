@@ -10,8 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Runtime/Manifest.h"
+#include "indexpool/Runtime/Printable.h"
 
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Json.h"
 #include "indexpool/Runtime/ReferenceRun.h"
 
@@ -132,9 +134,7 @@ std::string describeValue(const json::Value &v) {
     return buffer;
   }
   case json::Kind::String: {
-    std::string text = v.string.size() > 40 ? v.string.substr(0, 40) + "..."
-                                            : v.string;
-    return "\"" + text + "\"";
+    return "\"" + printable(v.string, '"', 40) + "\"";
   }
   case json::Kind::Bool:
     return v.boolean ? "true" : "false";
@@ -156,10 +156,6 @@ bool isChipName(const std::string &chip) {
     ++i;
   return i == chip.size();
 }
-
-/// The most elements one buffer may have (2^40: far beyond any GPU's
-/// memory for these element types; it keeps byte counts from overflowing).
-constexpr int64_t kMaxBufferElements = int64_t(1) << 40;
 
 //===----------------------------------------------------------------------===//
 // Validation
@@ -189,7 +185,7 @@ private:
     for (size_t i = 0; i < object.keys.size(); ++i)
       if (!contains(allowed, object.keys[i]))
         return fail(object.elements[i],
-                    (field.empty() ? "" : field + ".") + object.keys[i],
+                    (field.empty() ? "" : field + ".") + printable(object.keys[i]),
                     "unknown field (expected " + listOf(allowed) + ")");
     return true;
   }
@@ -235,6 +231,7 @@ private:
   bool readShape(const json::Value &shape, const std::string &field,
                  std::vector<int64_t> &sizes);
   bool readValues(const json::Value &v);
+  bool readKernels(const json::Value &v);
   bool readLaunches(const json::Value &v);
   bool readLaunch(const json::Value &v, const std::string &field,
                   Launch &launch);
@@ -261,7 +258,7 @@ private:
 bool Reader::read(const json::Value &root) {
   if (!checkObject(root, "",
                    {"format_version", "chip", "function", "binary", "buffers",
-                    "values", "launches", "computes"}))
+                    "values", "kernels", "launches", "computes"}))
     return false;
   // The version first: a newer format gets one clear message.
   const json::Value *version = member(root, "", "format_version");
@@ -274,7 +271,12 @@ bool Reader::read(const json::Value &root) {
     return fail(*version, "format_version",
                 "unsupported format_version " +
                     std::to_string(version->integer) + " (this runtime reads " +
-                    std::to_string(kManifestFormatVersion) + ")");
+                    std::to_string(kManifestFormatVersion) +
+                    (version->integer < kManifestFormatVersion
+                         ? "; older manifests have no kernel signatures: "
+                           "recompile with indexpool-compile"
+                         : "") +
+                    ")");
   out.formatVersion = version->integer;
 
   const json::Value *chip = member(root, "", "chip");
@@ -295,6 +297,9 @@ bool Reader::read(const json::Value &root) {
     return false;
   if (const json::Value *values = member(root, "", "values", false))
     if (!readValues(*values))
+      return false;
+  if (const json::Value *kernels = member(root, "", "kernels", false))
+    if (!readKernels(*kernels))
       return false;
   const json::Value *launches = member(root, "", "launches");
   if (!launches || !readLaunches(*launches))
@@ -489,13 +494,90 @@ bool Reader::readShape(const json::Value &shape, const std::string &field,
   return true;
 }
 
+/// "buffer", "i32", "i64", "f32" -> the kind; false for anything else.
+static bool parseParamKind(const std::string &name, LaunchParam::Kind &kind) {
+  for (LaunchParam::Kind k : {LaunchParam::Kind::Buffer, LaunchParam::Kind::I32,
+                              LaunchParam::Kind::I64, LaunchParam::Kind::F32})
+    if (name == paramKindName(k)) {
+      kind = k;
+      return true;
+    }
+  return false;
+}
+
+bool Reader::readKernels(const json::Value &v) {
+  if (!v.isArray())
+    return fail(v, "kernels", "expected an array, got " + describeValue(v));
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    const json::Value &k = v.elements[i];
+    std::string field = at("kernels", i);
+    if (!checkObject(k, field, {"name", "params"}))
+      return false;
+    Kernel kernel;
+    const json::Value *name = member(k, field, "name");
+    if (!name || !string(*name, sub(field, "name"), kernel.name))
+      return false;
+    if (out.findKernel(kernel.name))
+      return fail(*name, sub(field, "name"),
+                  "kernel '" + printable(kernel.name, '\'') + "' is declared twice");
+    const json::Value *params = member(k, field, "params");
+    if (!params)
+      return false;
+    std::string pField = sub(field, "params");
+    if (!params->isArray())
+      return fail(*params, pField,
+                  "expected an array, got " + describeValue(*params));
+    for (size_t j = 0; j < params->elements.size(); ++j) {
+      const json::Value &p = params->elements[j];
+      std::string paramField = at(pField, j);
+      if (!checkObject(p, paramField, {"kind", "bytes"}))
+        return false;
+      KernelParam param;
+      const json::Value *kind = member(p, paramField, "kind");
+      if (!kind)
+        return false;
+      if (!kind->isString() || !parseParamKind(kind->string, param.kind))
+        return fail(*kind, sub(paramField, "kind"),
+                    "expected \"buffer\", \"i32\", \"i64\" or \"f32\", got " +
+                        describeValue(*kind));
+      if (const json::Value *bytes = member(p, paramField, "bytes", false)) {
+        if (param.kind != LaunchParam::Kind::Buffer)
+          return fail(*bytes, sub(paramField, "bytes"),
+                      "only buffer parameters have a size");
+        // At most the largest buffer: 2^40 elements of 4 bytes.
+        if (!integer(*bytes, sub(paramField, "bytes"), 0,
+                     kMaxBufferElements * 4, param.bytes))
+          return false;
+      }
+      kernel.params.push_back(param);
+    }
+    out.kernels.push_back(std::move(kernel));
+  }
+  return true;
+}
+
 bool Reader::readLaunches(const json::Value &v) {
   if (!v.isArray())
     return fail(v, "launches", "expected an array, got " + describeValue(v));
   for (size_t i = 0; i < v.elements.size(); ++i) {
     Launch launch;
-    if (!readLaunch(v.elements[i], at("launches", i), launch))
+    std::string field = at("launches", i);
+    if (!readLaunch(v.elements[i], field, launch))
       return false;
+    // The signature: a launch that passes fewer or other parameters than
+    // the kernel takes would have the driver read past them.
+    int64_t param = -1;
+    std::string why = checkLaunchParams(out, launch, param);
+    if (!why.empty()) {
+      const json::Value &launchValue = v.elements[i];
+      const json::Value *params = launchValue.find("params");
+      if (param >= 0)
+        return fail(params->elements[size_t(param)],
+                    at(sub(field, "params"), size_t(param)), why);
+      if (!out.findKernel(launch.kernel))
+        return fail(*launchValue.find("kernel"), sub(field, "kernel"), why);
+      return fail(*params, sub(field, "params"), why);
+    }
     out.launches.push_back(std::move(launch));
   }
   return true;
@@ -510,15 +592,14 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
   const json::Value *kernel = member(v, field, "kernel");
   if (!kernel || !string(*kernel, sub(field, "kernel"), launch.kernel))
     return false;
-  // The limits every chip from sm_80 to sm_120 has (CUDA programming guide,
-  // compute capabilities table); the device's own are checked at launch.
+  // kMaxGridDims, kMaxBlockDims: the limits of every supported chip.
   struct Dims {
     const char *key;
     std::array<uint32_t, 3> *value;
     std::array<int64_t, 3> max;
   };
-  for (Dims dims : {Dims{"grid", &launch.grid, {2147483647, 65535, 65535}},
-                    Dims{"block", &launch.block, {1024, 1024, 64}}}) {
+  for (Dims dims : {Dims{"grid", &launch.grid, kMaxGridDims},
+                    Dims{"block", &launch.block, kMaxBlockDims}}) {
     const json::Value *d = member(v, field, dims.key);
     if (!d)
       return false;
@@ -538,7 +619,7 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
   }
   int64_t threads =
       int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
-  if (threads > 1024)
+  if (threads > kMaxThreadsPerBlock)
     return fail(*v.find("block"), sub(field, "block"),
                 std::to_string(threads) +
                     " threads per block, more than the 1024 of every chip");
@@ -819,6 +900,78 @@ int64_t Buffer::sizeInBytes() const {
   return numElements() * ref::elementTypeBytes(type);
 }
 
+const char *paramKindName(LaunchParam::Kind kind) {
+  switch (kind) {
+  case LaunchParam::Kind::Buffer:
+    return "buffer";
+  case LaunchParam::Kind::I32:
+    return "i32";
+  case LaunchParam::Kind::I64:
+    return "i64";
+  case LaunchParam::Kind::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+int64_t paramKindBytes(LaunchParam::Kind kind) {
+  return kind == LaunchParam::Kind::I32 || kind == LaunchParam::Kind::F32 ? 4
+                                                                          : 8;
+}
+
+const Kernel *Manifest::findKernel(std::string_view name) const {
+  for (const Kernel &k : kernels)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+std::string checkLaunchParams(const Manifest &manifest, const Launch &launch,
+                              int64_t &param) {
+  param = -1;
+  const Kernel *kernel = manifest.findKernel(launch.kernel);
+  std::string name = "kernel '" + printable(launch.kernel, '\'') + "'";
+  if (!kernel)
+    return name + " is not declared in \"kernels\" (its parameter signature "
+                  "is needed to check the launch)";
+  if (kernel->params.size() != launch.params.size())
+    return name + " takes " + std::to_string(kernel->params.size()) +
+           " parameter" + (kernel->params.size() == 1 ? "" : "s") +
+           ", the launch passes " + std::to_string(launch.params.size());
+  for (size_t i = 0; i < launch.params.size(); ++i) {
+    const KernelParam &want = kernel->params[i];
+    const LaunchParam &have = launch.params[i];
+    param = int64_t(i);
+    auto article = [](LaunchParam::Kind kind) {
+      return std::string(kind == LaunchParam::Kind::I32 ||
+                                 kind == LaunchParam::Kind::I64
+                             ? "an "
+                             : "a ") +
+             paramKindName(kind) + " (" +
+             std::to_string(paramKindBytes(kind)) + " bytes)";
+    };
+    if (want.kind != have.kind)
+      return name + " takes " + article(want.kind) + " as parameter " +
+             std::to_string(i) + ", the launch passes " + article(have.kind);
+    if (have.kind != LaunchParam::Kind::Buffer)
+      continue;
+    const Buffer *buffer = manifest.findBuffer(have.buffer);
+    if (!buffer)
+      return "no buffer has id " + std::to_string(have.buffer);
+    if (!buffer->hasDeviceMemory())
+      return "buffer " + std::to_string(have.buffer) +
+             " is an intermediate (it has no device memory)";
+    if (want.bytes > buffer->sizeInBytes())
+      return name + " accesses " + std::to_string(want.bytes) +
+             " bytes through parameter " + std::to_string(i) + ", but buffer " +
+             std::to_string(buffer->id) + " (" +
+             tensorTypeString(buffer->shape, buffer->type) + ") has " +
+             std::to_string(buffer->sizeInBytes());
+  }
+  param = -1;
+  return "";
+}
+
 int64_t Compute::operand(std::string_view name) const {
   for (const auto &[operandName, id] : operands)
     if (operandName == name)
@@ -903,31 +1056,9 @@ bool parseManifest(std::string_view text, const std::string &name,
   return true;
 }
 
-/// Reads a whole file; false with a one-line `error` naming it.
-static bool readFile(const std::string &path, std::string &contents,
-                     std::string &error) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    error = path + ": cannot open: " + std::strerror(errno);
-    return false;
-  }
-  contents.clear();
-  char chunk[1 << 16];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
-    contents.append(chunk, n);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed) {
-    error = path + ": cannot read: " + std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
 bool loadManifest(const std::string &path, Manifest &out, std::string &error) {
   std::string text;
-  if (!readFile(path, text, error))
+  if (!readFileWithLimit(path, kMaxJsonBytes, "a manifest", text, error))
     return false;
   size_t slash = path.rfind('/');
   std::string directory =
@@ -939,7 +1070,8 @@ bool readBinary(const Manifest &manifest, std::string &image,
                 std::string &error) {
   std::string path = manifest.resolvedBinaryPath();
   std::string why;
-  if (!readFile(path, image, why)) {
+  if (!readFileWithLimit(path, kMaxKernelBinaryBytes, "a kernel binary",
+                         image, why)) {
     error = "the binary of " + manifest.name + " (binary.path \"" +
             manifest.binaryPath + "\"): " + why;
     return false;

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Runtime/Npy.h"
+#include "indexpool/Runtime/Printable.h"
+
+#include "indexpool/Runtime/FileRead.h"
 
 #include <cerrno>
 #include <cstddef>
@@ -69,7 +72,7 @@ const DtypeInfo *findDtype(std::string_view dtype) {
 
 std::string unsupportedDtype(std::string_view dtype) {
   std::string message =
-      "unsupported dtype '" + std::string(dtype) + "' (supported:";
+      "unsupported dtype '" + printable(dtype, '\'') + "' (supported:";
   for (const DtypeInfo &info : kDtypes)
     message += std::string(" ") + info.name;
   return message + ")";
@@ -115,9 +118,9 @@ public:
       else if (key == "shape" && parseShape(shape))
         seenShape = true;
       else
-        return "bad or unknown entry '" + key + "'";
+        return "bad or unknown entry '" + printable(key, '\'') + "'";
       if (!consume(',') && !peek('}'))
-        return "expected ',' or '}' after '" + key + "'";
+        return "expected ',' or '}' after '" + printable(key, '\'') + "'";
     }
     skipSpace();
     if (pos != text.size())
@@ -204,10 +207,25 @@ uint32_t readLittleEndian(std::string_view data, size_t offset, size_t bytes) {
   return value;
 }
 
-/// Parses a whole file, taking its buffer so the elements are not copied;
-/// errors without the path.
-std::string parseNpy(std::vector<char> file, NpyArray &out) {
-  std::string_view data(file.data(), file.size());
+/// Reads a .npy file from `file` piece by piece -- prefix, header, then
+/// exactly the data the header declares -- so that an endless stream stops
+/// at the first byte that cannot belong to the file, and nothing larger
+/// than kMaxNpyBytes is ever read. Errors without the path, except read
+/// errors (which have it).
+std::string readNpyFrom(InputFile &file, NpyArray &out, bool &hasPath) {
+  std::string error;
+  auto readError = [&]() {
+    hasPath = true;
+    return error;
+  };
+  if (file.isRegular() && file.sizeInBytes() > kMaxNpyBytes) {
+    file.tooLarge(kMaxNpyBytes, "a .npy file (at most 2^30 elements)", error);
+    return readError();
+  }
+  std::vector<char> prefix;
+  if (!file.read(int64_t(kMagicSize + 2), prefix, error))
+    return readError();
+  std::string_view data(prefix.data(), prefix.size());
   if (data.substr(0, kMagicSize) != kMagic || data.size() < kMagicSize + 2)
     return "not a .npy file (bad magic)";
   int major = uint8_t(data[kMagicSize]), minor = uint8_t(data[kMagicSize + 1]);
@@ -216,16 +234,27 @@ std::string parseNpy(std::vector<char> file, NpyArray &out) {
            std::to_string(minor) + " (supported: 1.0, 2.0, 3.0)";
   size_t lengthBytes = major == 1 ? 2 : 4;
   size_t headerStart = kMagicSize + 2 + lengthBytes;
-  if (data.size() < headerStart)
+  if (!file.read(int64_t(lengthBytes), prefix, error))
+    return readError();
+  if (prefix.size() < headerStart)
     return "truncated header";
+  data = std::string_view(prefix.data(), prefix.size());
   size_t headerLength = readLittleEndian(data, kMagicSize + 2, lengthBytes);
-  if (data.size() - headerStart < headerLength)
+  if (int64_t(headerLength) > kMaxNpyHeaderBytes)
+    return "the header declares " + std::to_string(headerLength) +
+           " bytes, more than the limit of " +
+           std::to_string(kMaxNpyHeaderBytes);
+  std::string header;
+  int64_t got = 0;
+  if (!file.read(int64_t(headerLength), header, error, &got))
+    return readError();
+  if (size_t(got) < headerLength)
     return "truncated header: it declares " + std::to_string(headerLength) +
-           " bytes, the file has " + std::to_string(data.size() - headerStart);
+           " bytes, the file has " + std::to_string(got);
   NpyArray array;
   bool fortranOrder = false;
-  std::string why = HeaderParser(data.substr(headerStart, headerLength))
-                        .parse(array.dtype, fortranOrder, array.shape);
+  std::string why =
+      HeaderParser(header).parse(array.dtype, fortranOrder, array.shape);
   if (!why.empty())
     return "malformed header: " + why;
   if (fortranOrder)
@@ -234,19 +263,36 @@ std::string parseNpy(std::vector<char> file, NpyArray &out) {
   if (!info)
     return unsupportedDtype(array.dtype);
   array.dtype = info->name;
-  int64_t expected = byteCount(array.shape, info->itemSize);
+  int64_t elements = byteCount(array.shape, 1);
+  if (elements < 0 || elements > kMaxHostElements)
+    return "shape " + ref::shapeString(array.shape) +
+           " has more than 2^30 elements (the limit of host tensors)";
+  int64_t expected = elements * info->itemSize;
   size_t dataStart = headerStart + headerLength;
-  size_t available = data.size() - dataStart;
-  if (expected < 0)
-    return "shape " + ref::shapeString(array.shape) + " is too large";
-  if (available != size_t(expected))
-    return std::string(available < size_t(expected) ? "truncated"
-                                                    : "trailing") +
+  // A regular file knows its size: say how much data it has either way.
+  int64_t available = file.isRegular()
+                          ? file.sizeInBytes() - int64_t(dataStart)
+                          : -1;
+  auto mismatch = [&](bool truncated, int64_t has) {
+    return std::string(truncated ? "truncated" : "trailing") +
            " data: shape " + ref::shapeString(array.shape) + " of " +
            array.dtype + " needs " + std::to_string(expected) +
-           " bytes, the file has " + std::to_string(available);
-  file.erase(file.begin(), file.begin() + std::ptrdiff_t(dataStart));
-  array.bytes = std::move(file);
+           " bytes, the file has " +
+           (has >= 0 ? std::to_string(has) : "more");
+  };
+  if (available >= 0 && available != expected)
+    return mismatch(available < expected, available);
+  if (available >= 0)
+    array.bytes.reserve(size_t(expected));
+  if (!file.read(expected, array.bytes, error, &got))
+    return readError();
+  if (got < expected)
+    return mismatch(true, got);
+  std::vector<char> extra;
+  if (!file.read(1, extra, error, &got))
+    return readError();
+  if (got)
+    return mismatch(false, available);
   out = std::move(array);
   return "";
 }
@@ -283,25 +329,13 @@ int64_t npyItemSize(std::string_view dtype) {
 }
 
 bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    error = path + ": cannot open: " + std::strerror(errno);
+  InputFile file;
+  if (!file.openOrExplain(path, error))
     return false;
-  }
-  std::vector<char> data;
-  char chunk[1 << 16];
-  size_t read;
-  while ((read = std::fread(chunk, 1, sizeof(chunk), file)) > 0)
-    data.insert(data.end(), chunk, chunk + read);
-  bool failed = std::ferror(file);
-  std::fclose(file);
-  if (failed) {
-    error = path + ": read error";
-    return false;
-  }
-  std::string why = parseNpy(std::move(data), out);
+  bool hasPath = false;
+  std::string why = readNpyFrom(file, out, hasPath);
   if (!why.empty()) {
-    error = path + ": " + why;
+    error = hasPath ? why : file.path() + ": " + why;
     return false;
   }
   return true;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Runtime/ReferenceRun.h"
+#include "indexpool/Runtime/Printable.h"
 
 #include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Reference/Reference.h"
@@ -161,7 +162,7 @@ bool evaluateCompute(const Compute &compute,
   }
   for (const auto &[name, id] : compute.operands)
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      error = "unknown operand \"" + name + "\"";
+      error = "unknown operand \"" + printable(name) + "\"";
       return false;
     }
   Rules rules;

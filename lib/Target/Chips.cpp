@@ -200,6 +200,13 @@ const ChipInfo *lookupChip(std::string_view name) {
   return nullptr;
 }
 
+bool isPtxVersion(int version) {
+  // `llc -march=nvptx64 -mattr=help` (LLVM 22): +ptx70 ... +ptx78,
+  // +ptx80 ... +ptx88 and +ptx90 (and older ones no chip here uses).
+  return (version >= 70 && version <= 78) || (version >= 80 && version <= 88) ||
+         version == kNewestPtxVersion;
+}
+
 std::string knownChipNames() {
   std::string names;
   for (const ChipInfo &chip : allChips()) {

@@ -13,6 +13,8 @@
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/CostModel.h"
 #include "indexpool/Transforms/Passes.h"
+#include "indexpool/Runtime/FileRead.h"
+#include "indexpool/Runtime/Json.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -382,12 +384,19 @@ static LogicalResult loadTuningDb(MLIRContext *context, StringRef path,
                                   TuningDb &db) {
   Location loc = FileLineColLoc::get(context, path, 0, 0);
   auto fail = [&]() { return emitError(loc) << "tuning-db '" << path << "': "; };
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file)
-    return fail() << "cannot read: " << file.getError().message();
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*file)->getBuffer());
+  // Bounded: a character device or an endless FIFO must not read forever,
+  // and llvm::json::parse recurses once per nesting level, so the depth is
+  // checked first (the runtime's limit, as for manifests).
+  ::indexpool::runtime::InputFile file;
+  std::string text, why;
+  if (!file.open(path.str(), why))
+    return fail() << "cannot read: " << why;
+  if (!file.readAll(::indexpool::runtime::kMaxJsonBytes, "a tuning database",
+                    text, why))
+    return fail() << StringRef(why).drop_front(path.size() + 2); // "PATH: "
+  if (!::indexpool::runtime::json::checkNestingDepth(text, why))
+    return fail() << "invalid JSON: " << why;
+  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
     return fail() << "invalid JSON: " << llvm::toString(json.takeError());
   const llvm::json::Array *entries = json->getAsArray();

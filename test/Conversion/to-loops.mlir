@@ -3,6 +3,7 @@
 // RUN: indexpool-opt %s --indexpool-to-loops --split-input-file | FileCheck %s
 // RUN: indexpool-opt %s --indexpool-to-cpu --split-input-file | FileCheck %s --check-prefix=LLVM
 // RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=6 --split-input-file 2>&1 | FileCheck %s --check-prefix=WIDTH
+// RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=6 2>&1 | count 1
 
 // WIDTH: vector-width must be a power of two, got 6
 

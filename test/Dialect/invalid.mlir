@@ -29,7 +29,7 @@ func.func @pool_size_one(%k: tensor<4x8xf32>, %s: tensor<4xf32>) {
 // -----
 
 func.func @pool_temperature_zero(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
-  // expected-error @+1 {{temperature must be positive and finite, got 0}}
+  // expected-error @+1 {{temperature must be at least 1.17549e-38 (2^-126, so that 1 / temperature is a finite f32), got 0}}
   %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64, temperature = 0.0 : f32} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
   return
 }
@@ -37,7 +37,7 @@ func.func @pool_temperature_zero(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
 // -----
 
 func.func @pool_temperature_negative(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
-  // expected-error @+1 {{temperature must be positive and finite, got -2}}
+  // expected-error @+1 {{temperature must be at least 1.17549e-38 (2^-126, so that 1 / temperature is a finite f32), got -2}}
   %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64, temperature = -2.0 : f32} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
   return
 }
@@ -361,7 +361,7 @@ func.func @quantize_scale_type(%x: tensor<4x8xf32>) {
 // -----
 
 func.func @quantize_min_absmax(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{min_absmax must be positive and finite, got 0}}
+  // expected-error @+1 {{min_absmax must be at least 1.49288e-36 (127 * 2^-126, so that every i8 scale is a normal f32), got 0}}
   %q, %s = indexpool.quantize %x {min_absmax = 0.0 : f32} : (tensor<4x8xf32>) -> (tensor<4x8xi8>, tensor<4xf32>)
   return
 }
@@ -709,7 +709,7 @@ func.func @compress_weights(%k: tensor<8x16xbf16>, %s: tensor<8x16xf32>) {
 // -----
 
 func.func @compress_min_absmax(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
-  // expected-error @+1 {{min_absmax must be positive and finite, got -1}}
+  // expected-error @+1 {{min_absmax must be at least 1.49288e-36 (127 * 2^-126, so that every i8 scale is a normal f32), got -1}}
   %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64, min_absmax = -1.0 : f32} : (tensor<8x16xbf16>, tensor<8xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
   return
 }
@@ -717,7 +717,7 @@ func.func @compress_min_absmax(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
 // -----
 
 func.func @compress_temperature(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
-  // expected-error @+1 {{temperature must be positive and finite, got 0}}
+  // expected-error @+1 {{temperature must be at least 1.17549e-38 (2^-126, so that 1 / temperature is a finite f32), got 0}}
   %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64, temperature = 0.0 : f32} : (tensor<8x16xbf16>, tensor<8xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
   return
 }
@@ -769,5 +769,432 @@ func.func @select_valid(%q: tensor<2x4x8xbf16>, %w: tensor<2x4xf32>, %k: tensor<
 func.func @select_pool_size(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %k: tensor<16x8xbf16>) {
   // expected-error @+1 {{pool_size must be a power of two in [2, 64], got 0}}
   %t = indexpool.select %q, %w, %k {k = 8 : i64, pool_size = 0 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<16x8xbf16>) -> tensor<1x0xi32>
+  return
+}
+
+//===--- operand groups (generic form) ---===//
+
+// -----
+
+// A doubled required group would make keys read past the operands.
+func.func @select_segments_doubled(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>) {
+  // expected-error @+1 {{operandSegmentSizes must give weights exactly one operand, got 2}}
+  %t = "indexpool.select"(%q, %w, %k) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 1, 2, 0, 0, 0>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @select_segments_empty_keys(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>, %len: tensor<1xi32>) {
+  // expected-error @+1 {{operandSegmentSizes must give keys exactly one operand, got 0}}
+  %t = "indexpool.select"(%q, %w, %k, %len) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>, tensor<1xi32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @select_segments_empty_query(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>, %len: tensor<1xi32>) {
+  // expected-error @+1 {{operandSegmentSizes must give query exactly one operand, got 0}}
+  %t = "indexpool.select"(%q, %w, %k, %len) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>, tensor<1xi32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @select_segments_doubled_keys(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>) {
+  // expected-error @+1 {{operandSegmentSizes must give keys exactly one operand, got 2}}
+  %t = "indexpool.select"(%q, %w, %k, %k) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 0>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @select_segments_two_valid(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>, %len: tensor<1xi32>) {
+  // expected-error @+1 {{operand group starting at #3 requires 0 or 1 element, but found 2}}
+  %t = "indexpool.select"(%q, %w, %k, %len, %len) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 2>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>, tensor<1xi32>, tensor<1xi32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+// The ops with one Optional operand derive their groups from the operand
+// count: too many or too few operands are rejected, each op.
+func.func @pool_two_biases(%k: tensor<8x16xf32>, %s: tensor<8xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{operand group starting at #2 requires 0 or 1 element, but found 2}}
+  %p:2 = "indexpool.pool"(%k, %s, %b, %b) <{pool_size = 4 : i64}> : (tensor<8x16xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x16xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @pool_no_scores(%k: tensor<8x16xf32>) {
+  // expected-error @+1 {{expected 2 or more operands, but found 1}}
+  %p:2 = "indexpool.pool"(%k) <{pool_size = 4 : i64}> : (tensor<8x16xf32>) -> (tensor<2x16xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @compress_two_biases(%k: tensor<8x16xf32>, %s: tensor<8xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{operand group starting at #2 requires 0 or 1 element, but found 2}}
+  %c:3 = "indexpool.compress"(%k, %s, %b, %b) <{pool_size = 4 : i64}> : (tensor<8x16xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @compress_no_scores(%k: tensor<8x16xf32>) {
+  // expected-error @+1 {{expected 2 or more operands, but found 1}}
+  %c:3 = "indexpool.compress"(%k) <{pool_size = 4 : i64}> : (tensor<8x16xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @reconstruct_two_residuals(%p: tensor<2x16xf32>, %r: tensor<8x16xf32>) {
+  // expected-error @+1 {{operand group starting at #1 requires 0 or 1 element, but found 2}}
+  %0 = "indexpool.reconstruct"(%p, %r, %r) <{pool_size = 4 : i64}> : (tensor<2x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @reconstruct_no_operands() {
+  // expected-error @+1 {{expected 1 or more operands, but found 0}}
+  %0 = "indexpool.reconstruct"() <{pool_size = 4 : i64}> : () -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @score_two_scales(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xi8>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{operand group starting at #3 requires 0 or 1 element, but found 2}}
+  %0 = "indexpool.score"(%q, %w, %k, %s, %s) : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xi8>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @score_no_keys(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>) {
+  // expected-error @+1 {{expected 3 or more operands, but found 2}}
+  %0 = "indexpool.score"(%q, %w) : (tensor<1x2x16xf32>, tensor<1x2xf32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @topk_two_valid(%l: tensor<2x16xf32>, %v: tensor<2xi32>) {
+  // expected-error @+1 {{operand group starting at #1 requires 0 or 1 element, but found 2}}
+  %0:2 = "indexpool.topk"(%l, %v, %v) <{k = 4 : i64}> : (tensor<2x16xf32>, tensor<2xi32>, tensor<2xi32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return
+}
+
+// -----
+
+func.func @topk_no_logits() {
+  // expected-error @+1 {{expected 1 or more operands, but found 0}}
+  %0:2 = "indexpool.topk"() <{k = 4 : i64}> : () -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return
+}
+
+// -----
+
+//===--- an optional operand's keyword needs the operand ---===//
+
+func.func @pool_empty_bias(%k: tensor<8x16xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %p, %w = indexpool.pool %k, %s bias() {pool_size = 4 : i64} : (tensor<8x16xf32>, tensor<8xf32>) -> (tensor<2x16xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @compress_empty_bias(%k: tensor<8x16xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %q, %sc, %w = indexpool.compress %k, %s bias() {pool_size = 4 : i64} : (tensor<8x16xf32>, tensor<8xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @reconstruct_empty_residual(%p: tensor<2x16xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %0 = indexpool.reconstruct %p residual() {pool_size = 4 : i64} : (tensor<2x16xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @score_empty_scales(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %0 = indexpool.score %q, %w, %k scales() : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @topk_empty_valid(%l: tensor<2x16xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %v, %i = indexpool.topk %l valid() {k = 4 : i64} : (tensor<2x16xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return
+}
+
+// -----
+
+func.func @select_empty_valid(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>) {
+  // expected-error @+1 {{expected an operand inside the parentheses; leave out the whole group for none}}
+  %t = indexpool.select %q, %w, %k valid() {k = 2 : i64, pool_size = 4 : i64} : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+//===--- size arithmetic: overflow and i32 limits ---===//
+
+// 2^62 groups times P = 4 wraps to 0 rows without the check.
+func.func @reconstruct_rows_overflow(%p: tensor<2305843009213693952x1xf16>) {
+  // expected-error @+1 {{G*P = 2305843009213693952 * 4 overflows int64}}
+  %0 = indexpool.reconstruct %p {pool_size = 4 : i64} : (tensor<2305843009213693952x1xf16>) -> tensor<0x1xf16>
+  return
+}
+
+// -----
+
+func.func @residual_rows_overflow(%k: tensor<?x1xf16>, %p: tensor<2305843009213693952x1xf16>) {
+  // expected-error @+1 {{G*P = 2305843009213693952 * 4 overflows int64}}
+  %0 = indexpool.residual %k, %p {pool_size = 4 : i64} : (tensor<?x1xf16>, tensor<2305843009213693952x1xf16>) -> tensor<0x1xf16>
+  return
+}
+
+// -----
+
+func.func @hadamard_element_count(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{the element count of input 'tensor<4611686018427387904x4xf32>' overflows int64}}
+  %0 = indexpool.hadamard %x : (tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_byte_size(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{the size in bytes of result 'scales' 'tensor<4611686018427387904xf32>' overflows int64}}
+  %q, %s = indexpool.quantize %x : (tensor<?x4xf32>) -> (tensor<?x4xi8>, tensor<4611686018427387904xf32>)
+  return
+}
+
+// -----
+
+func.func @pool_result_byte_size(%k: tensor<?x1xf32>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{the size in bytes of result 'pooled' 'tensor<2305843009213693952x1xf32>' overflows int64}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 2 : i64} : (tensor<?x1xf32>, tensor<?xf32>) -> (tensor<2305843009213693952x1xf32>, tensor<?x2xf32>)
+  return
+}
+
+// -----
+
+func.func @topk_columns_beyond_i32(%l: tensor<1x2147483648xf32>) {
+  // expected-error @+1 {{N = 2147483648 columns do not fit the i32 column indices (at most 2^31 - 1)}}
+  %v, %i = indexpool.topk %l {k = 4 : i64} : (tensor<1x2147483648xf32>) -> (tensor<1x4xf32>, tensor<1x4xi32>)
+  return
+}
+
+// -----
+
+func.func @select_token_indices_beyond_i32(%q: tensor<1x1x1xf32>, %w: tensor<1x1xf32>, %k: tensor<1073741824x1xf32>) {
+  // expected-error @+1 {{N * P = 1073741824 * 4 = 4294967296 tokens do not fit the i32 token indices (at most 2^31)}}
+  %t = indexpool.select %q, %w, %k {k = 2 : i64, pool_size = 4 : i64} : (tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<1073741824x1xf32>) -> tensor<1x8xi32>
+  return
+}
+
+// -----
+
+func.func @select_columns_beyond_i32(%q: tensor<1x1x1xf32>, %w: tensor<1x1xf32>, %k: tensor<2147483648x1xf32>) {
+  // expected-error @+1 {{N = 2147483648 columns do not fit the i32 column indices (at most 2^31 - 1)}}
+  %t = indexpool.select %q, %w, %k {k = 2 : i64, pool_size = 2 : i64} : (tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<2147483648x1xf32>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+// k * pool_size overflows int64 (N dynamic, so k <= N cannot be checked yet).
+func.func @select_k_times_p_overflow(%q: tensor<1x1x8xf32>, %w: tensor<1x1xf32>, %k: tensor<?x8xf32>) {
+  // expected-error @+1 {{K * P = 4611686018427387904 * 4 (overflows int64) tokens do not fit the i32 token indices (at most 2^31)}}
+  %t = indexpool.select %q, %w, %k {k = 4611686018427387904 : i64, pool_size = 4 : i64} : (tensor<1x1x8xf32>, tensor<1x1xf32>, tensor<?x8xf32>) -> tensor<1x?xi32>
+  return
+}
+
+// -----
+
+func.func @expand_tokens_beyond_i32(%i: tensor<1x1073741824xi32>) {
+  // expected-error @+1 {{K * P = 1073741824 * 4 = 4294967296 tokens do not fit the i32 token indices (at most 2^31)}}
+  %t = indexpool.expand %i {pool_size = 4 : i64} : (tensor<1x1073741824xi32>) -> tensor<1x4294967296xi32>
+  return
+}
+
+// -----
+
+// K unknown: the tokens' static columns are bounded the same way.
+func.func @expand_dynamic_k_tokens_beyond_i32(%i: tensor<1x?xi32>) {
+  // expected-error @+1 {{K * P = 1073741824 * 4 = 4294967296 tokens do not fit the i32 token indices (at most 2^31)}}
+  %t = indexpool.expand %i {pool_size = 4 : i64} : (tensor<1x?xi32>) -> tensor<1x4294967296xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dynamic_k_not_multiple(%i: tensor<1x?xi32>) {
+  // expected-error @+1 {{result 'tokens' dimension 1 must be K*P, a multiple of P = 4, got 10}}
+  %t = indexpool.expand %i {pool_size = 4 : i64} : (tensor<1x?xi32>) -> tensor<1x10xi32>
+  return
+}
+
+// -----
+
+//===--- a static contradiction behind one dynamic size ---===//
+
+// G is unknown from keys, but pooled and weights both say it.
+func.func @pool_groups_disagree(%k: tensor<?x8xf32>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{result 'weights' dimension 0 must be G = floor(T / P) = 10 (as result 'pooled' dimension 0), got 11}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64} : (tensor<?x8xf32>, tensor<?xf32>) -> (tensor<10x8xf32>, tensor<11x4xf32>)
+  return
+}
+
+// -----
+
+// T is known from the per-token scores alone.
+func.func @pool_tokens_from_scores(%k: tensor<?x8xf32>, %s: tensor<40xf32>) {
+  // expected-error @+1 {{result 'pooled' dimension 0 must be G = floor(T / P) = 10, got 11}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64} : (tensor<?x8xf32>, tensor<40xf32>) -> (tensor<11x8xf32>, tensor<?x4xf32>)
+  return
+}
+
+// -----
+
+func.func @pool_dim_disagree(%k: tensor<8x?xf32>, %s: tensor<8x?xf32>, %b: tensor<4x16xf32>) {
+  // expected-error @+1 {{result 'pooled' dimension 1 must be D = 16 (as bias dimension 1), got 8}}
+  %p, %w = indexpool.pool %k, %s bias(%b) {pool_size = 4 : i64} : (tensor<8x?xf32>, tensor<8x?xf32>, tensor<4x16xf32>) -> (tensor<2x8xf32>, tensor<2x4x?xf32>)
+  return
+}
+
+// -----
+
+func.func @compress_groups_disagree(%k: tensor<?x8xf32>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{result 'scales' dimension 0 must be G = floor(T / P) = 10 (as result 'codes' dimension 0), got 12}}
+  %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64} : (tensor<?x8xf32>, tensor<?xf32>) -> (tensor<10x8xi8>, tensor<12xf32>, tensor<?x4xf32>)
+  return
+}
+
+// -----
+
+func.func @score_queries_disagree(%q: tensor<?x4x8xf32>, %w: tensor<2x4xf32>, %k: tensor<16x8xf32>) {
+  // expected-error @+1 {{result 'logits' dimension 0 must be M = 2 (as weights dimension 0), got 3}}
+  %0 = indexpool.score %q, %w, %k : (tensor<?x4x8xf32>, tensor<2x4xf32>, tensor<16x8xf32>) -> tensor<3x16xf32>
+  return
+}
+
+// -----
+
+func.func @score_entries_disagree(%q: tensor<1x4x8xf32>, %w: tensor<1x4xf32>, %k: tensor<?x8xi8>, %s: tensor<16xf32>) {
+  // expected-error @+1 {{result 'logits' dimension 1 must be N = 16 (as scales dimension 0), got 15}}
+  %0 = indexpool.score %q, %w, %k scales(%s) : (tensor<1x4x8xf32>, tensor<1x4xf32>, tensor<?x8xi8>, tensor<16xf32>) -> tensor<1x15xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_rows_disagree(%c: tensor<?x8xi8>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{result dimension 0 must be N = 3 (as scales dimension 0), got 4}}
+  %0 = indexpool.dequantize %c, %s : (tensor<?x8xi8>, tensor<3xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reconstruct_rows_disagree(%p: tensor<?x8xf32>, %r: tensor<16x8xf32>) {
+  // expected-error @+1 {{result dimension 0 must be G*P = 16 (as residual dimension 0), got 20}}
+  %0 = indexpool.reconstruct %p residual(%r) {pool_size = 4 : i64} : (tensor<?x8xf32>, tensor<16x8xf32>) -> tensor<20x8xf32>
+  return
+}
+
+// -----
+
+func.func @reconstruct_rows_not_multiple(%p: tensor<?x8xf32>) {
+  // expected-error @+1 {{result dimension 0 must be G*P, a multiple of P = 4, got 10}}
+  %0 = indexpool.reconstruct %p {pool_size = 4 : i64} : (tensor<?x8xf32>) -> tensor<10x8xf32>
+  return
+}
+
+// -----
+
+func.func @topk_rows_disagree(%l: tensor<?x16xf32>, %v: tensor<3xi32>) {
+  // expected-error @+1 {{result 'values' dimension 0 must be M = 3 (as valid dimension 0), got 2}}
+  %0, %1 = indexpool.topk %l valid(%v) {k = 4 : i64} : (tensor<?x16xf32>, tensor<3xi32>) -> (tensor<2x4xf32>, tensor<?x4xi32>)
+  return
+}
+
+// -----
+
+func.func @select_rows_disagree(%q: tensor<?x4x8xf32>, %w: tensor<?x4xf32>, %k: tensor<16x8xf32>, %len: tensor<2xi32>) {
+  // expected-error @+1 {{result 'tokens' dimension 0 must be M = 2 (as valid dimension 0), got 3}}
+  %t = indexpool.select %q, %w, %k valid(%len) {k = 2 : i64, pool_size = 4 : i64} : (tensor<?x4x8xf32>, tensor<?x4xf32>, tensor<16x8xf32>, tensor<2xi32>) -> tensor<3x8xi32>
+  return
+}
+
+// -----
+
+//===--- property bounds ---===//
+
+func.func @pool_temperature_subnormal(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{temperature must be at least 1.17549e-38 (2^-126, so that 1 / temperature is a finite f32), got 1e-40}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64, temperature = 1.0e-40 : f32} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @pool_temperature_just_below(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{temperature must be at least 1.17549e-38 (2^-126, so that 1 / temperature is a finite f32), got 1.1754942e-38}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64, temperature = 0x007FFFFF : f32} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @pool_temperature_inf(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{temperature must be finite, got inf}}
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64, temperature = 0x7F800000 : f32} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @compress_temperature_nan(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{temperature must be finite, got nan}}
+  %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64, temperature = 0x7FC00000 : f32} : (tensor<8x16xbf16>, tensor<8xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @quantize_min_absmax_f8(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{min_absmax must be at least 5.26621e-36 (448 * 2^-126, so that every f8E4M3FN scale is a normal f32), got 1e-40}}
+  %q, %s = indexpool.quantize %x {min_absmax = 1.0e-40 : f32} : (tensor<4x8xf32>) -> (tensor<4x8xf8E4M3FN>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Above the i8 bound, below the f8E4M3FN one.
+func.func @compress_min_absmax_f8(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{min_absmax must be at least 5.26621e-36 (448 * 2^-126, so that every f8E4M3FN scale is a normal f32), got 2e-36}}
+  %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64, min_absmax = 2.0e-36 : f32} : (tensor<8x16xbf16>, tensor<8xf32>) -> (tensor<2x16xf8E4M3FN>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @quantize_min_absmax_inf(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{min_absmax must be finite, got inf}}
+  %q, %s = indexpool.quantize %x {min_absmax = 0x7F800000 : f32} : (tensor<4x8xf32>) -> (tensor<4x8xi8>, tensor<4xf32>)
   return
 }

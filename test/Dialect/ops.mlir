@@ -217,3 +217,36 @@ func.func @select(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %keys: tensor
       : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<?x128xbf16>, tensor<1xi32>) -> tensor<1x64xi32>
   return %tok, %t2, %t3 : tensor<1x2048xi32>, tensor<1x64xi32>, tensor<1x64xi32>
 }
+
+// The property bounds are inclusive: temperature = 2^-126, and min_absmax =
+// qmax * 2^-126 for each codes type (i8: 127 * 2^-126, f8E4M3FN: 7 * 2^-120),
+// exact f32 values, verify and round-trip.
+// CHECK-LABEL: func.func @property_bounds
+// CHECK: indexpool.pool {{.*}}temperature = 1.17549435E-38 : f32
+// CHECK: indexpool.quantize {{.*}}min_absmax = 1.49287783E-36 : f32
+// CHECK: indexpool.compress {{.*}}min_absmax = 5.26621469E-36 : f32{{.*}}temperature = 1.17549435E-38 : f32
+func.func @property_bounds(%keys: tensor<8x16xf32>, %scores: tensor<8xf32>) {
+  %p, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64, temperature = 0x00800000 : f32}
+      : (tensor<8x16xf32>, tensor<8xf32>) -> (tensor<2x16xf32>, tensor<2x4xf32>)
+  %q, %s = indexpool.quantize %keys {min_absmax = 0x03FE0000 : f32}
+      : (tensor<8x16xf32>) -> (tensor<8x16xi8>, tensor<8xf32>)
+  %c, %cs, %cw = indexpool.compress %keys, %scores {pool_size = 4 : i64, temperature = 0x00800000 : f32, min_absmax = 0x04E00000 : f32}
+      : (tensor<8x16xf32>, tensor<8xf32>) -> (tensor<2x16xf8E4M3FN>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+// k = N exactly, N * P = 2^31 token indices and K * P = 2^31 tokens: the
+// largest sizes the i32 indices allow (types only; nothing is allocated).
+// CHECK-LABEL: func.func @index_limits
+// CHECK: indexpool.topk %{{.*}} {k = 2147483647 : i64} : (tensor<1x2147483647xf32>) -> (tensor<1x2147483647xf32>, tensor<1x2147483647xi32>)
+// CHECK: indexpool.select {{.*}} -> tensor<1x8xi32>
+// CHECK: indexpool.expand %{{.*}} {pool_size = 4 : i64} : (tensor<1x536870912xi32>) -> tensor<1x2147483648xi32>
+func.func @index_limits(%l: tensor<1x2147483647xf32>, %q: tensor<1x1x1xf32>, %w: tensor<1x1xf32>,
+                        %k: tensor<536870912x1xf32>, %i: tensor<1x536870912xi32>) {
+  %v, %idx = indexpool.topk %l {k = 2147483647 : i64}
+      : (tensor<1x2147483647xf32>) -> (tensor<1x2147483647xf32>, tensor<1x2147483647xi32>)
+  %t = indexpool.select %q, %w, %k {k = 2 : i64, pool_size = 4 : i64}
+      : (tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<536870912x1xf32>) -> tensor<1x8xi32>
+  %e = indexpool.expand %i {pool_size = 4 : i64} : (tensor<1x536870912xi32>) -> tensor<1x2147483648xi32>
+  return
+}

@@ -7,6 +7,8 @@
 // RUN: not indexpool-opt %S/Inputs/unknown-op.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not indexpool-opt %S/Inputs/missing-property.mlir 2>&1 | FileCheck %s --check-prefix=PROP
 // RUN: not indexpool-opt %S/Inputs/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// indexpool-compile: the error and its source line, not the op printed after.
+// RUN: not indexpool-compile %S/Inputs/invalid-topk.mlir --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=VERIFY --implicit-check-not=note:
 // RUN: sh -c "indexpool-opt %S/Inputs/does-not-exist.mlir > /dev/null 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=RC
 
 // SYNTAX: malformed.mlir:3:{{[0-9]+}}: error: expected ')'

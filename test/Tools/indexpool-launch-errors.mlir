@@ -40,14 +40,14 @@
 // RUN: sh -c "indexpool-launch %S/Inputs/launch/malformed.json 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=MALFORMED --implicit-check-not=error:
 // MALFORMED: indexpool-launch: error: {{.*}}malformed.json:4:20: expected a value after ',', got ']'
 // MALFORMED-NEXT: rc=1
-// RUN: printf '{"format_version": 1,\n  "chip": "sm_90" "function": "f"}' > %t.nocomma.json
+// RUN: printf '{"format_version": 2,\n  "chip": "sm_90" "function": "f"}' > %t.nocomma.json
 // RUN: not indexpool-launch %t.nocomma.json 2>&1 | FileCheck %s --check-prefix=NOCOMMA --implicit-check-not=error:
 // NOCOMMA: indexpool-launch: error: {{.*}}nocomma.json:2:19: expected ',' or '}' after an object member, got character '"'
 
 // Invalid fields: one line naming the file, the place and the field.
-// RUN: sed 's/"format_version": 1/"format_version": 2/' %S/Inputs/launch/expand.json > %t.version.json
+// RUN: sed 's/"format_version": 2/"format_version": 1/' %S/Inputs/launch/expand.json > %t.version.json
 // RUN: sh -c "indexpool-launch %t.version.json 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=VERSION --implicit-check-not=error:
-// VERSION: indexpool-launch: error: {{.*}}version.json:2:21: format_version: unsupported format_version 2 (this runtime reads 1)
+// VERSION: indexpool-launch: error: {{.*}}version.json:2:21: format_version: unsupported format_version 1 (this runtime reads 2; older manifests have no kernel signatures: recompile with indexpool-compile)
 // VERSION-NEXT: rc=1
 // RUN: sed 's/"sm_80"/"ampere"/' %S/Inputs/launch/expand.json > %t.chip.json
 // RUN: not indexpool-launch %t.chip.json 2>&1 | FileCheck %s --check-prefix=CHIP --implicit-check-not=error:
@@ -55,7 +55,7 @@
 // RUN: sed 's/"type": "i32", "shape": \[4, 64\]/"type": "i64", "shape": [4, 64]/' %S/Inputs/launch/expand.json > %t.type.json
 // RUN: not indexpool-launch %t.type.json 2>&1 | FileCheck %s --check-prefix=TYPE --implicit-check-not=error:
 // TYPE: indexpool-launch: error: {{.*}}type.json:7:52: buffers[0].type: unknown element type "i64" (expected f32, f16, bf16, f8E4M3FN, i8 or i32)
-// RUN: sed 's/\[4, 256\]/[4, 255]/' %S/Inputs/launch/expand.json > %t.shape.json
+// RUN: sed -e 's/\[4, 256\]/[4, 255]/' -e 's/"bytes": 4096/"bytes": 4080/' %S/Inputs/launch/expand.json > %t.shape.json
 // RUN: not indexpool-launch %t.shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE --implicit-check-not=error:
 // SHAPE: indexpool-launch: error: {{.*}}shape.json:16:62: computes[0].results[0]: buffer 1 is [4, 255], but result 'tokens' of expand is [4, 256]
 // RUN: sed 's/{"buffer": 1}/{"buffer": 7}/' %S/Inputs/launch/expand.json > %t.param.json
@@ -73,6 +73,18 @@
 // RUN: sed 's/"block": \[256, 1, 1\]/"block": [2048, 1, 1]/' %S/Inputs/launch/expand.json > %t.block.json
 // RUN: not indexpool-launch %t.block.json 2>&1 | FileCheck %s --check-prefix=BLOCK --implicit-check-not=error:
 // BLOCK: indexpool-launch: error: {{.*}}block.json:11:70: launches[0].block[0]: expected an integer in [1, 1024], got 2048
+
+// Launches must match their kernel's signature ("kernels").
+// RUN: sed 's/, {"i32": 4}\]/]/' %S/Inputs/launch/expand.json > %t.fewer.json
+// RUN: sh -c "indexpool-launch %t.fewer.json --random-inputs=1 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=FEWER --implicit-check-not=error:
+// FEWER: indexpool-launch: error: {{.*}}fewer.json:13:16: launches[0].params: kernel 'indexpool_test_expand' takes 4 parameters, the launch passes 3
+// FEWER-NEXT: rc=1
+// RUN: sed 's/"name": "indexpool_test_expand"/"name": "other"/' %S/Inputs/launch/expand.json > %t.undeclared.json
+// RUN: not indexpool-launch %t.undeclared.json --random-inputs=1 2>&1 | FileCheck %s --check-prefix=UNDECLARED --implicit-check-not=error:
+// UNDECLARED: indexpool-launch: error: {{.*}}undeclared.json:11:16: launches[0].kernel: kernel 'indexpool_test_expand' is not declared in "kernels" (its parameter signature is needed to check the launch)
+// RUN: sed 's/"bytes": 4096/"bytes": 4100/' %S/Inputs/launch/expand.json > %t.bytes.json
+// RUN: not indexpool-launch %t.bytes.json --random-inputs=1 2>&1 | FileCheck %s --check-prefix=BYTES --implicit-check-not=error:
+// BYTES: indexpool-launch: error: {{.*}}bytes.json:13:32: launches[0].params[1]: kernel 'indexpool_test_expand' accesses 4100 bytes through parameter 1, but buffer 1 (tensor<4x256xi32>) has 4096
 
 // The binary: missing, or not what binary.format says.
 // RUN: rm -rf %t.nobin && mkdir -p %t.nobin && cp %S/Inputs/launch/expand.json %t.nobin/m.json

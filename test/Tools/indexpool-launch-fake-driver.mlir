@@ -52,6 +52,21 @@
 // RUN: sed 's/"indexpool_test_expand"/"indexpool_test_nope"/' %S/Inputs/launch/fake.json > %t.wrong/nope.json
 // RUN: not env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/nope.json --random-inputs=3 2>&1 | FileCheck %s --check-prefix=NOKERNEL --implicit-check-not=error:
 // NOKERNEL: indexpool-launch: error: kernel 'indexpool_test_nope' is not in the binary: cuModuleGetFunction: named symbol not found (CUDA_ERROR_NOT_FOUND)
+//
+// Launches that do not match their kernel's signature (manifest "kernels")
+// stop before the driver reads the parameters: with too few, the fake
+// driver's expand kernel read a fourth parameter that was not there (a
+// real driver does the same, and crashed).
+// RUN: sed 's/, {"i32": 4}\]/]/' %S/Inputs/launch/fake.json > %t.wrong/fewer.json
+// RUN: sh -c "env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/fewer.json --random-inputs=3 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=FEWER --implicit-check-not=error:
+// FEWER: indexpool-launch: error: {{.*}}fewer.json:19:16: launches[1].params: kernel 'indexpool_test_expand' takes 4 parameters, the launch passes 3
+// FEWER-NEXT: rc=1
+// RUN: sed 's/{"i32": 4}/{"f32": 4}/' %S/Inputs/launch/fake.json > %t.wrong/kind.json
+// RUN: not env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/kind.json --random-inputs=3 2>&1 | FileCheck %s --check-prefix=KIND --implicit-check-not=error:
+// KIND: indexpool-launch: error: {{.*}}kind.json:19:60: launches[1].params[3]: kernel 'indexpool_test_expand' takes an i32 (4 bytes) as parameter 3, the launch passes a f32 (4 bytes)
+// RUN: sed 's/{"buffer": 4}/{"buffer": 5}/' %S/Inputs/launch/fake.json > %t.wrong/small.json
+// RUN: not env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/small.json --random-inputs=3 2>&1 | FileCheck %s --check-prefix=SMALL --implicit-check-not=error:
+// SMALL: indexpool-launch: error: {{.*}}small.json:19:32: launches[1].params[1]: kernel 'indexpool_test_expand' accesses 256 bytes through parameter 1, but buffer 5 (tensor<8xf32>) has 32
 // RUN: not env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext INDEXPOOL_FAKE_CUDA_CC=80 indexpool-launch %S/Inputs/launch/compress.json --random-inputs=3 2>&1 | FileCheck %s --check-prefix=NOBIN --implicit-check-not=error:
 // NOBIN: indexpool-launch: error: the binary of {{.*}}compress.json
 // RUN: sed 's/"sm_80"/"sm_90"/' %S/Inputs/launch/fake.json > %t.wrong/sm90.json

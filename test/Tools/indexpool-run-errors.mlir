@@ -40,7 +40,8 @@
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=-1 2>&1 | FileCheck %s --check-prefix=BADSEED --implicit-check-not=error:
 // BADSEED: indexpool-run: error: --random-inputs=-1: expected an unsigned integer seed
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --vector-width=0 2>&1 | FileCheck %s --check-prefix=BADWIDTH --implicit-check-not=error:
-// BADWIDTH: indexpool-run: error: --vector-width=0: expected a positive number of lanes
+// RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --vector-width=3 --device=gpu-emulator 2>&1 | count 1
+// BADWIDTH: indexpool-run: error: --vector-width=0: expected a power of two number of lanes
 
 // Inputs: count, file, dtype, shape.
 // RUN: sh -c "indexpool-run %s --function=take_two --input=@%t.f32.npy 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=COUNT --implicit-check-not=error:
@@ -96,7 +97,7 @@
 // RUN: not indexpool-run %s --function=pool_dynamic --random-inputs=3 --input-shape=0:1024x4 --input-shape=1:1000 2>&1 | FileCheck %s --check-prefix=RELATION-SHAPE --implicit-check-not=error:
 // RELATION-SHAPE: indexpool-run: error: indexpool.pool at {{.*}}indexpool-run-errors.mlir:[[@LINE+25]]:17: scores must be [T] = [1024] or [T, D] = [1024, 4], got [1000]
 // RUN: not indexpool-run %s --function=pool_static_result --random-inputs=3 --input-shape=0:60x4 --input-shape=1:60 2>&1 | FileCheck %s --check-prefix=RESULT-TYPE --implicit-check-not=error:
-// RESULT-TYPE: indexpool-run: error: indexpool.pool at {{.*}}indexpool-run-errors.mlir:[[@LINE+30]]:17: result #0 is [15, 4], but its type is tensor<16x4xf32>
+// RESULT-TYPE: indexpool-run: error: indexpool.pool at {{.*}}indexpool-run-errors.mlir:[[@LINE+30]]:17: result 'pooled' dimension 0 must be G = floor(T / P) = 15, got 16
 // RUN: not indexpool-run %s --function=hadamard_dynamic --random-inputs=3 --input-shape=0:2x96 2>&1 | FileCheck %s --check-prefix=HADAMARD --implicit-check-not=error:
 // HADAMARD: indexpool-run: error: indexpool.hadamard at {{.*}}indexpool-run-errors.mlir:[[@LINE+34]]:8: the last size D of x must be a power of two, got 96
 
@@ -149,4 +150,26 @@ func.func @unsupported_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %y : tensor<4xf32>
 }
 
+func.func @topk_dynamic(%l: tensor<2x?xf32>) -> tensor<2x4xi32> {
+  %v, %i = indexpool.topk %l {k = 4 : i64} : (tensor<2x?xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return %i : tensor<2x4xi32>
+}
+
+func.func @select_dynamic(%q: tensor<1x1x1xf32>, %w: tensor<1x1xf32>, %k: tensor<?x1xf32>) -> tensor<1x8xi32> {
+  %t = indexpool.select %q, %w, %k {k = 2 : i64, pool_size = 4 : i64}
+      : (tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<?x1xf32>) -> tensor<1x8xi32>
+  return %t : tensor<1x8xi32>
+}
+
 func.func private @declared(tensor<4xf32>) -> tensor<4xf32>
+
+// Dynamic sizes obey the verifier's rules, in its words: k <= N always (N is
+// the row capacity; shorter rows use valid), and token indices fit i32.
+// RUN: sh -c "indexpool-run %s --function=topk_dynamic --random-inputs=3 --input-shape=0:2x3 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=K-ABOVE-N --implicit-check-not=error:
+// K-ABOVE-N: indexpool-run: error: indexpool.topk at {{.*}}indexpool-run-errors.mlir:{{[0-9]+}}:12: k must be at most N = 3 (the number of columns), got 4
+// K-ABOVE-N-NEXT: rc=1
+// RUN: sed -e 's/%%l: tensor<2x?xf32>/%%l: tensor<2x3xf32>/' -e 's/(tensor<2x?xf32>) -> (tensor<2x4xf32>/(tensor<2x3xf32>) -> (tensor<2x4xf32>/' %s > %t.static-topk.mlir
+// RUN: not indexpool-opt %t.static-topk.mlir 2>&1 | FileCheck %s --check-prefix=K-ABOVE-N-STATIC
+// K-ABOVE-N-STATIC: error: 'indexpool.topk' op k must be at most N = 3 (the number of columns), got 4
+// RUN: not indexpool-run %s --function=select_dynamic --random-inputs=3 --input-shape=2:536870913x1 2>&1 | FileCheck %s --check-prefix=TOKENS-I32 --implicit-check-not=error:
+// TOKENS-I32: indexpool-run: error: indexpool.select at {{.*}}indexpool-run-errors.mlir:{{[0-9]+}}:8: N * P = 536870913 * 4 = 2147483652 tokens do not fit the i32 token indices (at most 2^31)

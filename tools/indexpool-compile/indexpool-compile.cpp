@@ -4,7 +4,8 @@
 //     [--function=NAME [--input-shape=I:AxBxC ...]]
 //
 // For each public function (static shapes), runs --indexpool-to-nvvm and
-// writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json, the manifest
+// writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json (NAME with
+// %XX for bytes a file name should not hold: fileStem), the manifest
 // (docs/manifest.md) that lets a runtime outside MLIR allocate the buffers,
 // launch the kernels in order and check the results against the reference
 // (compileForGPU, lib/Conversion/Pipelines/KernelManifest.cpp). A function
@@ -17,6 +18,8 @@
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Runtime/FileRead.h"
+#include "indexpool/Target/Chips.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -30,6 +33,7 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -50,8 +54,13 @@ static cl::OptionCategory category("indexpool-compile options");
 static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
                                           cl::desc("<input.mlir>"),
                                           cl::cat(category));
-static cl::opt<std::string> chip("chip", cl::Required,
-                                 cl::desc("Target GPU (sm_80 ... sm_120)"),
+/// The chips of the target table (lib/Target/Chips.cpp), for --help.
+static llvm::StringRef chipHelp() {
+  static const std::string help =
+      "Target GPU: " + ::indexpool::target::knownChipNames();
+  return help;
+}
+static cl::opt<std::string> chip("chip", cl::Required, cl::desc(chipHelp()),
                                  cl::value_desc("sm_XX"), cl::cat(category));
 static cl::opt<std::string>
     emit("emit", cl::init("ptx"),
@@ -101,6 +110,28 @@ static LogicalResult writeFile(StringRef path, StringRef bytes,
   return success();
 }
 
+/// A function name as one file name in DIR: a symbol name may be any
+/// string ("../x", "a/b"). Bytes outside [A-Za-z0-9_.+-], '%' and a leading
+/// '.' become %XX, so that no name leaves DIR, hides the file or collides
+/// with another name.
+static std::string fileStem(StringRef name) {
+  // '%' alone, not followed by two hex digits: no other name maps here.
+  if (name.empty())
+    return "%";
+  std::string stem;
+  for (auto [i, c] : llvm::enumerate(name)) {
+    if (llvm::isAlnum(c) || (c == '.' && i > 0) ||
+        StringRef("_+-").contains(c)) {
+      stem += c;
+      continue;
+    }
+    stem += '%';
+    stem += llvm::hexdigit((static_cast<unsigned char>(c) >> 4) & 15);
+    stem += llvm::hexdigit(static_cast<unsigned char>(c) & 15);
+  }
+  return stem;
+}
+
 /// The function's types made static for the --input-shape sizes.
 static LogicalResult specialize(func::FuncOp func, std::string &error) {
   std::map<unsigned, std::vector<int64_t>> given;
@@ -145,7 +176,7 @@ static int compileFunction(ModuleOp module, func::FuncOp func) {
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options->cudaToolkit = cuda;
 
-  std::string stem = name + "." + chip;
+  std::string stem = fileStem(name) + "." + chip;
   std::string binaryName = stem + (emit == "cubin" ? ".cubin" : ".ptx");
   FailureOr<GPUCompilation> compiled =
       compileForGPU(module, func, *options, binaryName, error);
@@ -195,11 +226,16 @@ int main(int argc, char **argv) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registry.insert<IndexPoolDialect>();
   MLIRContext context(registry);
+  // An error at an op names its location; the op printed after it (a whole
+  // kernel for a failed conversion) is noise for the user of a compiler.
+  context.printOpOnDiagnostic(false);
 
-  std::string error;
-  auto file = openInputFile(inputFilename, &error);
-  if (!file)
+  // Read with a limit: /dev/zero or an endless FIFO must not read forever.
+  std::string text, error;
+  if (!::indexpool::runtime::readMlirInput(inputFilename, text, error))
     return fail(error);
+  auto file = llvm::MemoryBuffer::getMemBufferCopy(
+      text, ::indexpool::runtime::inputBufferName(inputFilename));
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sources, &context);

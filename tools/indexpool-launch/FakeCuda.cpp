@@ -452,14 +452,20 @@ FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
                                       unsigned blockX, unsigned blockY,
                                       unsigned blockZ, unsigned, CUstream_st *,
                                       void **params, void **extra) {
-  if (!function || extra || blockX * blockY * blockZ > 1024 || !gridX ||
+  if (!function || extra ||
+      uint64_t(blockX) * blockY * blockZ > 1024 || !gridX ||
       !gridY || !gridZ || !blockX || !blockY || !blockZ)
     return kInvalidValue;
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().sticky != kSuccess)
     return state().sticky;
   const std::string &name = *reinterpret_cast<const std::string *>(function);
-  uint64_t threads = uint64_t(gridX) * gridY * gridZ * blockX * blockY * blockZ;
+  // Blocks fit in 64 bits (< 2^63); threads may not (up to 2^73): saturate,
+  // the kernels stop at their own element counts anyway.
+  uint64_t blocks = uint64_t(gridX) * gridY * gridZ;
+  uint64_t perBlock = uint64_t(blockX) * blockY * blockZ;
+  uint64_t threads = blocks > UINT64_MAX / perBlock ? UINT64_MAX
+                                                    : blocks * perBlock;
   if (!runKernel(name, threads, params))
     state().sticky = kIllegalAddress;
   return kSuccess;

@@ -24,6 +24,7 @@
 #include "indexpool/Reference/Numerics.h"
 #include "indexpool/Runtime/Compare.h"
 #include "indexpool/Runtime/Cuda.h"
+#include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Launcher.h"
 #include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Npy.h"
@@ -227,8 +228,6 @@ std::string plural(size_t count, const std::string &noun) {
 }
 
 
-/// The largest input or output the host side handles (16 GiB of doubles).
-constexpr int64_t kMaxHostElements = int64_t(1) << 31;
 
 bool loadInputs(const Manifest &manifest, const Options &options,
                 std::vector<HostTensor> &inputs, std::string &error) {
@@ -315,7 +314,8 @@ int run(const Options &options) {
       return fail(std::string(bufferRoleName(buffer.role)) + " buffer " +
                   std::to_string(buffer.id) + " (" +
                   tensorTypeString(buffer.shape, buffer.type) +
-                  ") is too large for the host side (at most 2^31 elements)");
+                  ") is too large for the host side (at most 2^30 elements, "
+                  "as indexpool-run)");
 
   std::string image;
   if (!readBinary(manifest, image, error))

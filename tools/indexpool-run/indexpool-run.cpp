@@ -6,24 +6,17 @@
 //       [--random-inputs=SEED] [--input-shape=I:AxBxC ...]
 //       [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator]
 //       [--chip=sm_90] [--verify] [--benchmark=N] [--vector-width=8]
+//       [--check-bounds]
 //
 // --device=gpu-emulator runs the GPU kernels of --chip (the IR of
 // --indexpool-to-gpu-kernels, before NVVM) on CPU threads, one OpenMP thread
 // per GPU thread (--indexpool-emulate-gpu-kernels): how the kernels are
 // verified on a machine without a GPU.
 //
-// The CPU path: the function (and what it references) is cloned, lowered with
-// the indexpool-to-cpu pipeline, JIT-compiled by mlir::ExecutionEngine (O3,
-// OpenMP from libomp) and called through its C interface:
-//
-//   _mlir_ciface_NAME(Results *, Desc0 *, Desc1 *, ...)
-//
-// where every DescI is a ranked memref descriptor {allocated, aligned,
-// offset, sizes[rank], strides[rank]} (all 8-byte fields) and Results, only
-// present when the function has results, is one descriptor per result laid
-// out one after another. Results are malloc'ed by the compiled code and freed
-// here. Before anything runs, the float64 reference evaluator computes the
-// result shapes, which validates every dynamic size.
+// The CPU path (indexpool/Tooling/CPUJit.h): the function is lowered with
+// the indexpool-to-cpu pipeline and JIT-compiled. Before anything runs, the
+// float64 reference evaluator computes the result shapes, which validates
+// every dynamic size.
 //
 // Every bad input ends with one line "indexpool-run: error: ..." and exit
 // code 1.
@@ -42,13 +35,13 @@
 #include "indexpool/Conversion/KernelManifest.h"
 #include "indexpool/Runtime/BufferCache.h"
 #include "indexpool/Runtime/Cuda.h"
+#include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Launcher.h"
 #include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Storage.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "indexpool/Tooling/CPUJit.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -59,18 +52,12 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -82,10 +69,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#ifndef INDEXPOOL_LIBOMP_PATH
-#error "INDEXPOOL_LIBOMP_PATH must name the OpenMP runtime (set by CMake)"
-#endif
 
 using namespace mlir;
 using namespace mlir::indexpool;
@@ -180,6 +163,14 @@ static cl::opt<std::string> vectorWidthOption(
     cl::desc("f32 lanes of the vectors the CPU loops over D use"),
     cl::cat(category));
 
+static cl::opt<bool> checkBounds(
+    "check-bounds",
+    cl::desc("--device=cpu and gpu-emulator: check every memory access of "
+             "the compiled code against its buffer; one outside it prints "
+             "an error naming the access and its location and exits with "
+             "1 (slower; the tests run with it)"),
+    cl::cat(category));
+
 /// The numbers of the command line, parsed by parseNumbers().
 static uint64_t randomSeed = 0;
 static unsigned benchmarkCount = 0;
@@ -220,8 +211,9 @@ static int64_t checkedElements(ArrayRef<int64_t> shape) {
   return count;
 }
 
-/// The largest tensor indexpool-run creates (8 GiB of float64 values).
-constexpr int64_t kMaxElements = int64_t(1) << 30;
+/// The largest tensor indexpool-run creates (8 GiB of float64 values); the
+/// .npy reader and indexpool-launch share the limit.
+constexpr int64_t kMaxElements = runtime::kMaxHostElements;
 
 /// `type` with the sizes of `shape`: "tensor<256x128xf32>" for a result of
 /// type tensor<?x128xf32>.
@@ -251,185 +243,6 @@ static std::string plural(size_t count, const std::string &noun) {
   return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
-
-//===----------------------------------------------------------------------===//
-// Buffers and memref descriptors
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// A 64-byte aligned host buffer holding one input in its storage format.
-class AlignedBuffer {
-public:
-  explicit AlignedBuffer(size_t bytes)
-      : bytes(bytes), data(std::aligned_alloc(
-                          64, std::max<size_t>(64, (bytes + 63) / 64 * 64))) {}
-  ~AlignedBuffer() { std::free(data); }
-  AlignedBuffer(const AlignedBuffer &) = delete;
-  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
-
-  size_t bytes;
-  void *data;
-};
-
-} // namespace
-
-
-/// A ranked memref descriptor for a contiguous row-major buffer:
-/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
-static std::vector<int64_t> makeDescriptor(void *data,
-                                           ArrayRef<int64_t> shape) {
-  std::vector<int64_t> descriptor(3 + 2 * shape.size());
-  descriptor[0] = int64_t(reinterpret_cast<intptr_t>(data));
-  descriptor[1] = descriptor[0];
-  descriptor[2] = 0;
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    descriptor[3 + d] = shape[d];
-    descriptor[3 + shape.size() + d] = stride;
-    stride *= shape[d];
-  }
-  return descriptor;
-}
-
-//===----------------------------------------------------------------------===//
-// The compiled function
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// One JIT-compiled function and the buffers of its inputs.
-class CompiledFunction {
-public:
-  CompiledFunction(ExecutionEngine &engine, func::FuncOp func,
-                   ArrayRef<HostTensor> inputs)
-      : engine(engine), name("_mlir_ciface_" + func.getSymName().str()) {
-    for (auto type : func.getResultTypes())
-      resultTypes.push_back(cast<RankedTensorType>(type));
-    for (const HostTensor &input : inputs) {
-      buffers.push_back(std::make_unique<AlignedBuffer>(
-          size_t(input.numElements() * ref::elementTypeBytes(input.type))));
-      runtime::storeTensor(input, static_cast<char *>(buffers.back()->data));
-      descriptors.push_back(makeDescriptor(buffers.back()->data, input.shape));
-    }
-  }
-
-  /// Calls the function once. On success `results` holds its results (their
-  /// buffers freed), checked against the predicted shapes.
-  LogicalResult call(ArrayRef<HostTensor> predicted,
-                     std::vector<HostTensor> *results, std::string &error);
-
-private:
-  ExecutionEngine &engine;
-  std::string name;
-  SmallVector<RankedTensorType> resultTypes;
-  std::vector<std::unique_ptr<AlignedBuffer>> buffers;
-  std::vector<std::vector<int64_t>> descriptors;
-};
-
-} // namespace
-
-LogicalResult CompiledFunction::call(ArrayRef<HostTensor> predicted,
-                                     std::vector<HostTensor> *results,
-                                     std::string &error) {
-  size_t resultWords = 0;
-  for (RankedTensorType type : resultTypes)
-    resultWords += 3 + 2 * size_t(type.getRank());
-  std::vector<int64_t> resultDescriptors(std::max<size_t>(resultWords, 1));
-
-  SmallVector<void *> parameters;
-  if (!resultTypes.empty())
-    parameters.push_back(resultDescriptors.data());
-  for (std::vector<int64_t> &descriptor : descriptors)
-    parameters.push_back(descriptor.data());
-  SmallVector<void *> packed;
-  for (void *&parameter : parameters)
-    packed.push_back(&parameter);
-
-  if (llvm::Error err = engine.invokePacked(name, packed)) {
-    error = "cannot call " + name + ": " + llvm::toString(std::move(err));
-    return failure();
-  }
-
-  // Free every result buffer exactly once, and never an input's.
-  llvm::SmallPtrSet<void *, 8> toFree;
-  llvm::SmallPtrSet<void *, 8> inputs;
-  for (auto &buffer : buffers)
-    inputs.insert(buffer->data);
-  size_t at = 0;
-  LogicalResult status = success();
-  for (auto [i, type] : llvm::enumerate(resultTypes)) {
-    const int64_t *descriptor = &resultDescriptors[at];
-    int64_t rank = type.getRank();
-    at += 3 + 2 * size_t(rank);
-    auto *allocated = reinterpret_cast<void *>(intptr_t(descriptor[0]));
-    auto *aligned = reinterpret_cast<const char *>(intptr_t(descriptor[1]));
-    if (allocated && !inputs.count(allocated))
-      toFree.insert(allocated);
-    std::vector<int64_t> shape(descriptor + 3, descriptor + 3 + rank);
-    if (failed(status))
-      continue;
-    if (shape != predicted[i].shape) {
-      error = "internal error: result #" + std::to_string(i) + " is " +
-              ref::shapeString(shape) +
-              ", but the reference evaluator predicts " +
-              ref::shapeString(predicted[i].shape);
-      status = failure();
-      continue;
-    }
-    if (!results)
-      continue;
-    ElementType element = predicted[i].type;
-    HostTensor t = HostTensor::zeros(element, shape);
-    int64_t bytes = ref::elementTypeBytes(element);
-    const int64_t *strides = descriptor + 3 + rank;
-    // Strided reads: the layout the descriptor says, contiguous or not.
-    std::vector<int64_t> index(size_t(rank), 0);
-    for (size_t linear = 0; linear < t.data.size(); ++linear) {
-      int64_t offset = descriptor[2];
-      for (int64_t d = 0; d < rank; ++d)
-        offset += index[size_t(d)] * strides[d];
-      t.data[linear] = runtime::loadElement(aligned + offset * bytes, element);
-      for (int64_t d = rank; d-- > 0;) {
-        if (++index[size_t(d)] < shape[size_t(d)])
-          break;
-        index[size_t(d)] = 0;
-      }
-    }
-    results->push_back(std::move(t));
-  }
-  // The compiled code allocated them through the buffer cache.
-  for (void *pointer : toFree)
-    indexpool_cached_free(pointer);
-  if (failed(status))
-    return failure();
-  return success();
-}
-
-/// Keeps `target` and every symbol it references (transitively); erases the
-/// other functions, so that unrelated functions cannot break the lowering.
-static void pruneModule(ModuleOp module, func::FuncOp target) {
-  llvm::SmallPtrSet<Operation *, 8> keep;
-  SmallVector<Operation *> worklist{target};
-  keep.insert(target);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    op->walk([&](Operation *nested) {
-      auto uses = SymbolTable::getSymbolUses(nested);
-      if (!uses)
-        return;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        Operation *symbol =
-            SymbolTable::lookupNearestSymbolFrom(nested, use.getSymbolRef());
-        if (symbol && keep.insert(symbol).second)
-          worklist.push_back(symbol);
-      }
-    });
-  }
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (!keep.count(func))
-      func.erase();
-}
 
 //===----------------------------------------------------------------------===//
 // Inputs
@@ -528,8 +341,9 @@ static LogicalResult parseNumbers(std::string &error) {
   if (StringRef(benchmarkRuns).getAsInteger(10, benchmarkCount))
     return bad("benchmark", benchmarkRuns, "a number of runs");
   if (StringRef(vectorWidthOption).getAsInteger(10, vectorWidth) ||
-      vectorWidth < 1)
-    return bad("vector-width", vectorWidthOption, "a positive number of lanes");
+      vectorWidth < 1 || (vectorWidth & (vectorWidth - 1)) != 0)
+    return bad("vector-width", vectorWidthOption,
+               "a power of two number of lanes");
   return success();
 }
 
@@ -610,15 +424,6 @@ static int report(func::FuncOp func, ArrayRef<HostTensor> inputs,
   return 0;
 }
 
-/// Called by emulated GPU code when OpenMP gave a block another number of
-/// threads than it has GPU threads: its results would be wrong.
-extern "C" void teamMismatch(int32_t got, int32_t expected) {
-  llvm::errs() << "indexpool-run: error: the GPU emulator got " << got
-               << " OpenMP threads for a block of " << expected
-               << " (OMP_THREAD_LIMIT?)\n";
-  std::_Exit(1);
-}
-
 /// --device=cuda: the function compiled for --chip (PTX, JIT-compiled by the
 /// driver for the device), described by a manifest and run by the MLIR-free
 /// CUDA runtime, as indexpool-launch would run indexpool-compile's output.
@@ -692,19 +497,19 @@ static int runMain() {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<IndexPoolDialect>();
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerOpenMPDialectTranslation(registry);
+  registerCPUJitTranslations(registry);
   // --device=cuda: gpu-module-to-binary translates kernels through NVVM.
   registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext context(registry);
 
   // Parse and verify; diagnostics print with their locations.
-  std::string errorMessage;
-  auto file = openInputFile(inputFilename, &errorMessage);
-  if (!file)
+  // Read with a limit: /dev/zero or an endless FIFO must not read forever.
+  std::string text, errorMessage;
+  if (!runtime::readMlirInput(inputFilename, text, errorMessage))
     return fail(errorMessage);
+  auto file = llvm::MemoryBuffer::getMemBufferCopy(
+      text, runtime::inputBufferName(inputFilename));
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -766,84 +571,23 @@ static int runMain() {
   if (deviceName == "cuda")
     return runOnCuda(*module, func, *inputs);
 
-  // Lower a copy of the function (and what it references) to LLVM.
-  OwningOpRef<ModuleOp> lowered = module->clone();
-  auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
-  pruneModule(*lowered, loweredFunc);
-  loweredFunc->setAttr("llvm.emit_c_interface", UnitAttr::get(&context));
-  // Inputs are read-only: the compiled code never writes into them.
-  for (unsigned i = 0; i < numArgs; ++i)
-    loweredFunc.setArgAttr(i, "bufferization.writable",
-                           BoolAttr::get(&context, false));
-  PassManager pm(&context, ModuleOp::getOperationName());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return fail("bad pass manager options");
-  if (emulateGPU) {
-    if (!::indexpool::target::lookupChip(chipName))
-      return fail("unknown chip '" + chipName + "'; known chips: " +
-                  ::indexpool::target::knownChipNames());
-    // The emulated teams block in barriers: waiting threads must sleep, not
-    // spin, with hundreds of them on a few cores. Read when libomp starts.
-    setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
-  }
-  CPUPipelineOptions pipelineOptions;
-  pipelineOptions.vectorWidth = vectorWidth;
-  if (emulateGPU) {
-    pipelineOptions.emulatedGPU = chipName;
-    pipelineOptions.configureEmulatedGPU = !hasLaunchConfiguration(loweredFunc);
-  }
-  buildIndexPoolToCPUPipeline(pm, pipelineOptions);
-  if (failed(pm.run(*lowered)))
-    return fail("lowering @" + name +
-                " to the CPU failed (see the diagnostics above)");
-
-  // JIT-compile at O3, with libomp for the OpenMP row loops.
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  StringRef libomp = INDEXPOOL_LIBOMP_PATH;
-  if (!llvm::sys::fs::exists(libomp))
-    return fail("the OpenMP runtime " + libomp +
-                " is missing (compiled CPU code runs its loops on OpenMP "
-                "threads)");
-  SmallVector<StringRef> sharedLibs{libomp};
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  engineOptions.sharedLibPaths = sharedLibs;
-  auto engineOrError = ExecutionEngine::create(*lowered, engineOptions);
-  if (!engineOrError)
-    return fail("JIT compilation of @" + name +
-                " failed: " + llvm::toString(engineOrError.takeError()));
-  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOrError);
-  // Results are allocated through the buffer cache, so that repeated calls
-  // (--benchmark) reuse their output buffers instead of faulting in fresh
-  // pages every time.
-  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner("malloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_malloc),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("free")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_free),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("indexpool_gpu_emulator_team_mismatch")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&teamMismatch),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  engine->initialize();
-
-  CompiledFunction compiled(*engine, func, *inputs);
+  CPUJitOptions jitOptions;
+  jitOptions.vectorWidth = vectorWidth;
+  jitOptions.checkBounds = checkBounds;
+  if (emulateGPU)
+    jitOptions.emulatedGPU = chipName;
+  std::unique_ptr<CPUJitFunction> compiled =
+      CPUJitFunction::compile(func, jitOptions, error);
+  if (!compiled)
+    return fail(error);
+  compiled->setInputs(*inputs);
   std::vector<HostTensor> results;
-  if (failed(compiled.call(*predicted, &results, error)))
+  if (failed(compiled->call(*predicted, &results, error)))
     return fail(error);
   return report(func, *inputs, results, [&](std::vector<double> &ms) {
     for (unsigned run = 0; run < benchmarkCount; ++run) {
       auto start = std::chrono::steady_clock::now();
-      if (failed(compiled.call(*predicted, nullptr, error)))
+      if (failed(compiled->call(*predicted, nullptr, error)))
         return failure();
       auto stop = std::chrono::steady_clock::now();
       ms.push_back(
@@ -869,7 +613,7 @@ int main(int argc, char **argv) {
       "  indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]\n"
       "      [--random-inputs=SEED] [--input-shape=I:AxBxC ...]\n"
       "      [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator] [--chip=sm_90]\n"
-      "      [--verify] [--benchmark=N] [--vector-width=8]\n",
+      "      [--verify] [--benchmark=N] [--vector-width=8] [--check-bounds]\n",
       &clErrorStream);
   if (!parsed) {
     SmallVector<StringRef> lines;

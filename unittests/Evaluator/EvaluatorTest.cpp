@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -174,7 +175,11 @@ func.func @h(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   error.clear();
   EXPECT_TRUE(failed(evaluateFunction(
       func, {shapeOnly(ElementType::F32, {4, 2048})}, error, true)));
-  EXPECT_NE(error.find("<= 1024, got 2048"), std::string::npos) << error;
+  // The verifier's rule and message, applied to the run-time size.
+  EXPECT_NE(error.find("input's last dimension D must be a power of two <= "
+                       "1024 to be rotated, got 2048"),
+            std::string::npos)
+      << error;
 }
 
 TEST_F(EvaluatorTest, StaticResultTypeIsCheckedAgainstDynamicOperands) {
@@ -192,8 +197,9 @@ func.func @f(%keys: tensor<?x8xf32>, %scores: tensor<?xf32>) -> tensor<16x8xf32>
       func,
       {shapeOnly(ElementType::F32, {60, 8}), shapeOnly(ElementType::F32, {60})},
       error, true)));
-  EXPECT_EQ(error, "indexpool.pool at test.mlir:3:17: result #0 is [15, 8], "
-                   "but its type is tensor<16x8xf32>");
+  // The verifier's message, as for static keys of 60 rows.
+  EXPECT_EQ(error, "indexpool.pool at test.mlir:3:17: result 'pooled' "
+                   "dimension 0 must be G = floor(T / P) = 15, got 16");
 }
 
 TEST_F(EvaluatorTest, InputsAreCheckedAgainstTheArgumentTypes) {
@@ -540,7 +546,7 @@ func.func @f(%keys: tensor<64x16xbf16>, %scores: tensor<64x16xf32>,
   rt::Manifest manifest;
   std::string error;
   ASSERT_TRUE(rt::parseManifest(R"({
-  "format_version": 1, "chip": "sm_90", "function": "f",
+  "format_version": 2, "chip": "sm_90", "function": "f",
   "binary": {"path": "f.ptx", "format": "ptx"},
   "buffers": [
     {"id": 0, "role": "input", "index": 0, "type": "bf16", "shape": [64, 16]},
@@ -604,3 +610,138 @@ func.func @f(%keys: tensor<64x16xbf16>, %scores: tensor<64x16xf32>,
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Dynamic sizes obey the verifier's rules, with its messages
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kDynamicTopK = R"mlir(
+func.func @t(%l: tensor<2x?xf32>) -> tensor<2x4xi32> {
+  %v, %i = indexpool.topk %l {k = 4 : i64} : (tensor<2x?xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return %i : tensor<2x4xi32>
+}
+)mlir";
+
+// k <= N always: a dynamic N below k is rejected like a static one (the
+// verifier says the same for tensor<2x3xf32>), shapes only and with data.
+TEST_F(EvaluatorTest, DynamicColumnsBelowKAreRejectedLikeStaticOnes) {
+  func::FuncOp func = parse(kDynamicTopK, "t");
+  ASSERT_TRUE(func);
+  const char *expected = "indexpool.topk at test.mlir:3:12: k must be at most "
+                         "N = 3 (the number of columns), got 4";
+  std::string error;
+  EXPECT_TRUE(failed(evaluateFunction(
+      func, {shapeOnly(ElementType::F32, {2, 3})}, error, true)));
+  EXPECT_EQ(error, expected);
+  error.clear();
+  EXPECT_TRUE(failed(evaluateFunction(
+      func, {ref::randomNormal(ElementType::F32, {2, 3}, rng)}, error)));
+  EXPECT_EQ(error, expected);
+  // N = k is fine; a padded run needs `valid`, not a short row.
+  error.clear();
+  auto results = evaluateFunction(
+      func, {ref::randomNormal(ElementType::F32, {2, 4}, rng)}, error);
+  ASSERT_TRUE(succeeded(results)) << error;
+  EXPECT_EQ((*results)[0].shape, (std::vector<int64_t>{2, 4}));
+
+  // The verifier, for the static type, words it identically.
+  OwningOpRef<ModuleOp> fixed;
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  fixed = parseSourceString<ModuleOp>(R"mlir(
+func.func @t(%l: tensor<2x3xf32>) {
+  %v, %i = indexpool.topk %l {k = 4 : i64} : (tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xi32>)
+  return
+}
+)mlir",
+                                      &context);
+  EXPECT_FALSE(fixed);
+  EXPECT_EQ(message, "'indexpool.topk' op k must be at most N = 3 (the number "
+                     "of columns), got 4");
+}
+
+TEST_F(EvaluatorTest, DynamicSizesBeyondTheI32IndicesAreRejected) {
+  func::FuncOp func = parse(R"mlir(
+func.func @s(%q: tensor<1x1x1xf32>, %w: tensor<1x1xf32>, %k: tensor<?x1xf32>) -> tensor<1x8xi32> {
+  %t = indexpool.select %q, %w, %k {k = 2 : i64, pool_size = 4 : i64}
+      : (tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<?x1xf32>) -> tensor<1x8xi32>
+  return %t : tensor<1x8xi32>
+}
+)mlir",
+                            "s");
+  ASSERT_TRUE(func);
+  std::string error;
+  // 2^29 pools of P = 4: token indices up to 2^31 - 1, the largest allowed.
+  EXPECT_TRUE(succeeded(
+      evaluateFunction(func,
+                       {shapeOnly(ElementType::F32, {1, 1, 1}),
+                        shapeOnly(ElementType::F32, {1, 1}),
+                        shapeOnly(ElementType::F32, {int64_t(1) << 29, 1})},
+                       error, true)))
+      << error;
+  // One pool more and the last token index would wrap.
+  EXPECT_TRUE(failed(evaluateFunction(
+      func,
+      {shapeOnly(ElementType::F32, {1, 1, 1}),
+       shapeOnly(ElementType::F32, {1, 1}),
+       shapeOnly(ElementType::F32, {(int64_t(1) << 29) + 1, 1})},
+      error, true)));
+  EXPECT_EQ(error, "indexpool.select at test.mlir:3:8: N * P = 536870913 * 4 "
+                   "= 2147483652 tokens do not fit the i32 token indices (at "
+                   "most 2^31)");
+
+  func = parse(R"mlir(
+func.func @t(%l: tensor<?x?xf32>) -> tensor<?x4xi32> {
+  %v, %i = indexpool.topk %l {k = 4 : i64} : (tensor<?x?xf32>) -> (tensor<?x4xf32>, tensor<?x4xi32>)
+  return %i : tensor<?x4xi32>
+}
+)mlir",
+               "t");
+  ASSERT_TRUE(func);
+  EXPECT_TRUE(failed(evaluateFunction(
+      func, {shapeOnly(ElementType::F32, {1, int64_t(1) << 31})}, error,
+      true)));
+  EXPECT_EQ(error, "indexpool.topk at test.mlir:3:12: N = 2147483648 columns "
+                   "do not fit the i32 column indices (at most 2^31 - 1)");
+}
+
+TEST_F(EvaluatorTest, DynamicContradictionsAreCaughtByTheSameRules) {
+  // Static sizes that agree with each other but not with the run-time T.
+  func::FuncOp func = parse(R"mlir(
+func.func @f(%k: tensor<?x8xf32>, %p: tensor<?x8xf32>) -> tensor<16x8xf32> {
+  %r = indexpool.residual %k, %p {pool_size = 4 : i64}
+      : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<16x8xf32>
+  return %r : tensor<16x8xf32>
+}
+)mlir",
+                            "f");
+  ASSERT_TRUE(func);
+  std::string error;
+  EXPECT_TRUE(failed(evaluateFunction(func,
+                                      {shapeOnly(ElementType::F32, {20, 8}),
+                                       shapeOnly(ElementType::F32, {5, 8})},
+                                      error, true)));
+  EXPECT_EQ(error, "indexpool.residual at test.mlir:3:8: result dimension 0 "
+                   "must be G*P = 20, got 16");
+}
+
+TEST_F(EvaluatorTest, SizeArithmeticOverflowIsAnError) {
+  func::FuncOp func = parse(R"mlir(
+func.func @e() -> tensor<?xf32> {
+  %a = arith.constant 4611686018427387904 : index
+  %b = arith.constant 4 : index
+  %n = arith.muli %a, %b : index
+  %t = tensor.empty(%n) : tensor<?xf32>
+  return %t : tensor<?xf32>
+}
+)mlir",
+                            "e");
+  ASSERT_TRUE(func);
+  std::string error;
+  EXPECT_TRUE(failed(evaluateFunction(func, {}, error, true)));
+  EXPECT_EQ(error, "arith.muli at test.mlir:5:8: 4611686018427387904 and 4: "
+                   "the result overflows int64");
+}

@@ -127,6 +127,7 @@ TEST(BF16Test, Encodings) {
   EXPECT_EQ(encodeBF16(-0.0), 0x8000);
   EXPECT_EQ(encodeBF16(kInf), 0x7F80);
   EXPECT_EQ(encodeBF16(kNaN), 0x7FC0);
+  EXPECT_EQ(encodeBF16(-kNaN), 0x7FC0);
   EXPECT_EQ(decodeBF16(0xFF80), -kInf);
   EXPECT_TRUE(std::isnan(decodeBF16(0x7FC1)));
 }
@@ -191,7 +192,8 @@ TEST(F16Test, Encodings) {
   EXPECT_EQ(decodeF16(0xFC00), -kInf);
   EXPECT_TRUE(std::isnan(decodeF16(0x7E00)));
   EXPECT_EQ(encodeF16(kNaN), 0x7E00);
-  EXPECT_EQ(encodeF16(-kNaN), 0xFE00);
+  // Every NaN is stored as the one canonical positive NaN, sign dropped.
+  EXPECT_EQ(encodeF16(-kNaN), 0x7E00);
 }
 
 TEST(F16Test, TiesToEven) {
@@ -258,7 +260,7 @@ TEST(F8E4M3FNTest, Encodings) {
   EXPECT_TRUE(std::isnan(decodeF8E4M3FN(0x7F)));
   EXPECT_TRUE(std::isnan(decodeF8E4M3FN(0xFF)));
   EXPECT_EQ(encodeF8E4M3FN(kNaN), 0x7F);
-  EXPECT_EQ(encodeF8E4M3FN(-kNaN), 0xFF);
+  EXPECT_EQ(encodeF8E4M3FN(-kNaN), 0x7F);
   EXPECT_EQ(encodeF8E4M3FN(-0.0), 0x80);
   // 0.3 in [0.25, 0.5), ulp 2^-5: 0.3 / 2^-5 = 9.6 -> 10 -> 0.3125
   // = 1.25 * 2^-2: exponent 5, mantissa 010 -> 0 0101 010 = 0x2A.
@@ -310,9 +312,69 @@ TEST(F8E4M3FNTest, MidpointsRoundToTheEvenCode) {
   }
 }
 
+TEST(F8E4M3FNTest, SaturationBoundaryAndNaN) {
+  // Between 448 (0x7E, mantissa 110) and the NaN pattern's 480: 456 is a
+  // quarter step up, 464 the midpoint (ties to 448, the even mantissa),
+  // 464 + 2^-20 is past it and still saturates instead of becoming NaN.
+  EXPECT_EQ(encodeF8E4M3FN(456), 0x7E);
+  EXPECT_EQ(encodeF8E4M3FN(464), 0x7E);
+  EXPECT_EQ(encodeF8E4M3FN(464 + pow2(-20)), 0x7E);
+  EXPECT_EQ(encodeF8E4M3FN(-464), 0xFE);
+  // 416 = 0x7D (1.625 * 2^8), 432 is the midpoint of 0x7D (odd) and 0x7E
+  // (even) -> 448.
+  EXPECT_EQ(encodeF8E4M3FN(432), 0x7E);
+  EXPECT_EQ(encodeF8E4M3FN(432 - pow2(-20)), 0x7D);
+  // Subnormal midpoints: 1.5 * 2^-9 lies between 0x01 (odd) and 0x02 ->
+  // 0x02; 2.5 * 2^-9 between 0x02 (even) and 0x03 -> 0x02; 7.5 * 2^-9
+  // between 0x07 and the smallest normal 0x08 (even) -> 0x08.
+  EXPECT_EQ(encodeF8E4M3FN(1.5 * pow2(-9)), 0x02);
+  EXPECT_EQ(encodeF8E4M3FN(2.5 * pow2(-9)), 0x02);
+  EXPECT_EQ(encodeF8E4M3FN(-2.5 * pow2(-9)), 0x82);
+  EXPECT_EQ(encodeF8E4M3FN(7.5 * pow2(-9)), 0x08);
+}
+
+// bf16 and f16 midpoints between every pair of adjacent non-negative finite
+// codes go to the even code; the midpoint between the largest finite value
+// (odd mantissa) and infinity overflows to infinity.
+TEST(BF16Test, EveryMidpointRoundsToTheEvenCode) {
+  for (uint32_t code = 0; code < 0x7F7F; ++code) {
+    double lo = decodeBF16(uint16_t(code)), hi = decodeBF16(uint16_t(code + 1));
+    double mid = (lo + hi) / 2;
+    ASSERT_EQ(encodeBF16(mid), code % 2 == 0 ? code : code + 1) << code;
+    ASSERT_EQ(encodeBF16(-mid), 0x8000 | (code % 2 == 0 ? code : code + 1));
+  }
+  double max = decodeBF16(0x7F7F), ulp = pow2(127 - 7);
+  EXPECT_EQ(encodeBF16(max + ulp / 2), 0x7F80);
+  EXPECT_EQ(encodeBF16(max + ulp / 2 - pow2(100)), 0x7F7F);
+}
+
+TEST(F16Test, EveryMidpointRoundsToTheEvenCode) {
+  for (uint32_t code = 0; code < 0x7BFF; ++code) {
+    double lo = decodeF16(uint16_t(code)), hi = decodeF16(uint16_t(code + 1));
+    double mid = (lo + hi) / 2;
+    ASSERT_EQ(encodeF16(mid), code % 2 == 0 ? code : code + 1) << code;
+  }
+  // 65504 + 16 is the midpoint of 65504 (0x7BFF, odd) and 2^16 -> inf.
+  EXPECT_EQ(encodeF16(65520), 0x7C00);
+  EXPECT_EQ(encodeF16(65520 - pow2(-10)), 0x7BFF);
+}
+
 //===----------------------------------------------------------------------===//
 // Integers
 //===----------------------------------------------------------------------===//
+
+TEST(RoundToI8Test, EveryMidpointRoundsToTheEvenInteger) {
+  for (int k = -128; k < 127; ++k) {
+    double mid = k + 0.5;
+    int even = k % 2 == 0 ? k : k + 1;
+    ASSERT_EQ(roundToI8(mid), even) << k;
+    ASSERT_EQ(roundToI8(mid - pow2(-20)), k);
+    ASSERT_EQ(roundToI8(mid + pow2(-20)), k + 1);
+  }
+  // Beyond the range: saturation, not wrap-around, at the midpoints too.
+  EXPECT_EQ(roundToI8(127.5), 127);
+  EXPECT_EQ(roundToI8(-128.5), -128);
+}
 
 TEST(RoundToI8Test, HalfToEvenAndSaturation) {
   EXPECT_EQ(roundToI8(2.5), 2);
@@ -384,6 +446,40 @@ TEST(QuantizationScaleTest, Pow2Scale) {
   // 1e-4 / 448 = 2.23e-7: 2^-23 = 1.19e-7 is too small, 2^-22 = 2.38e-7.
   EXPECT_EQ(quantizationScale(1e-4, ElementType::F8E4M3FN, true), pow2(-22));
   EXPECT_EQ(quantizationScale(0.0, ElementType::F8E4M3FN, true), 0.0);
+}
+
+TEST(QuantizationScaleTest, NonFiniteAbsmaxGivesNaN) {
+  for (bool pow2Scale : {false, true})
+    for (ElementType type : {ElementType::I8, ElementType::F8E4M3FN}) {
+      EXPECT_TRUE(std::isnan(quantizationScale(kInf, type, pow2Scale)));
+      EXPECT_TRUE(std::isnan(quantizationScale(kNaN, type, pow2Scale)));
+    }
+  // The smallest min_absmax the verifier accepts gives a normal scale:
+  // 448 * 2^-126 / 448 = 2^-126 (FLT_MIN), exactly, with or without pow2.
+  EXPECT_EQ(quantizationScale(448 * pow2(-126), ElementType::F8E4M3FN, false),
+            pow2(-126));
+  EXPECT_EQ(quantizationScale(448 * pow2(-126), ElementType::F8E4M3FN, true),
+            pow2(-126));
+  EXPECT_EQ(quantizationScale(127 * pow2(-126), ElementType::I8, true),
+            pow2(-126));
+}
+
+TEST(OverflowLikeF32Test, TheF32RoundingBoundary) {
+  // FLT_MAX = 2^128 - 2^104; the midpoint to 2^128 is 2^128 - 2^103, which
+  // ties to the even 2^128, i.e. infinity.
+  double fltMax = std::ldexp(double(0xFFFFFF), 104);
+  double threshold = pow2(128) - pow2(103);
+  EXPECT_EQ(overflowLikeF32(fltMax), fltMax);
+  EXPECT_EQ(overflowLikeF32(threshold - pow2(80)), threshold - pow2(80));
+  EXPECT_EQ(overflowLikeF32(threshold), kInf);
+  EXPECT_EQ(overflowLikeF32(-threshold), -kInf);
+  EXPECT_EQ(overflowLikeF32(1e300), kInf);
+  // The same boundary as rounding itself.
+  EXPECT_EQ(roundToF32(threshold), kInf);
+  EXPECT_EQ(roundToF32(threshold - pow2(80)), fltMax);
+  EXPECT_TRUE(std::isnan(overflowLikeF32(kNaN)));
+  EXPECT_EQ(overflowLikeF32(-0.0), 0.0);
+  EXPECT_TRUE(std::signbit(overflowLikeF32(-0.0)));
 }
 
 } // namespace

@@ -91,6 +91,19 @@ TEST(PoolTest, PerChannelWithBias) {
   EXPECT_EQ(r.weights.data[7], 0.5);
 }
 
+TEST(PoolTest, PerChannelWithOneChannelKeepsRankThree) {
+  // D = 1 with [T, 1] scores is per-channel: weights [G, P, 1], not [G, P]
+  // (found by fuzz/differential.cpp). Scores {0, ln 3}: w = {1/4, 3/4};
+  // keys {4, 8} -> 1 + 6 = 7.
+  HostTensor keys = f32({2, 1}, {4, 8});
+  HostTensor scores = f32({2, 1}, {0, std::log(3.0)});
+  PoolResult r = pool(keys, scores, nullptr, 2, 1.0, F32);
+  ASSERT_EQ(r.weights.shape, (std::vector<int64_t>{1, 2, 1}));
+  EXPECT_NEAR(r.weights.data[0], 0.25, 1e-7);
+  EXPECT_NEAR(r.weights.data[1], 0.75, 1e-7);
+  EXPECT_NEAR(r.pooled.data[0], 7.0, 1e-6);
+}
+
 TEST(PoolTest, IncompleteTailIsDropped) {
   // T = 10, P = 4: G = 2; tokens 8 and 9 must not leak into anything.
   HostTensor keys = f32({10, 1}, {1, 1, 1, 1, 2, 2, 2, 2, 1e6, -1e6});

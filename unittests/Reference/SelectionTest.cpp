@@ -161,6 +161,23 @@ TEST(ExpandTest, PoolsToTokens) {
             "expand: idx must be [M, K], got [3]");
 }
 
+TEST(ExpandTest, IndicesWhoseTokensLeaveI32ExpandToMinusOne) {
+  // P = 4: 536870911 * 4 + 3 = 2^31 - 1 is the last token that fits, so
+  // 536870911 is the largest index that expands; one more does not.
+  HostTensor tokens =
+      expand(i32({1, 3}, {536870911, 536870912, 2147483647}), 4);
+  EXPECT_EQ(tokens.data, (Values{2147483644, 2147483645, 2147483646,
+                                 2147483647, -1, -1, -1, -1, -1, -1, -1, -1}));
+  // P = 64: (2^31 - 1 - 63) / 64 = 33554431, whose last token is 2^31 - 1.
+  HostTensor wide = expand(i32({1, 2}, {33554431, 33554432}), 64);
+  EXPECT_EQ(wide.data[63], 2147483647.0);
+  for (int s = 64; s < 128; ++s)
+    EXPECT_EQ(wide.data[s], -1.0) << s;
+  // P = 2: the limit is (2^31 - 2) / 2 = 1073741823.
+  EXPECT_EQ(expand(i32({1, 2}, {1073741823, 1073741824}), 2).data,
+            (Values{2147483646, 2147483647, -1, -1}));
+}
+
 //===----------------------------------------------------------------------===//
 // compress / select: the same results as their chains, roundings included
 //===----------------------------------------------------------------------===//

@@ -120,6 +120,52 @@ TEST(CompareTest, QuantizedCodesAllowFewOffByOne) {
   EXPECT_FALSE(compareWithReference(ai, ri).ok); // 2 of 1000 > 0.1%
 }
 
+TEST(CompareTest, SpecialValuesMustMatchExactly) {
+  // NaN where the reference is NaN, the same infinity where it is infinite,
+  // whatever the tolerances of the type.
+  for (ElementType type : {ElementType::F32, ElementType::BF16,
+                           ElementType::F16, ElementType::F8E4M3FN}) {
+    double big = type == ElementType::F8E4M3FN ? 448 : INFINITY;
+    HostTensor r{type, {3}, {std::nan(""), big, 1.0}};
+    HostTensor a = r;
+    Comparison c = compareWithReference(a, r);
+    EXPECT_TRUE(c.ok) << c.reason;
+    EXPECT_EQ(c.differing, 0);
+    a.data[0] = 1.0;
+    EXPECT_FALSE(compareWithReference(a, r).ok) << ref::elementTypeName(type);
+    a = r;
+    a.data[2] = std::nan("");
+    EXPECT_FALSE(compareWithReference(a, r).ok) << ref::elementTypeName(type);
+    if (type != ElementType::F8E4M3FN) {
+      a = r;
+      a.data[1] = -INFINITY;
+      EXPECT_FALSE(compareWithReference(a, r).ok);
+    }
+  }
+}
+
+TEST(CompareTest, NarrowFloatNaNsMustBeTheCanonicalPositiveOne) {
+  // A quantized row with a NaN scale is all 0x7F codes; 0xFF (the NaN with
+  // the sign bit) is the mark of an encoder that kept the sign.
+  HostTensor r{ElementType::F8E4M3FN, {4}, {1.0, 2.0, std::nan(""), 0.5}};
+  HostTensor a = r;
+  EXPECT_TRUE(compareWithReference(a, r).ok);
+  a.data[2] = ref::decodeF8E4M3FN(0xFF);
+  ASSERT_TRUE(std::isnan(a.data[2]) && std::signbit(a.data[2]));
+  Comparison c = compareWithReference(a, r);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.reason,
+            "element 2 is a negative NaN, expected the canonical positive NaN");
+  HostTensor rb{ElementType::BF16, {2}, {std::nan(""), 1.0}};
+  HostTensor ab = rb;
+  ab.data[0] = ref::decodeBF16(0xFFC0);
+  EXPECT_FALSE(compareWithReference(ab, rb).ok);
+  // f32 results are not encoded by the kernels: any NaN is a NaN.
+  HostTensor rf{ElementType::F32, {1}, {std::nan("")}};
+  HostTensor af{ElementType::F32, {1}, {-std::nan("")}};
+  EXPECT_TRUE(compareWithReference(af, rf).ok);
+}
+
 TEST(CompareTest, IndicesAllowOnlyNearTieSwaps) {
   // Row 0 logits: columns 1 and 2 tie within 1e-5 relative.
   SelectionContext selection;

@@ -272,6 +272,7 @@ TEST(FakeCudaTest, LaunchErrorsNameTheKernelAndTheCall) {
 
   Manifest missing = manifest;
   missing.launches[1].kernel = "no_such_kernel";
+  missing.kernels[1].name = "no_such_kernel";
   EXPECT_FALSE(Launcher::create(*device, missing, image, error));
   EXPECT_EQ(error, "kernel 'no_such_kernel' is not in the binary: "
                    "cuModuleGetFunction: named symbol not found "
@@ -286,6 +287,22 @@ TEST(FakeCudaTest, LaunchErrorsNameTheKernelAndTheCall) {
                    "input, line 1; fatal   : Missing .version directive at "
                    "start of file; ptxas fatal   : Ptx assembly aborted due "
                    "to errors");
+
+  // Launches built in code are checked against their kernel's signature
+  // before the driver sees them (it would read a fourth parameter that is
+  // not there).
+  Manifest fewer = manifest;
+  fewer.launches[1].params.pop_back();
+  EXPECT_FALSE(Launcher::create(*device, fewer, image, error));
+  EXPECT_EQ(error, "launches[1] (indexpool_test_expand): kernel "
+                   "'indexpool_test_expand' takes 4 parameters, the launch "
+                   "passes 3");
+  Manifest small = manifest;
+  small.launches[1].params[1].buffer = 5;
+  EXPECT_FALSE(Launcher::create(*device, small, image, error));
+  EXPECT_EQ(error, "launches[1] (indexpool_test_expand): params[1]: kernel "
+                   "'indexpool_test_expand' accesses 256 bytes through "
+                   "parameter 1, but buffer 5 (tensor<8xf32>) has 32");
 
   Manifest big = manifest;
   big.launches[0].sharedMemoryBytes = 300 * 1024;
@@ -310,6 +327,7 @@ TEST(FakeCudaTest, ZzAsynchronousFaultsAreReportedWithTheirKernel) {
   Manifest manifest = loadFakeManifest();
   manifest.launches[1].kernel = "indexpool_test_fault";
   manifest.launches[1].params.clear();
+  manifest.kernels.push_back({"indexpool_test_fault", {}});
   std::string image;
   ASSERT_TRUE(readBinary(manifest, image, error)) << error;
   std::unique_ptr<Launcher> launcher =

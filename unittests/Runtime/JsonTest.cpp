@@ -1,6 +1,7 @@
 //===- JsonTest.cpp - the strict JSON reader ------------------------------===//
 
 #include "indexpool/Runtime/Json.h"
+#include "indexpool/Runtime/Printable.h"
 
 #include "gtest/gtest.h"
 
@@ -119,11 +120,56 @@ TEST(JsonTest, ErrorsGiveLineAndColumn) {
             "1:6: invalid literal (expected true, false or null)");
 }
 
+TEST(JsonTest, EchoedKeysAreEscaped) {
+  // Errors are one line even when the echoed key holds control bytes.
+  EXPECT_EQ(errorOf("{\"a\\nb\" 1}"),
+            "1:9: expected ':' after the key \"a\\nb\", got character '1'");
+  EXPECT_EQ(errorOf("{\"\\u0001\": 1, \"\\u0001\": 2}"),
+            "1:15: duplicate key \"\\x01\"");
+}
+
+TEST(PrintableTest, EscapesAndShortens) {
+  EXPECT_EQ(printable("plain text"), "plain text");
+  EXPECT_EQ(printable("a\nb\tc\r"), "a\\nb\\tc\\r");
+  EXPECT_EQ(printable("say \"hi\""), "say \\\"hi\\\"");
+  EXPECT_EQ(printable("it's", '\''), "it\\'s");
+  EXPECT_EQ(printable(std::string("\x01\xff", 2)), "\\x01\\xFF");
+  EXPECT_EQ(printable("abcdef", '"', 3), "abc...");
+}
+
 TEST(JsonTest, DeepNestingIsAnErrorNotACrash) {
   std::string deep(300, '[');
   EXPECT_EQ(errorOf(deep), "1:257: nesting deeper than 256 levels");
   std::string ok = std::string(200, '[') + std::string(200, ']');
   EXPECT_EQ(errorOf(ok), "");
+  // Exactly the limit is fine.
+  EXPECT_EQ(errorOf(std::string(256, '[') + std::string(256, ']')), "");
+  // Far deeper than the stack would allow a recursive parser.
+  EXPECT_EQ(errorOf(std::string(100000, '[')),
+            "1:257: nesting deeper than 256 levels");
+}
+
+// The check that runs before llvm::json::parse (tuning databases), which
+// recurses without a limit.
+TEST(JsonTest, NestingDepthCheckWithoutParsing) {
+  std::string error;
+  EXPECT_TRUE(json::checkNestingDepth(std::string(256, '[') +
+                                          std::string(256, ']'),
+                                      error));
+  EXPECT_FALSE(json::checkNestingDepth(std::string(100000, '['), error));
+  EXPECT_EQ(error, "1:257: nesting deeper than 256 levels");
+  EXPECT_FALSE(json::checkNestingDepth(
+      "[\n  " + std::string(300, '{'), error));
+  EXPECT_EQ(error, "2:258: nesting deeper than 256 levels");
+  // Brackets inside strings, also after escaped quotes, do not nest.
+  std::string inString = "[\"" + std::string(300, '[') + "\\\"" +
+                         std::string(300, '{') + "\"]";
+  EXPECT_TRUE(json::checkNestingDepth(inString, error)) << error;
+  // Closing brackets lower the depth again.
+  std::string wide;
+  for (int i = 0; i < 1000; ++i)
+    wide += std::string(200, '[') + std::string(200, ']');
+  EXPECT_TRUE(json::checkNestingDepth(wide, error)) << error;
 }
 
 } // namespace

@@ -18,7 +18,7 @@ namespace {
 
 /// docs/manifest.md's example, with the PTX of the tests as the binary.
 constexpr const char *kValid = R"({
-  "format_version": 1,
+  "format_version": 2,
   "chip": "sm_90",
   "function": "compress_cache",
   "binary": {"path": "compress_cache.sm_90.cubin", "format": "cubin"},
@@ -44,6 +44,13 @@ constexpr const char *kValid = R"({
     {"op": "hadamard", "operands": {"input": 6}, "results": [7]},
     {"op": "quantize", "operands": {"input": 7}, "results": [3, 4],
      "properties": {"pow2_scale": true, "min_absmax": 1e-4}}
+  ],
+  "kernels": [
+    {"name": "compress_cache_kernel",
+     "params": [{"kind": "buffer", "bytes": 16384}, {"kind": "buffer", "bytes": 32768},
+                {"kind": "buffer"}, {"kind": "buffer", "bytes": 2048},
+                {"kind": "buffer", "bytes": 64}, {"kind": "buffer"},
+                {"kind": "i64"}, {"kind": "f32"}, {"kind": "i32"}]}
   ]
 })";
 
@@ -115,14 +122,20 @@ TEST(ManifestTest, EveryMistakeIsOneLineNamingTheField) {
   EXPECT_EQ(errorOf("{\"format_version\": 1,, }"),
             "m.json:1:22: expected a string key after ',', got character ','");
   EXPECT_EQ(errorOf("[]"), "m.json:1:1: expected an object, got an array");
-  EXPECT_EQ(errorOf(edited("\"format_version\": 1", "\"format_version\": 2")),
-            "m.json:2:21: format_version: unsupported format_version 2 (this "
-            "runtime reads 1)");
-  EXPECT_EQ(errorOf(edited("\"format_version\": 1,", "")),
+  EXPECT_EQ(errorOf(edited("\"format_version\": 2", "\"format_version\": 3")),
+            "m.json:2:21: format_version: unsupported format_version 3 (this "
+            "runtime reads 2)");
+  // Version 1 had no kernel signatures: its launches cannot be checked.
+  EXPECT_EQ(errorOf(edited("\"format_version\": 2", "\"format_version\": 1")),
+            "m.json:2:21: format_version: unsupported format_version 1 (this "
+            "runtime reads 2; older manifests have no kernel signatures: "
+            "recompile with indexpool-compile)");
+  EXPECT_EQ(errorOf(edited("\"format_version\": 2,", "")),
             "m.json:1:1: missing field \"format_version\"");
   EXPECT_EQ(errorOf(edited("\"chip\"", "\"chips\"")),
             "m.json:3:12: chips: unknown field (expected format_version, "
-            "chip, function, binary, buffers, values, launches or computes)");
+            "chip, function, binary, buffers, values, kernels, launches or "
+            "computes)");
   EXPECT_EQ(errorOf(edited("\"sm_90\"", "\"hopper\"")),
             "m.json:3:11: chip: expected a chip such as sm_80, sm_90 or "
             "sm_90a, got \"hopper\"");
@@ -237,7 +250,7 @@ TEST(ManifestTest, ComputesAreCheckedLikeTheIR) {
 }
 
 TEST(ManifestTest, OutputsMustBeComputedWhenThereAreComputes) {
-  std::string text = R"({"format_version": 1, "chip": "sm_80", "function": "f",
+  std::string text = R"({"format_version": 2, "chip": "sm_80", "function": "f",
   "binary": {"path": "f.ptx", "format": "ptx"},
   "buffers": [{"id": 0, "role": "input", "index": 0, "type": "i32", "shape": [2, 3]},
               {"id": 1, "role": "output", "index": 0, "type": "i32", "shape": [2, 12]},
@@ -255,7 +268,7 @@ TEST(ManifestTest, OutputsMustBeComputedWhenThereAreComputes) {
 TEST(ManifestTest, ValuesMayDeclareIntermediates) {
   // "values" (what indexpool-compile writes: every id's type and shape) is
   // the other way to declare intermediates; buffers must agree with it.
-  std::string text = R"({"format_version": 1, "chip": "sm_80", "function": "f",
+  std::string text = R"({"format_version": 2, "chip": "sm_80", "function": "f",
   "binary": {"path": "f.ptx", "format": "ptx"},
   "buffers": [{"id": 0, "role": "input", "index": 0, "type": "f32", "shape": [8, 4]},
               {"id": 2, "role": "output", "index": 0, "type": "f32", "shape": [8, 4]}],
@@ -282,6 +295,66 @@ TEST(ManifestTest, ValuesMayDeclareIntermediates) {
   unused.replace(unused.find("{\"id\": 1, \"type\""), 9, "{\"id\": 7,");
   EXPECT_EQ(errorOf(unused), "m.json:9:73: computes[0].results[0]: no buffer "
                              "has id 1");
+}
+
+// A launch is checked against its kernel's signature before anything runs:
+// a driver reads as many parameters as the kernel takes, whatever the
+// launch passes (too few crashed inside cuLaunchKernel).
+TEST(ManifestTest, LaunchesMatchTheirKernelsSignature) {
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(kValid, "m.json", "/dir", m, error)) << error;
+  ASSERT_EQ(m.kernels.size(), 1u);
+  ASSERT_EQ(m.findKernel("compress_cache_kernel"), &m.kernels[0]);
+  ASSERT_EQ(m.kernels[0].params.size(), 9u);
+  EXPECT_EQ(m.kernels[0].params[0].kind, LaunchParam::Kind::Buffer);
+  EXPECT_EQ(m.kernels[0].params[0].bytes, 64 * 128 * 2);
+  EXPECT_EQ(m.kernels[0].params[5].bytes, -1); // unknown
+  EXPECT_EQ(m.kernels[0].params[7].kind, LaunchParam::Kind::F32);
+
+  // Too few and too many parameters.
+  EXPECT_EQ(errorOf(edited(", {\"i32\": -3}]}", "]}")),
+            "m.json:19:16: launches[0].params: kernel 'compress_cache_kernel' "
+            "takes 9 parameters, the launch passes 8");
+  EXPECT_EQ(errorOf(edited("{\"i32\": -3}]}", "{\"i32\": -3}, {\"i32\": 0}]}")),
+            "m.json:19:16: launches[0].params: kernel 'compress_cache_kernel' "
+            "takes 9 parameters, the launch passes 10");
+  // Another kind (the size differs: 4 bytes passed, 8 read).
+  EXPECT_EQ(errorOf(edited("{\"i64\": 64}", "{\"i32\": 64}")),
+            "m.json:20:47: launches[0].params[6]: kernel "
+            "'compress_cache_kernel' takes an i64 (8 bytes) as parameter 6, "
+            "the launch passes an i32 (4 bytes)");
+  EXPECT_EQ(errorOf(edited("{\"buffer\": 4}", "{\"f32\": 4}")),
+            "m.json:20:17: launches[0].params[4]: kernel "
+            "'compress_cache_kernel' takes a buffer (8 bytes) as parameter 4, "
+            "the launch passes a f32 (4 bytes)");
+  // A buffer smaller than what the kernel accesses through it.
+  EXPECT_EQ(errorOf(edited("{\"buffer\": 3}", "{\"buffer\": 4}")),
+            "m.json:19:62: launches[0].params[3]: kernel "
+            "'compress_cache_kernel' accesses 2048 bytes through parameter 3, "
+            "but buffer 4 (tensor<16xf32>) has 64");
+  // Larger is fine (a kernel may use part of a buffer).
+  EXPECT_EQ(errorOf(edited("\"bytes\": 64}", "\"bytes\": 60}")), "");
+  // A kernel without a signature, and signatures that are malformed.
+  EXPECT_EQ(errorOf(edited("\"name\": \"compress_cache_kernel\"",
+                           "\"name\": \"other_kernel\"")),
+            "m.json:17:16: launches[0].kernel: kernel 'compress_cache_kernel' "
+            "is not declared in \"kernels\" (its parameter signature is "
+            "needed to check the launch)");
+  EXPECT_EQ(errorOf(edited("{\"kind\": \"i64\"}", "{\"kind\": \"u64\"}")),
+            "m.json:34:26: kernels[0].params[6].kind: expected \"buffer\", "
+            "\"i32\", \"i64\" or \"f32\", got \"u64\"");
+  EXPECT_EQ(errorOf(edited("{\"kind\": \"i64\"}",
+                           "{\"kind\": \"i64\", \"bytes\": 8}")),
+            "m.json:34:42: kernels[0].params[6].bytes: only buffer parameters "
+            "have a size");
+  EXPECT_EQ(errorOf(edited("\"bytes\": 64}", "\"bytes\": -1}")),
+            "m.json:33:45: kernels[0].params[4].bytes: expected an integer in "
+            "[0, 4398046511104], got -1");
+  EXPECT_EQ(errorOf(edited("\"kernels\": [", "\"kernels\": [{\"name\": "
+                           "\"compress_cache_kernel\", \"params\": []},")),
+            "m.json:30:14: kernels[1].name: kernel 'compress_cache_kernel' is "
+            "declared twice");
 }
 
 TEST(ManifestTest, FilesAndBinaries) {

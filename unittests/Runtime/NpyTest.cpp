@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <unistd.h>
 
 using namespace indexpool;
@@ -216,6 +218,25 @@ TEST_F(NpyTest, UnsupportedDtypes) {
   EXPECT_EQ(error, path() + ": unsupported dtype '<u4'" + supported);
 }
 
+TEST_F(NpyTest, EchoedHeaderTextStaysOnOneLine) {
+  // A newline inside an echoed dtype or key must not break the one-line
+  // error (found by fuzz/npy_reader.cpp).
+  writeBytes(npyFile("{'descr': '<f\n4', 'fortran_order': False, "
+                     "'shape': (1,), }",
+                     bytesOf<float>({1})));
+  std::string error = readError();
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_NE(error.find("unsupported dtype '<f\\n4'"), std::string::npos)
+      << error;
+  writeBytes(npyFile("{'d\nr': '<f4', 'fortran_order': False, "
+                     "'shape': (1,), }",
+                     bytesOf<float>({1})));
+  error = readError();
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  EXPECT_NE(error.find("bad or unknown entry 'd\\nr'"), std::string::npos)
+      << error;
+}
+
 TEST_F(NpyTest, MalformedHeaders) {
   const char *dicts[] = {
       "{'descr': '<f4', 'shape': (1,), }",                          // missing
@@ -241,7 +262,71 @@ TEST_F(NpyTest, ShapeTooLargeForTheAddressSpace) {
                      "'shape': (4294967296, 4294967296), }",
                      ""));
   EXPECT_EQ(readError(),
-            path() + ": shape [4294967296, 4294967296] is too large");
+            path() + ": shape [4294967296, 4294967296] has more than 2^30 "
+                     "elements (the limit of host tensors)");
+  // One element past indexpool-run's and indexpool-launch's limit, before
+  // any data is read.
+  writeBytes(npyFile("{'descr': '|i1', 'fortran_order': False, "
+                     "'shape': (1073741825,), }",
+                     ""));
+  EXPECT_EQ(readError(), path() + ": shape [1073741825] has more than 2^30 "
+                                  "elements (the limit of host tensors)");
+}
+
+TEST_F(NpyTest, HeaderLongerThanTheLimit) {
+  // Version 2.0 declares its header length in 4 bytes: 2^20 + 1 here.
+  std::string file = std::string("\x93NUMPY") + char(2) + '\0';
+  file += std::string("\x01\x00\x10\x00", 4);
+  writeBytes(file);
+  EXPECT_EQ(readError(), path() + ": the header declares 1048577 bytes, more "
+                                  "than the limit of 1048576");
+}
+
+TEST(NpyStreamTest, DevicesAndDirectories) {
+  NpyArray array;
+  std::string error;
+  EXPECT_FALSE(readNpy("/dev/zero", array, error));
+  EXPECT_EQ(error, "/dev/zero: not a .npy file (bad magic)");
+  EXPECT_FALSE(readNpy("/", array, error));
+  EXPECT_EQ(error, "/: not a regular file (a directory)");
+}
+
+TEST_F(NpyTest, StreamsStopAfterTheDeclaredData) {
+  // A pipe: the array, then zeros for as long as anyone reads.
+  std::string file =
+      npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+              bytesOf<float>({1.5f, -2.0f}));
+  for (bool endless : {false, true}) {
+    std::signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::thread writer([&] {
+      bool ok = write(fds[1], file.data(), file.size()) == ssize_t(file.size());
+      char zeros[4096] = {};
+      while (ok && endless)
+        ok = write(fds[1], zeros, sizeof(zeros)) > 0;
+      close(fds[1]);
+    });
+    std::string path = "/dev/fd/" + std::to_string(fds[0]);
+    NpyArray array;
+    std::string error;
+    bool read = readNpy(path, array, error);
+    close(fds[0]);
+    writer.join();
+    if (endless) {
+      EXPECT_FALSE(read);
+      EXPECT_EQ(error, path + ": trailing data: shape [2] of <f4 needs 8 "
+                              "bytes, the file has more");
+    } else {
+      ASSERT_TRUE(read) << error;
+      EXPECT_EQ(array.shape, std::vector<int64_t>{2});
+      ASSERT_EQ(array.bytes.size(), 8u);
+      float got[2];
+      std::memcpy(got, array.bytes.data(), sizeof(got));
+      EXPECT_EQ(got[0], 1.5f);
+      EXPECT_EQ(got[1], -2.0f);
+    }
+  }
 }
 
 TEST_F(NpyTest, WriteChecksTheByteCount) {

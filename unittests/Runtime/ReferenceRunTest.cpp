@@ -25,7 +25,7 @@ namespace {
 /// pool -> hadamard -> quantize (the compress chain, T = 37 with a tail),
 /// and score -> topk -> expand with valid lengths over quantized keys.
 constexpr const char *kManifest = R"({
-  "format_version": 1, "chip": "sm_90", "function": "chains",
+  "format_version": 2, "chip": "sm_90", "function": "chains",
   "binary": {"path": "chains.ptx", "format": "ptx"},
   "buffers": [
     {"id": 0, "role": "input", "index": 0, "type": "bf16", "shape": [37, 16]},

@@ -97,3 +97,13 @@ TEST(Chips, ArchSpecificVariantIsTheSamePart) {
   EXPECT_EQ(arch->dramGBps, base->dramGBps);
   EXPECT_GE(arch->ptxVersion, 80); // sm_90a needs PTX ISA 8.0
 }
+
+TEST(Chips, PtxVersionsAreTheOnesLLVMEmits) {
+  for (const ChipInfo &chip : allChips())
+    EXPECT_TRUE(isPtxVersion(chip.ptxVersion)) << chip.name;
+  // No PTX ISA 7.9, 8.9 or 6.x-below-the-table: LLVM would silently emit
+  // its default version instead.
+  for (int bad : {0, 5, 60, 69, 79, 89, 91, 100, -78})
+    EXPECT_FALSE(isPtxVersion(bad)) << bad;
+  EXPECT_TRUE(isPtxVersion(kNewestPtxVersion));
+}

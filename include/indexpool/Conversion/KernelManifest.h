@@ -19,7 +19,7 @@ struct GPUCompilation {
   OwningOpRef<ModuleOp> module;
   /// PTX text (format "isa") or cubin bytes (format "bin").
   std::string binary;
-  /// The manifest, format_version 1 (docs/manifest.md), naming its binary
+  /// The manifest, format_version 2 (docs/manifest.md), naming its binary
   /// `binaryPath`.
   llvm::json::Object manifest;
 };

@@ -38,6 +38,14 @@ struct CPUPipelineOptions {
   /// Run --indexpool-configure for that chip first (what indexpool-compile
   /// does when the ops carry no #indexpool.launch).
   bool configureEmulatedGPU = true;
+  /// Check every memref and vector access against its buffer (upstream
+  /// --generate-runtime-verification plus vector loads and stores): one
+  /// outside prints an error line and exits with 1 instead of corrupting
+  /// memory. What the tests run with.
+  bool checkBounds = false;
+  /// With checkBounds: the failure message reads "TOOL: error: ..." (just
+  /// "error: ..." when empty).
+  std::string toolName;
 };
 
 /// indexpool ops on tensors -> loops -> one-shot bufferization -> LLVM

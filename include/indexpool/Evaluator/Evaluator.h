@@ -5,8 +5,11 @@
 // (indexpool/Reference) for each op: the oracle that `indexpool-run --verify`
 // and the tests compare compiled code against. Sizes that are only known at
 // run time are checked here, op by op, with the reference's check functions
-// and the size rules of Shapes.h, so that a dynamic size breaking a relation
-// ends in one message naming the op, its location and the problem.
+// and then the op's own verifier on its operands' concrete shapes (the rules
+// of Shapes.h: k <= N, the i32 index limits, overflow-checked products), so
+// that a dynamic size breaking a relation ends in one message naming the op,
+// its location and the problem -- the message the verifier gives for the
+// same static sizes.
 //
 // Also here: how to draw realistic random inputs for a function (from how
 // each argument is used, with the distributions of Reference/RandomInputs.h).

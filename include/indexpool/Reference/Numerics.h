@@ -41,8 +41,9 @@ double roundToI32(double x);
 /// Dispatches to the roundTo* of `type`.
 double roundTo(double x, ElementType type);
 
-// Bit patterns. Encoders round first (as roundTo*); NaN encodes as the
-// canonical quiet NaN with x's sign (bf16 0x7FC0, f16 0x7E00, f8 0x7F).
+// Bit patterns. Encoders round first (as roundTo*); every NaN, whatever its
+// sign, encodes as the canonical positive quiet NaN (bf16 0x7FC0, f16
+// 0x7E00, f8 0x7F), as the compiled kernels store it (docs/robustness.md).
 uint16_t encodeBF16(double x);
 double decodeBF16(uint16_t bits);
 uint16_t encodeF16(double x);
@@ -55,9 +56,16 @@ double qmax(ElementType quantizedType);
 
 /// The f32 scale of indexpool.quantize for a row whose absmax (already
 /// max'ed with min_absmax) is `absmax`: absmax / qmax, or with `pow2Scale`
-/// 2^ceil(log2(absmax / qmax)), computed exactly, then rounded to f32.
+/// 2^ceil(log2(absmax / qmax)), computed exactly, then rounded to f32. NaN
+/// when absmax is NaN or infinite (the row's codes are then all NaN codes).
 double quantizationScale(double absmax, ElementType quantizedType,
                          bool pow2Scale);
+
+/// x, or +-inf where f32 arithmetic would have overflowed: |x| at or beyond
+/// 2^128 - 2^103, which rounds past FLT_MAX. The reference computes in
+/// double; applied after each operation the kernels do in f32, it makes an
+/// overflowing intermediate infinite there too (inf - inf then gives NaN).
+double overflowLikeF32(double x);
 
 } // namespace indexpool::ref
 

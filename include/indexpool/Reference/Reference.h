@@ -69,13 +69,13 @@ struct QuantizeResult {
   HostTensor scale; // [N], f32
 };
 
-/// x [N, D]; quantizedType I8 or F8E4M3FN; minAbsmax >= 0.
+/// x [N, D]; quantizedType I8 or F8E4M3FN; minAbsmax at least qmax * 2^-126.
 std::string checkQuantize(const HostTensor &x, ElementType quantizedType,
                           double minAbsmax);
 /// q = roundTo(clamp(x / scale, -qmax, qmax)) with the f32-rounded scale of
-/// quantizationScale(). NaN inputs are ignored by absmax (fmax semantics)
-/// and convert as NaN does (i8: 0, f8: NaN). A zero scale (min_absmax = 0 on
-/// a zero row) gives 0/0: i8 0, f8 NaN.
+/// quantizationScale(). absmax propagates NaN: a row holding NaN or an
+/// infinity gets scale NaN and NaN codes (f8 0x7F, i8 0), see
+/// docs/robustness.md.
 QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
                         bool pow2Scale, double minAbsmax = 1e-4);
 
@@ -111,7 +111,8 @@ HostTensor reconstruct(const HostTensor &pooled, const HostTensor *residual,
 std::string checkScore(const HostTensor &q, const HostTensor &w,
                        const HostTensor &keys, const HostTensor *scales);
 /// logits[m, n] = sum_h w[m, h] * max(0, s[n] * sum_d q[m, h, d] * keys[n, d]),
-/// f32. The max is fmax: a NaN dot product counts as 0, as on the GPU.
+/// f32, overflowing like f32 at every step. The max is the IEEE maximum: a
+/// NaN dot product stays NaN and max(-0, +0) is +0.
 HostTensor score(const HostTensor &q, const HostTensor &w,
                  const HostTensor &keys, const HostTensor *scales);
 

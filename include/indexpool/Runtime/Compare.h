@@ -53,7 +53,10 @@ struct Comparison {
   std::string reason;
 };
 
-/// Tolerances by element type (SPEC §2, --verify):
+/// Special values must match exactly: NaN where the reference is NaN, the
+/// same infinity where it is infinite, and a bf16 / f16 / f8E4M3FN NaN must
+/// be the canonical positive one (a quantized row with a NaN scale is all
+/// 0x7F codes). Beyond that, tolerances by element type (SPEC §2, --verify):
 ///  - f32: normwise relative error max|a-r| / max|r| <= 1e-5, non-finite
 ///    values equal;
 ///  - f16, bf16: every element within one ulp of the reference value plus

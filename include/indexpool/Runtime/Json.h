@@ -56,11 +56,54 @@ struct Value {
   std::string location() const;
 };
 
+/// The deepest nesting of arrays and objects accepted: the parsers recurse
+/// once per level, and 256 levels are far more than any manifest or tuning
+/// database has, and far less than the stack allows.
+constexpr int kMaxNestingDepth = 256;
+
 /// Parses `text`, which must hold exactly one JSON value (with whitespace
 /// around it), into `out`. On failure returns false and sets `error` to one
 /// line, e.g. "3:14: expected ',' or '}' after an object member".
-/// Nesting deeper than 256 arrays/objects is rejected.
+/// Nesting deeper than kMaxNestingDepth arrays/objects is rejected.
 bool parse(std::string_view text, Value &out, std::string &error);
+
+/// Checks, without parsing, that the arrays and objects of `text` nest at
+/// most kMaxNestingDepth deep (brackets inside strings do not count), so
+/// that a recursive parser such as llvm::json::parse can be given `text`
+/// without overflowing the stack. On failure sets `error` to
+/// "LINE:COLUMN: nesting deeper than 256 levels". Inline: the compiler's
+/// libraries use it without linking the runtime.
+inline bool checkNestingDepth(std::string_view text, std::string &error) {
+  int depth = 0, line = 1;
+  size_t lineStart = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character cannot end the string
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) {
+        error = std::to_string(line) + ":" + std::to_string(i - lineStart + 1) +
+                ": nesting deeper than " + std::to_string(kMaxNestingDepth) +
+                " levels";
+        return false;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
 
 } // namespace indexpool::runtime::json
 

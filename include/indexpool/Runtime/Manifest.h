@@ -1,15 +1,18 @@
 //===- Manifest.h - the kernels of a function, for a runtime ----*- C++ -*-===//
 //
-// The JSON manifest (format_version 1, docs/manifest.md) that describes one
+// The JSON manifest (format_version 2, docs/manifest.md) that describes one
 // compiled function for a runtime outside the compiler: the binary (cubin or
 // PTX), every buffer (inputs, outputs, temporaries, and the reference's
-// intermediates), the kernel launches in order with their parameters, and
+// intermediates), each kernel's parameter signature, the kernel launches in
+// order with their parameters, and
 // what the function computes as a list of indexpool ops, so that the float64
 // reference can check the results and random inputs can be drawn by use.
 //
 // Loading validates everything that can be checked without a GPU: every id
 // defined once, element types and shapes, parameters that name buffers with
-// device memory, computes whose operands are defined before use, whose ops,
+// device memory, launches whose parameters match their kernel's signature
+// (count, kinds, buffers at least as large as the kernel indexes), computes
+// whose operands are defined before use, whose ops,
 // operand names and properties exist, and whose result shapes and types are
 // what the reference computes from their operands. Errors are one line,
 // "FILE:LINE:COL: FIELD: what", e.g.
@@ -32,8 +35,22 @@
 
 namespace indexpool::runtime {
 
-/// The manifest format this runtime reads.
-constexpr int64_t kManifestFormatVersion = 1;
+/// The manifest format this runtime reads (2: kernels carry their parameter
+/// signatures; version 1 manifests had none, and a launch that passed too
+/// few parameters crashed inside the driver).
+constexpr int64_t kManifestFormatVersion = 2;
+
+/// The most elements one buffer may have (2^40: far beyond any GPU's memory
+/// for these element types; it keeps byte counts from overflowing).
+constexpr int64_t kMaxBufferElements = int64_t(1) << 40;
+
+/// Launch limits every chip from sm_80 to sm_120 has (CUDA C++ Programming
+/// Guide, "Features and Technical Specifications", compute capabilities
+/// table); a device's own limits are checked at launch. The reader rejects
+/// launches beyond them and indexpool-compile refuses to write them.
+constexpr std::array<int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
+constexpr std::array<int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
+constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 enum class BufferRole {
   /// Device memory the runtime fills from an input (`index`: its position).
@@ -76,6 +93,27 @@ struct LaunchParam {
   int64_t integer = 0;
   /// F32: the value (the JSON number rounded to f32).
   float f32 = 0;
+};
+
+/// The name of a parameter kind as the manifest spells it: "buffer", "i32",
+/// "i64", "f32".
+const char *paramKindName(LaunchParam::Kind kind);
+/// Bytes of a parameter of `kind` in the kernel's parameter buffer: 8 for a
+/// buffer (a device pointer) and i64, 4 for i32 and f32.
+int64_t paramKindBytes(LaunchParam::Kind kind);
+
+/// One parameter of a kernel's signature.
+struct KernelParam {
+  LaunchParam::Kind kind = LaunchParam::Kind::I64;
+  /// Buffers: the bytes the kernel may access through the pointer (its
+  /// memref's static size); -1 when the manifest does not say.
+  int64_t bytes = -1;
+};
+
+/// A kernel of the binary and the parameters it takes, in order.
+struct Kernel {
+  std::string name;
+  std::vector<KernelParam> params;
 };
 
 struct Launch {
@@ -126,6 +164,8 @@ struct Manifest {
   std::string binaryPath;
   BinaryFormat binaryFormat = BinaryFormat::Cubin;
   std::vector<Buffer> buffers;
+  /// The signatures of the launched kernels.
+  std::vector<Kernel> kernels;
   std::vector<Launch> launches;
   std::vector<Compute> computes;
   /// The folder of the manifest file; "" when parsed from a string.
@@ -135,6 +175,8 @@ struct Manifest {
 
   /// The buffer with `id`, or nullptr.
   const Buffer *findBuffer(int64_t id) const;
+  /// The kernel named `name`, or nullptr.
+  const Kernel *findKernel(std::string_view name) const;
   /// Input (output) buffers ordered by index.
   std::vector<const Buffer *> inputs() const;
   std::vector<const Buffer *> outputs() const;
@@ -151,6 +193,17 @@ struct Manifest {
 std::vector<std::string> operandNamesOf(std::string_view op,
                                         size_t *requiredCount = nullptr);
 
+/// Checks `launch`'s parameters against its kernel's signature in
+/// `manifest`: the kernel is declared, the count and each kind match, each
+/// buffer names a buffer with device memory, at least as large as the kernel
+/// accesses. Returns "" when they do, else the problem in one line
+/// (e.g. "kernel 'k' takes 4 parameters, the launch passes 3"), with `param`
+/// set to the parameter at fault (-1 for the launch as a whole). Loading a
+/// manifest applies it to every launch; the Launcher again before loading
+/// anything onto the device (a Manifest may also be built in code).
+std::string checkLaunchParams(const Manifest &manifest, const Launch &launch,
+                              int64_t &param);
+
 /// Parses and validates `text`; `name` (the path) starts every message and
 /// `directory` resolves the binary. On failure returns false and sets
 /// `error` to one line.
@@ -158,13 +211,14 @@ bool parseManifest(std::string_view text, const std::string &name,
                    const std::string &directory, Manifest &out,
                    std::string &error);
 
-/// Reads `path`, then parseManifest. Errors also cover a missing or
-/// unreadable file.
+/// Reads `path` (at most kMaxJsonBytes), then parseManifest. Errors also
+/// cover a missing, unreadable or too large file.
 bool loadManifest(const std::string &path, Manifest &out, std::string &error);
 
 /// Reads the manifest's binary file into `image` (PTX: with a terminating
 /// NUL, as cuModuleLoadData wants). Fails with one line naming the file when
-/// it is missing, unreadable or empty, or, for a cubin, not an ELF file.
+/// it is missing, unreadable, empty or larger than kMaxKernelBinaryBytes,
+/// or, for a cubin, not an ELF file.
 bool readBinary(const Manifest &manifest, std::string &image,
                 std::string &error);
 

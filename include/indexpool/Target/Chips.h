@@ -56,6 +56,14 @@ const std::vector<ChipInfo> &allChips();
 /// "sm_80, sm_86, ..., sm_120", for error messages.
 std::string knownChipNames();
 
+/// Whether `version` (10 * major + minor, as ChipInfo::ptxVersion) is a PTX
+/// ISA version from 7.0 on that LLVM 22's NVPTX backend emits and CUDA
+/// 13.0's ptxas reads. LLVM ignores an unknown `+ptxNN` feature with a
+/// warning and emits its default version instead.
+bool isPtxVersion(int version);
+/// The newest such version (9.0).
+constexpr int kNewestPtxVersion = 90;
+
 } // namespace indexpool::target
 
 #endif // INDEXPOOL_TARGET_CHIPS_H

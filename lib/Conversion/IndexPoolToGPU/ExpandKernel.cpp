@@ -1,6 +1,8 @@
 //===- ExpandKernel.cpp - indexpool.expand on the GPU ---------------------===//
 //
-// One thread per selected pool (m, j): its P token indices in one store.
+// One thread per selected pool (m, j): its P token indices in one store,
+// computed by the CPU's emitExpandEntry, so that both give -1 for negative
+// indices and for those whose tokens would not fit in i32.
 //
 //===----------------------------------------------------------------------===//
 

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir::indexpool {
 #define GEN_PASS_DEF_INDEXPOOLTOGPUKERNELS
@@ -171,8 +172,14 @@ struct HadamardKernel : KernelPattern<HadamardOp> {
     auto type = cast<RankedTensorType>(op.getInput().getType());
     if (type.getRank() < 2 || !type.hasStaticShape())
       return "not static rows of D";
-    int64_t rows = type.getNumElements() / type.getShape().back();
-    MemRefType flat = MemRefType::get({rows, type.getShape().back()},
+    // Rows are every dimension but the last, counted without overflow.
+    std::optional<int64_t> rows = 1;
+    for (int64_t size : type.getShape().drop_back())
+      if (rows)
+        rows = llvm::checkedMul(*rows, size);
+    if (!rows)
+      return "more rows than an int64_t counts";
+    MemRefType flat = MemRefType::get({*rows, type.getShape().back()},
                                       type.getElementType());
     if (!canRowKernel(flat))
       return "D is not made of power-of-two 16-byte chunks";
@@ -220,6 +227,9 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
   const char *unsupported(ScoreOp op) const override {
     if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
       return "H or D dynamic, H > 128, or the query beyond 48 KiB";
+    // No shared buffer of 0 elements: the loops write the zero logits.
+    if (cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2) == 0)
+      return "D = 0";
     return nullptr;
   }
   void lower(ScoreOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
@@ -237,6 +247,15 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
 
 struct TopKKernel : KernelPattern<TopKOp> {
   using KernelPattern::KernelPattern;
+  const char *unsupported(TopKOp op) const override {
+    // The [M, 2k] i32 candidates, in bytes, must be countable.
+    std::optional<int64_t> bytes =
+        llvm::checkedMul<int64_t>(2 * 4, static_cast<int64_t>(op.getK()));
+    int64_t m = cast<RankedTensorType>(op.getLogits().getType()).getDimSize(0);
+    if (bytes && !ShapedType::isDynamic(m))
+      bytes = llvm::checkedMul(*bytes, m);
+    return bytes ? nullptr : "the [M, 2k] candidates overflow int64_t";
+  }
   void lower(TopKOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
              int64_t threads) const override {
     Value logits = buffers.in(op.getLogits());
@@ -309,23 +328,27 @@ struct IndexPoolToGPUKernels
           IndexPoolToGPUKernels> {
   using Base::Base;
 
-  void runOnOperation() override {
-    const ::indexpool::target::ChipInfo *info =
-        ::indexpool::target::lookupChip(chip);
-    if (!info) {
-      getOperation().emitError()
-          << "indexpool-to-gpu-kernels: unknown chip '" << chip
-          << "'; known chips: " << ::indexpool::target::knownChipNames();
-      return signalPassFailure();
-    }
+  /// The options, checked once before any IR is touched; the errors name
+  /// no operation, so that the whole module is not printed after them.
+  LogicalResult initialize(MLIRContext *context) override {
+    Location loc = UnknownLoc::get(context);
+    info = ::indexpool::target::lookupChip(chip);
+    if (!info)
+      return emitError(loc)
+             << "indexpool-to-gpu-kernels: "
+             << (chip.empty() ? "needs chip=NAME"
+                              : "unknown chip '" + chip + "'")
+             << "; known chips: " << ::indexpool::target::knownChipNames();
     if (threadsPerBlock < kWarpSize || threadsPerBlock > 1024 ||
-        threadsPerBlock % kWarpSize != 0) {
-      getOperation().emitError()
-          << "indexpool-to-gpu-kernels: threads-per-block must be a multiple "
-             "of 32 in [32, 1024], got "
-          << static_cast<int64_t>(threadsPerBlock);
-      return signalPassFailure();
-    }
+        threadsPerBlock % kWarpSize != 0)
+      return emitError(loc)
+             << "indexpool-to-gpu-kernels: threads-per-block must be a "
+                "multiple of 32 in [32, 1024], got "
+             << static_cast<int64_t>(threadsPerBlock);
+    return success();
+  }
+
+  void runOnOperation() override {
     if (requireStaticShapes) {
       WalkResult dynamic = getOperation().walk([&](Operation *op) {
         if (!isa<IndexPoolDialect>(op->getDialect()))
@@ -358,6 +381,7 @@ struct IndexPoolToGPUKernels
       return signalPassFailure();
   }
 
+  const ::indexpool::target::ChipInfo *info = nullptr;
 };
 
 } // namespace

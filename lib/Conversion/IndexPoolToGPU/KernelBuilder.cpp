@@ -12,8 +12,11 @@ using namespace mlir::indexpool::gpukernels;
 void mlir::indexpool::gpukernels::launchKernel(
     ImplicitLocOpBuilder &b, Value gridX, Value gridY, int64_t threads,
     TypeRange shared, function_ref<void(const KernelIds &)> body) {
+  // Both grid sizes: a zero in either is an empty op (CUDA rejects it).
   Value zero = arith::ConstantIndexOp::create(b, 0);
-  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridX, zero);
+  Value any = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridX, zero),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridY, zero));
   auto guard = scf::IfOp::create(b, any, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard outer(b);
   b.setInsertionPointToStart(guard.thenBlock());

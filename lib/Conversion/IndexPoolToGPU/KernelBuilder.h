@@ -28,8 +28,8 @@ struct KernelIds {
 
 /// Builds `gpu.launch` with grid (gridX, gridY) and `threads` threads per
 /// block, with one workgroup (shared memory) buffer per type in `shared`,
-/// and fills its body with `body`. When `gridX` may be zero at run time the
-/// launch is skipped (a zero-sized grid is an error in CUDA).
+/// and fills its body with `body`. When `gridX` or `gridY` is zero at run
+/// time the launch is skipped (a zero-sized grid is an error in CUDA).
 void launchKernel(ImplicitLocOpBuilder &b, Value gridX, Value gridY,
                   int64_t threads, TypeRange shared,
                   function_ref<void(const KernelIds &)> body);

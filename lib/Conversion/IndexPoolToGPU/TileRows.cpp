@@ -18,13 +18,18 @@ struct IndexPoolTileRows
     : indexpool::impl::IndexPoolTileRowsBase<IndexPoolTileRows> {
   using Base::Base;
 
+  /// Before any IR is touched, and at no operation: an error at the
+  /// function would print the function after it.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (threadsPerBlock < 1 || threadsPerBlock > 1024)
+      return emitError(UnknownLoc::get(context))
+             << "indexpool-tile-rows: threads-per-block must be in [1, 1024], "
+                "got "
+             << static_cast<int64_t>(threadsPerBlock);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (threadsPerBlock < 1) {
-      getOperation().emitError()
-          << "indexpool-tile-rows: threads-per-block must be positive, got "
-          << static_cast<int64_t>(threadsPerBlock);
-      return signalPassFailure();
-    }
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())

@@ -166,8 +166,11 @@ void mlir::indexpool::gpukernels::rotateRow(Emitter &e, const WarpLayout &lay,
 }
 
 /// q (f32 lanes, already clamped to +-448) -> f8E4M3FN codes with
-/// cvt.rn.satfinite.e4m3x2.f32, two at a time.
-static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q) {
+/// cvt.rn.satfinite.e4m3x2.f32, two at a time. q holds NaN exactly when the
+/// row's scale does (`scaleIsNaN`); the codes are then all 0x7F, the
+/// canonical NaN the software encoder gives, whatever sign the hardware
+/// would give a NaN.
+static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q, Value scaleIsNaN) {
   auto type = cast<VectorType>(q.getType());
   int64_t n = type.getNumElements();
   auto bytes = VectorType::get({n}, b.getI8Type());
@@ -189,6 +192,9 @@ static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q) {
       codes = vector::InsertOp::create(
           b, vector::ExtractOp::create(b, two, j), codes, i + j);
   }
+  Value nan = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(0x7F)));
+  codes = arith::SelectOp::create(b, scaleIsNaN, nan, codes);
   return arith::BitcastOp::create(b, type.clone(f8), codes);
 }
 
@@ -209,9 +215,7 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
   for (int64_t m = 1; m < lay.lanes; m *= 2)
     maxAbs = arith::MaximumFOp::create(b, maxAbs, shuffleXor(b, maxAbs, m));
   Value absmax = arith::MaximumFOp::create(b, maxAbs, e.f32(sink.minAbsmax));
-  Value qmax = e.f32(qmaxValue);
-  Value scale = sink.pow2Scale ? loops::emitPow2Scale(e, absmax, qmax)
-                               : arith::DivFOp::create(b, absmax, qmax);
+  Value scale = loops::emitRowScale(e, absmax, qmaxValue, sink.pow2Scale);
   e.ifThen(row.leader, [&]() {
     memref::StoreOp::create(b, scale, sink.scales, ValueRange{row.index});
   });
@@ -222,12 +226,14 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
                      : Value();
   Value scaleV = e.splat(scale);
   Value hi = e.f32Splat(qmaxValue), lo = e.f32Splat(-qmaxValue);
+  Value scaleIsNaN =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, scale, scale);
   for (auto [v, offset] : llvm::zip(x, row.offsets)) {
     Value q = inverse ? Value(arith::MulFOp::create(b, v, inverse))
                       : Value(arith::DivFOp::create(b, v, scaleV));
     q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
     Value codes = fp8 && sink.hardwareFp8 && lay.elems >= 2
-                      ? hardwareFp8(b, q)
+                      ? hardwareFp8(b, q, scaleIsNaN)
                       : e.fromF32(q, codeType);
     e.ifThen(row.active, [&]() {
       vector::StoreOp::create(b, codes, sink.codes,

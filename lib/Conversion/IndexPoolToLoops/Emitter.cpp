@@ -218,10 +218,12 @@ Value Emitter::encodeF8E4M3FN(Value v) {
 
   Value isSub =
       arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, sat, cf(kF8MinNormal));
-  Value code = arith::SelectOp::create(b, isSub, sub, normal);
+  Value code = arith::OrIOp::create(
+      b, arith::SelectOp::create(b, isSub, sub, normal), sign);
+  // Every NaN, whatever its sign, is the canonical positive NaN 0x7F (what
+  // cvt.rn.satfinite gives too), so the sign is applied before this select.
   Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
   code = arith::SelectOp::create(b, isNan, ci(0x7F), code);
-  code = arith::OrIOp::create(b, code, sign);
   return arith::TruncIOp::create(b, withElement(type, b.getI8Type()), code);
 }
 
@@ -284,8 +286,18 @@ Value Emitter::fromF32(Value v, Type element) {
   Type result = withElement(type, element);
   if (element.isF32())
     return v;
-  if (element.isF16() || element.isBF16())
-    return arith::TruncFOp::create(b, result, v);
+  if (element.isF16() || element.isBF16()) {
+    // The truncation keeps a NaN's sign and payload on the CPU, and PTX's
+    // cvt gives 0x7FFF: every NaN becomes the canonical positive quiet NaN
+    // instead (bf16 0x7FC0, f16 0x7E00), as the reference encodes it.
+    Type bitsType = withElement(type, b.getI16Type());
+    Value bits = arith::BitcastOp::create(
+        b, bitsType, arith::TruncFOp::create(b, result, v));
+    Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+    Value nan = intConstantLike(bitsType, element.isF16() ? 0x7E00 : 0x7FC0);
+    return arith::BitcastOp::create(
+        b, result, arith::SelectOp::create(b, isNan, nan, bits));
+  }
   if (isa<Float8E4M3FNType>(element))
     return arith::BitcastOp::create(b, result, encodeF8E4M3FN(v));
   assert(isa<IntegerType>(element) && "unexpected element type");

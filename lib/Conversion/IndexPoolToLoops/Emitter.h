@@ -106,7 +106,8 @@ public:
   /// even in `element`, kept in f32 registers.
   Value roundTrip(Value v, Type element);
   /// f32 -> element, round to nearest even (f8E4M3FN saturates at +-448, i8
-  /// at [-128, 127]).
+  /// at [-128, 127]); NaN -> the canonical positive NaN of a float type
+  /// (f8 0x7F, bf16 0x7FC0, f16 0x7E00), 0 for an integer type.
   Value fromF32(Value v, Type element);
   /// element -> f32 (exact).
   Value toF32(Value v);

@@ -350,18 +350,21 @@ struct IndexPoolToLoops
     : indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
   using Base::Base;
 
+  /// Before any IR is touched, and at no operation: an error at the module
+  /// would print the whole module after it.
+  LogicalResult initialize(MLIRContext *context) override {
+    if (vectorWidth < 1 || (vectorWidth & (vectorWidth - 1)) != 0)
+      return emitError(UnknownLoc::get(context))
+             << "indexpool-to-loops: vector-width must be a power of two, got "
+             << static_cast<int64_t>(vectorWidth);
+    return success();
+  }
+
   void runOnOperation() override {
-    if (vectorWidth < 1 || (vectorWidth & (vectorWidth - 1)) != 0) {
-      getOperation().emitError()
-          << "indexpool-to-loops: vector-width must be a power of two, got "
-          << static_cast<int64_t>(vectorWidth);
-      return signalPassFailure();
-    }
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-
   }
 };
 

@@ -22,25 +22,30 @@ static MemRefType memrefType(Value v) { return cast<MemRefType>(v.getType()); }
 //===----------------------------------------------------------------------===//
 
 /// Numerically stable softmax of `logits` (scalars or vectors, one per slot)
-/// divided by the temperature.
+/// with the temperature: exp((x - max x) / T) / sum. The max of the raw
+/// logits is subtracted BEFORE dividing by T: dividing first turns large
+/// logits over a tiny T into inf, and inf - inf into NaN, even for equal
+/// logits. NaN in the max (arith.maximumf) or +inf make every weight NaN.
 SmallVector<Value> mlir::indexpool::loops::emitSoftmax(Emitter &e,
                                                       SmallVector<Value> x,
                                                       double temperature) {
   ImplicitLocOpBuilder &b = e.builder();
-  if (temperature != 1.0) {
-    Value t = e.f32(temperature);
-    if (isa<VectorType>(x[0].getType()))
-      t = e.splat(t);
-    for (Value &v : x)
-      v = arith::DivFOp::create(b, v, t);
-  }
   Value max = x[0];
   for (Value v : ArrayRef(x).drop_front())
     max = arith::MaximumFOp::create(b, max, v);
+  Value t;
+  if (temperature != 1.0) {
+    t = e.f32(temperature);
+    if (isa<VectorType>(x[0].getType()))
+      t = e.splat(t);
+  }
   SmallVector<Value> w;
   Value sum;
   for (Value v : x) {
-    w.push_back(e.expNonPositive(arith::SubFOp::create(b, v, max)));
+    Value shifted = arith::SubFOp::create(b, v, max);
+    if (t)
+      shifted = arith::DivFOp::create(b, shifted, t);
+    w.push_back(e.expNonPositive(shifted));
     sum = sum ? arith::AddFOp::create(b, sum, w.back()) : w.back();
   }
   // One division per slot group, not per slot: the divider is the slowest
@@ -231,6 +236,21 @@ Value mlir::indexpool::loops::emitPow2Scale(Emitter &e, Value absmax,
       b, tooSmall, arith::MulFOp::create(b, s, e.f32(2.0)), s);
 }
 
+Value mlir::indexpool::loops::emitRowScale(Emitter &e, Value absmax,
+                                          double qmax, bool pow2Scale) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value q = e.f32(qmax);
+  Value scale = pow2Scale ? emitPow2Scale(e, absmax, q)
+                          : Value(arith::DivFOp::create(b, absmax, q));
+  // absmax >= 0, so "< inf" is false exactly for NaN and +inf: such a row
+  // gets scale NaN, and every code x / NaN becomes the NaN code.
+  Value finite = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, absmax,
+      e.f32(std::numeric_limits<double>::infinity()));
+  return arith::SelectOp::create(
+      b, finite, scale, e.f32(std::numeric_limits<double>::quiet_NaN()));
+}
+
 void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                                              function_ref<Value(Chunk)> load,
                                              Value dimD, Value codes,
@@ -247,9 +267,7 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                           })[0];
   Value absmax = arith::MaximumFOp::create(b, e.reduceMax(maxAbs),
                                            e.f32(params.minAbsmax));
-  Value qmax = e.f32(qmaxValue);
-  Value scale = params.pow2Scale ? emitPow2Scale(e, absmax, qmax)
-                                 : arith::DivFOp::create(b, absmax, qmax);
+  Value scale = emitRowScale(e, absmax, qmaxValue, params.pow2Scale);
   memref::StoreOp::create(b, scale, scales, ValueRange{n});
 
   // A power-of-two scale has an exact inverse: multiply. Otherwise divide,
@@ -387,6 +405,73 @@ static Value beats(ImplicitLocOpBuilder &b, Value x, Value y) {
   return arith::AndIOp::create(b, xIsNumber, greaterOrYNan);
 }
 
+/// Entry (va, ia) ranks after entry (vb, ib) in the total order of topk:
+/// vb beats va, or neither beats the other (equal, -0 == +0, or both NaN)
+/// and the index of a is the larger.
+static Value ranksAfter(ImplicitLocOpBuilder &b, Value va, Value ia, Value vb,
+                        Value ib) {
+  Value tieBroken = arith::AndIOp::create(
+      b,
+      arith::XOrIOp::create(b, beats(b, va, vb),
+                            arith::ConstantIntOp::create(b, 1, 1)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sgt, ia, ib));
+  return arith::OrIOp::create(b, beats(b, vb, va), tieBroken);
+}
+
+/// Sifts the entry at `start` of the heap values/indices[m, 0:size) down to
+/// its place. The heap keeps the entry that ranks last at its root, so that
+/// a new column is compared with the worst kept one.
+static void emitSiftDown(Emitter &e, Value values, Value indices, Value m,
+                         Value start, Value size) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value one = e.index(1), two = e.index(2);
+  Value x = memref::LoadOp::create(b, values, ValueRange{m, start});
+  Value ix = memref::LoadOp::create(b, indices, ValueRange{m, start});
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), idx = b.getIndexType();
+  // Before: pick the child that ranks last; go on while it ranks after x.
+  // After: move that child up into the hole at pos.
+  auto loop = scf::WhileOp::create(
+      b, TypeRange{idx, idx, f32, i32}, ValueRange{start},
+      [&](OpBuilder &, Location, ValueRange a) {
+        Value pos = a[0];
+        Value left = e.add(e.mul(pos, two), one);
+        Value hasLeft =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, left, size);
+        SmallVector<Value> r = e.ifThen(
+            hasLeft,
+            {arith::ConstantIntOp::create(b, 0, 1), pos, x, ix},
+            [&]() -> SmallVector<Value> {
+              Value right = e.add(left, one);
+              Value vl = memref::LoadOp::create(b, values, ValueRange{m, left});
+              Value il =
+                  memref::LoadOp::create(b, indices, ValueRange{m, left});
+              Value hasRight = arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ult, right, size);
+              SmallVector<Value> c = e.ifThen(
+                  hasRight, {left, vl, il}, [&]() -> SmallVector<Value> {
+                    Value vr =
+                        memref::LoadOp::create(b, values, ValueRange{m, right});
+                    Value ir = memref::LoadOp::create(b, indices,
+                                                      ValueRange{m, right});
+                    Value rightWorse = ranksAfter(b, vr, ir, vl, il);
+                    return {arith::SelectOp::create(b, rightWorse, right, left),
+                            arith::SelectOp::create(b, rightWorse, vr, vl),
+                            arith::SelectOp::create(b, rightWorse, ir, il)};
+                  });
+              return {ranksAfter(b, c[1], c[2], x, ix), c[0], c[1], c[2]};
+            });
+        scf::ConditionOp::create(b, r[0], ValueRange{pos, r[1], r[2], r[3]});
+      },
+      [&](OpBuilder &, Location, ValueRange a) {
+        memref::StoreOp::create(b, a[2], values, ValueRange{m, a[0]});
+        memref::StoreOp::create(b, a[3], indices, ValueRange{m, a[0]});
+        scf::YieldOp::create(b, ValueRange{a[1]});
+      });
+  Value pos = loop.getResult(0);
+  memref::StoreOp::create(b, x, values, ValueRange{m, pos});
+  memref::StoreOp::create(b, ix, indices, ValueRange{m, pos});
+}
+
 void mlir::indexpool::loops::emitTopK(Emitter &e, Value logits, Value valid,
                                       Value values, Value indices) {
   ImplicitLocOpBuilder &b = e.builder();
@@ -395,6 +480,9 @@ void mlir::indexpool::loops::emitTopK(Emitter &e, Value logits, Value valid,
   Value zero = e.index(0), one = e.index(1);
   Type i32 = b.getI32Type();
 
+  // O(N log k) per row: a binary heap of the k best columns so far lives in
+  // values/indices[m, 0:count), worst at the root; heapsort orders it at the
+  // end. The order is total (ties by index), so the result is unique.
   e.parallelFor(dimM, [&](Value m) {
     Value len = dimN;
     if (valid) {
@@ -402,56 +490,54 @@ void mlir::indexpool::loops::emitTopK(Emitter &e, Value logits, Value valid,
           b, b.getIndexType(), memref::LoadOp::create(b, valid, ValueRange{m}));
       len = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN);
     }
-    // Insertion into the sorted prefix values[m, 0:count): the common case
-    // (x does not beat the current k-th) costs one comparison.
-    Value count = e.forLoop(
-        zero, len, one, {zero}, [&](Value n, ValueRange args) -> SmallVector<Value> {
-          Value count = args[0];
-          Value x = memref::LoadOp::create(b, logits, ValueRange{m, n});
-          Value full =
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, count, k);
-          Value last = arith::SubIOp::create(b, k, one);
-          Value enters = e.ifThen(full, {arith::ConstantIntOp::create(b, 1, 1)},
-                                  [&]() -> SmallVector<Value> {
-                                    Value y = memref::LoadOp::create(
-                                        b, values, ValueRange{m, last});
-                                    return {beats(b, x, y)};
-                                  })[0];
-          e.ifThen(enters, {}, [&]() -> SmallVector<Value> {
-            Value start = arith::SelectOp::create(b, full, last, count);
-            auto shift = scf::WhileOp::create(
-                b, TypeRange{b.getIndexType()}, ValueRange{start},
-                [&](OpBuilder &, Location, ValueRange a) {
-                  Value pos = a[0];
-                  Value positive = arith::CmpIOp::create(
-                      b, arith::CmpIPredicate::ugt, pos, zero);
-                  Value prev = arith::SubIOp::create(
-                      b, arith::MaxUIOp::create(b, pos, one), one);
-                  Value y = memref::LoadOp::create(b, values, ValueRange{m, prev});
-                  Value go = arith::AndIOp::create(b, positive, beats(b, x, y));
-                  scf::ConditionOp::create(b, go, a);
-                },
-                [&](OpBuilder &, Location, ValueRange a) {
-                  Value pos = a[0];
-                  Value prev = arith::SubIOp::create(b, pos, one);
-                  memref::StoreOp::create(
-                      b, memref::LoadOp::create(b, values, ValueRange{m, prev}),
-                      values, ValueRange{m, pos});
-                  memref::StoreOp::create(
-                      b, memref::LoadOp::create(b, indices, ValueRange{m, prev}),
-                      indices, ValueRange{m, pos});
-                  scf::YieldOp::create(b, ValueRange{prev});
-                });
-            Value pos = shift.getResult(0);
-            memref::StoreOp::create(b, x, values, ValueRange{m, pos});
-            memref::StoreOp::create(
-                b, arith::IndexCastOp::create(b, i32, n), indices,
-                ValueRange{m, pos});
-            return {};
-          });
-          Value next = arith::AddIOp::create(b, count, one);
-          return {arith::MinUIOp::create(b, next, k)};
-        })[0];
+    Value count = arith::MinUIOp::create(b, len, k);
+    e.forLoop(zero, count, [&](Value n) {
+      memref::StoreOp::create(
+          b, memref::LoadOp::create(b, logits, ValueRange{m, n}), values,
+          ValueRange{m, n});
+      memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n),
+                              indices, ValueRange{m, n});
+    });
+    Value half = arith::DivUIOp::create(b, count, e.index(2));
+    e.forLoop(zero, half, [&](Value t) {
+      Value start = arith::SubIOp::create(
+          b, arith::SubIOp::create(b, half, t), one);
+      emitSiftDown(e, values, indices, m, start, count);
+    });
+    // The remaining columns [count, len) (none when count < k, as then
+    // count == len; none when k == 0, which has no root): a column enters
+    // when it ranks before the root. It came later than every kept column,
+    // so it must beat the root's value; a tie keeps the root.
+    Value end = arith::SelectOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, k, zero), count,
+        len);
+    e.forLoop(count, end, [&](Value n) {
+      Value x = memref::LoadOp::create(b, logits, ValueRange{m, n});
+      Value root = memref::LoadOp::create(b, values, ValueRange{m, zero});
+      e.ifThen(beats(b, x, root), [&]() {
+        memref::StoreOp::create(b, x, values, ValueRange{m, zero});
+        memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n),
+                                indices, ValueRange{m, zero});
+        emitSiftDown(e, values, indices, m, zero, count);
+      });
+    });
+    // Heapsort: the worst entry goes to the end of the shrinking heap.
+    Value last = arith::SubIOp::create(b, arith::MaxUIOp::create(b, count, one),
+                                       one);
+    e.forLoop(zero, last, [&](Value t) {
+      Value tail = arith::SubIOp::create(b, last, t);
+      Value v0 = memref::LoadOp::create(b, values, ValueRange{m, zero});
+      Value i0 = memref::LoadOp::create(b, indices, ValueRange{m, zero});
+      memref::StoreOp::create(
+          b, memref::LoadOp::create(b, values, ValueRange{m, tail}), values,
+          ValueRange{m, zero});
+      memref::StoreOp::create(
+          b, memref::LoadOp::create(b, indices, ValueRange{m, tail}), indices,
+          ValueRange{m, zero});
+      memref::StoreOp::create(b, v0, values, ValueRange{m, tail});
+      memref::StoreOp::create(b, i0, indices, ValueRange{m, tail});
+      emitSiftDown(e, values, indices, m, zero, tail);
+    });
     // Slots no column filled.
     Value negInf = e.f32(-std::numeric_limits<double>::infinity());
     Value minusOne = e.i32(-1);
@@ -483,9 +569,13 @@ void mlir::indexpool::loops::emitExpandEntry(Emitter &e, Value indices,
   Value first =
       vector::BroadcastOp::create(b, vec, arith::MulIOp::create(b, idx, p));
   Value tok = arith::AddIOp::create(b, first, slotV);
-  Value negative =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, idx, e.i32(0));
-  tok = arith::SelectOp::create(b, negative, minusOne, tok);
+  // Negative indices, and those whose last token would not fit in i32,
+  // expand to -1: one unsigned comparison catches both.
+  constexpr int64_t kI32Max = std::numeric_limits<int32_t>::max();
+  int64_t limit = (kI32Max - (poolSize - 1)) / poolSize;
+  Value outside = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, idx,
+                                        e.i32(static_cast<int32_t>(limit)));
+  tok = arith::SelectOp::create(b, outside, minusOne, tok);
   vector::StoreOp::create(b, tok, tokens,
                           ValueRange{m, e.mul(j, e.index(poolSize))});
 }

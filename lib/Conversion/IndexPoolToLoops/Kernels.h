@@ -23,8 +23,8 @@ struct PoolBuffers {
   double temperature;
 };
 
-/// Softmax over the slots of `x` (scalars or vectors, one per slot) divided
-/// by `temperature`, computed stably (the max subtracted).
+/// Softmax over the slots of `x` (scalars or vectors, one per slot) with
+/// `temperature`: exp((x - max x) / T) / sum, the max taken over the raw x.
 SmallVector<Value> emitSoftmax(Emitter &e, SmallVector<Value> x,
                                double temperature);
 
@@ -52,6 +52,11 @@ void emitHadamardRow(Emitter &e, Value row, Type roundTo);
 
 /// 2^ceil(log2(absmax / qmax)), exactly (scalar f32).
 Value emitPow2Scale(Emitter &e, Value absmax, Value qmax);
+
+/// The f32 scale of a row whose absmax (max'ed with min_absmax) is
+/// `absmax`: absmax / qmax or, with `pow2Scale`, emitPow2Scale; NaN when
+/// absmax is NaN or +inf (the row then quantizes to NaN codes).
+Value emitRowScale(Emitter &e, Value absmax, double qmax, bool pow2Scale);
 
 /// Quantizes one row of D values read through `load` into row `n` of
 /// `codes` / `scales`.

@@ -26,14 +26,177 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+namespace {
+/// Before every vector.load / store / maskedload / maskedstore: a cf.assert
+/// that its indices lie in the buffer (and, unmasked, the whole vector),
+/// which upstream runtime verification does not check. Its dependent
+/// dialects also register the memref models that
+/// --generate-runtime-verification needs (memref.load / store indices).
+struct VectorBoundsCheckPass
+    : public PassWrapper<VectorBoundsCheckPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorBoundsCheckPass)
+
+  StringRef getArgument() const override {
+    return "indexpool-check-vector-bounds";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                    memref::MemRefDialect>();
+    memref::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  }
+
+  void runOnOperation() override {
+    getOperation()->walk([](Operation *op) {
+      Value base;
+      OperandRange indices(nullptr, 0);
+      VectorType type;
+      bool masked = false;
+      if (auto load = dyn_cast<vector::LoadOp>(op)) {
+        base = load.getBase(), indices = load.getIndices();
+        type = load.getVectorType();
+      } else if (auto store = dyn_cast<vector::StoreOp>(op)) {
+        base = store.getBase(), indices = store.getIndices();
+        type = store.getVectorType();
+      } else if (auto load = dyn_cast<vector::MaskedLoadOp>(op)) {
+        base = load.getBase(), indices = load.getIndices();
+        type = load.getVectorType(), masked = true;
+      } else if (auto store = dyn_cast<vector::MaskedStoreOp>(op)) {
+        base = store.getBase(), indices = store.getIndices();
+        type = store.getVectorType(), masked = true;
+      } else {
+        return;
+      }
+      auto memref = dyn_cast<MemRefType>(base.getType());
+      if (!memref || memref.getRank() != int64_t(indices.size()))
+        return;
+      ImplicitLocOpBuilder b(op->getLoc(), op);
+      int64_t rank = memref.getRank(), vectorRank = type.getRank();
+      Value inBounds = arith::ConstantIntOp::create(b, 1, 1);
+      for (int64_t d = 0; d < rank; ++d) {
+        Value size = memref::DimOp::create(b, base, d);
+        // The vector's dims cover the trailing memref dims (a masked
+        // access may start at the end: the mask can switch off every lane);
+        // unsigned comparisons also reject negative indices.
+        int64_t vd = d - (rank - vectorRank);
+        Value index = indices[d];
+        auto predicate =
+            vd >= 0 ? arith::CmpIPredicate::ule : arith::CmpIPredicate::ult;
+        inBounds = arith::AndIOp::create(
+            b, inBounds, arith::CmpIOp::create(b, predicate, index, size));
+        if (vd >= 0 && !masked) {
+          // The sum can wrap only where index > size, rejected above.
+          Value end = arith::AddIOp::create(
+              b, index, arith::ConstantIndexOp::create(b, type.getDimSize(vd)));
+          inBounds = arith::AndIOp::create(
+              b, inBounds,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ule, end, size));
+        }
+      }
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << "out-of-bounds " << op->getName() << "\nLocation: "
+         << op->getLoc();
+      cf::AssertOp::create(b, inBounds, b.getStringAttr(message));
+    });
+  }
+};
+
+/// Turns each cf.assert of the bounds checks into one error line on stderr
+/// and exit code 1. The stock lowering puts() the message to stdout and
+/// aborts, so a piped stdout loses it and the tool dies with a stack dump.
+struct BoundsFailureExitPass
+    : public PassWrapper<BoundsFailureExitPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BoundsFailureExitPass)
+
+  explicit BoundsFailureExitPass(std::string toolName = "")
+      : toolName(std::move(toolName)) {}
+  std::string toolName;
+
+  StringRef getArgument() const override {
+    return "indexpool-bounds-failure-exit";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+                    scf::SCFDialect>();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<cf::AssertOp> asserts;
+    module.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+    if (asserts.empty())
+      return;
+    MLIRContext *ctx = module.getContext();
+    Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+    Type ptr = LLVM::LLVMPointerType::get(ctx);
+    // _exit, not exit: the failing access may be on an OpenMP worker thread.
+    func::FuncOp write = declare(
+        module, "write", FunctionType::get(ctx, {i32, ptr, i64}, {i64}));
+    func::FuncOp exit =
+        declare(module, "_exit", FunctionType::get(ctx, {i32}, {}));
+    for (auto [n, op] : llvm::enumerate(asserts)) {
+      // "ERROR: Runtime op verification failed\n^ what\nLocation: loc(..)"
+      // becomes "error: bounds check failed (--check-bounds): what at
+      // loc(..)".
+      SmallVector<StringRef> lines;
+      op.getMsg().split(lines, '\n', -1, /*KeepEmpty=*/false);
+      std::string text = (toolName.empty() ? "" : toolName + ": ") +
+                         "error: bounds check failed (--check-bounds):";
+      for (StringRef line : lines) {
+        if (line.starts_with("ERROR: Runtime op verification failed"))
+          continue;
+        if (line.consume_front("Location: "))
+          text += " at";
+        text += " " + line.ltrim("^ ").str();
+      }
+      text += "\n";
+      ImplicitLocOpBuilder b(op.getLoc(), op);
+      Value failed = arith::XOrIOp::create(
+          b, op.getArg(), arith::ConstantIntOp::create(b, 1, 1));
+      scf::IfOp ifOp = scf::IfOp::create(b, failed, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value message =
+          LLVM::createGlobalString(b.getLoc(), b,
+                                   "indexpool_bounds_message_" +
+                                       std::to_string(n),
+                                   text, LLVM::Linkage::Internal);
+      func::CallOp::create(
+          b, write,
+          ValueRange{arith::ConstantIntOp::create(b, 2, 32), message,
+                     arith::ConstantIntOp::create(b, text.size(), 64)});
+      func::CallOp::create(b, exit,
+                           ValueRange{arith::ConstantIntOp::create(b, 1, 32)});
+      op.erase();
+    }
+  }
+
+  static func::FuncOp declare(ModuleOp module, StringRef name,
+                              FunctionType type) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    auto f = func::FuncOp::create(b, module.getLoc(), name, type);
+    f.setPrivate();
+    return f;
+  }
+};
+} // namespace
 
 void mlir::indexpool::buildIndexPoolToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
@@ -76,6 +239,18 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   // linalg.fill / copies that surrounding IR may bring become plain loops.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createCanonicalizerPass());
+  // On buffers, before the loops become OpenMP regions: every access of the
+  // kernels and the surrounding code is a memref or vector op here.
+  if (options.checkBounds) {
+    pm.addPass(std::make_unique<VectorBoundsCheckPass>());
+    // Messages name the access and its location, not the whole op.
+    std::unique_ptr<Pass> verification =
+        createGenerateRuntimeVerificationPass();
+    (void)verification->initializeOptions(
+        "verbose-level=0", [](const Twine &) { return failure(); });
+    pm.addPass(std::move(verification));
+    pm.addPass(std::make_unique<BoundsFailureExitPass>(options.toolName));
+  }
 
   // Rows were distributed with scf.parallel: OpenMP runs them on all cores.
   pm.addPass(createConvertSCFToOpenMPPass());
@@ -107,6 +282,12 @@ struct CPUPipelineCLOptions
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
       llvm::cl::init(8)};
+  Option<bool> checkBounds{
+      *this, "check-bounds",
+      llvm::cl::desc("Check every memref and vector access against its "
+                     "buffer: one outside prints an error line and exits "
+                     "with 1 (tests)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -118,6 +299,7 @@ void mlir::indexpool::registerIndexPoolPipelines() {
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         CPUPipelineOptions options;
         options.vectorWidth = cl.vectorWidth;
+        options.checkBounds = cl.checkBounds;
         buildIndexPoolToCPUPipeline(pm, options);
       });
 }

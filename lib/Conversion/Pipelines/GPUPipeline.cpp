@@ -3,8 +3,11 @@
 // indexpool ops -> fused GPU kernels (IndexPoolToGPUKernels) and the same
 // row loops as the CPU for the rest (IndexPoolToLoops, without per-row stack
 // scopes) -> one-shot bufferization -> row loops tiled by the
-// block size and mapped to blocks x threads -> outlined gpu.func kernels ->
-// NVVM -> gpu.binary with PTX or cubin for one chip.
+// block size and mapped to blocks x threads -> outlined gpu.func kernels,
+// merged into one gpu.module with PTX names, launches of empty ops dropped
+// and grids checked (--indexpool-merge-kernel-modules) -> NVVM -> one
+// gpu.binary with PTX or cubin for one chip (without kernels when every op
+// is empty).
 //
 // compress, score, topk and expand (and so select) become the fused kernels
 // of --indexpool-to-gpu-kernels; the other ops, and shapes those kernels do
@@ -105,8 +108,9 @@ mlir::indexpool::gpuPipelineOptionsFor(StringRef chip, std::string &error) {
   namespace target = ::indexpool::target;
   const target::ChipInfo *info = target::lookupChip(chip);
   if (!info) {
-    error = "unknown chip '" + chip.str() +
-            "'; known chips: " + target::knownChipNames();
+    error = (chip.empty() ? std::string("no chip given")
+                          : "unknown chip '" + chip.str() + "'") +
+            "; known chips: " + target::knownChipNames();
     return failure();
   }
   GPUPipelineOptions options;
@@ -115,12 +119,17 @@ mlir::indexpool::gpuPipelineOptionsFor(StringRef chip, std::string &error) {
   return options;
 }
 
+/// The chips of the target table (lib/Target/Chips.cpp), for --help.
+static llvm::StringRef chipHelp() {
+  static const std::string help =
+      "Target GPU: " + ::indexpool::target::knownChipNames();
+  return help;
+}
+
 namespace {
 struct GPUPipelineCLOptions
     : public PassPipelineOptions<GPUPipelineCLOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("Target GPU: sm_80, sm_86, sm_89, "
-                                          "sm_90, sm_90a, sm_100, sm_120")};
+  Option<std::string> chip{*this, "chip", llvm::cl::desc(chipHelp())};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("isa (PTX), bin (cubin) or fatbin"),
@@ -167,14 +176,30 @@ void mlir::indexpool::registerIndexPoolGPUPipeline() {
           return errorHandler("indexpool-to-nvvm: format must be isa, bin "
                               "or fatbin, got '" +
                               options.format + "'");
-        if (cl.ptxVersion)
+        if (cl.ptxVersion) {
+          // LLVM would ignore an unknown version with a warning per kernel
+          // module and emit its default one.
+          if (!::indexpool::target::isPtxVersion(cl.ptxVersion) ||
+              cl.ptxVersion < options.ptxVersion)
+            return errorHandler(
+                "indexpool-to-nvvm: ptx=" + Twine(cl.ptxVersion) +
+                " is not a PTX ISA version for " + options.chip + ": use " +
+                Twine(options.ptxVersion) + " (the default) up to " +
+                Twine(::indexpool::target::kNewestPtxVersion));
           options.ptxVersion = cl.ptxVersion;
+        }
         if (cl.threadsPerBlock < 32 || cl.threadsPerBlock > 1024 ||
             cl.threadsPerBlock % 32 != 0)
           return errorHandler("indexpool-to-nvvm: threads-per-block must be "
                               "a multiple of 32 in [32, 1024], got " +
                               Twine(cl.threadsPerBlock));
         options.threadsPerBlock = cl.threadsPerBlock;
+        // The rule of --indexpool-to-loops, checked here so that the error
+        // comes before the pipeline runs.
+        if (cl.vectorWidth < 1 || (cl.vectorWidth & (cl.vectorWidth - 1)))
+          return errorHandler("indexpool-to-nvvm: vector-width must be a "
+                              "power of two, got " +
+                              Twine(cl.vectorWidth));
         options.vectorWidth = cl.vectorWidth;
         if (const char *cuda = std::getenv("CUDA_HOME"))
           options.cudaToolkit = cuda;

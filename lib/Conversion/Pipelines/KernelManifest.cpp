@@ -11,6 +11,7 @@
 #include "indexpool/Conversion/KernelManifest.h"
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,11 +20,16 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <array>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::indexpool;
 namespace json = llvm::json;
+namespace runtime = ::indexpool::runtime;
 
 static std::string typeName(Type t) {
   std::string s;
@@ -167,18 +173,50 @@ static LogicalResult describeComputes(func::FuncOp func, Computes &c,
 // The manifest of the compiled host function
 //===----------------------------------------------------------------------===//
 
-/// An integer or float constant behind `v`, for launch sizes and parameters.
-static std::optional<json::Object> constantParam(Value v) {
+/// The manifest's kind of a kernel parameter of type `t` ("buffer", "i32",
+/// "i64", "f32"; runtime::paramKindName), or nullopt for a type the runtime
+/// cannot pass. Index is 64-bit in NVPTX kernels.
+static std::optional<StringRef> paramKind(Type t) {
+  if (isa<MemRefType>(t))
+    return StringRef("buffer");
+  if (t.isIndex() || t.isInteger(64))
+    return StringRef("i64");
+  if (t.isInteger(32))
+    return StringRef("i32");
+  if (t.isF32())
+    return StringRef("f32");
+  return std::nullopt;
+}
+
+/// The constant behind `v` as a parameter of `kind` ({"i32": 4}), or nullopt
+/// when `v` is not a constant.
+static std::optional<json::Object> constantParam(Value v, StringRef kind) {
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return std::nullopt;
-  if (auto i = dyn_cast<IntegerAttr>(attr)) {
-    bool narrow = i.getType().isInteger(32);
-    return json::Object{{narrow ? "i32" : "i64", i.getValue().getSExtValue()}};
-  }
-  if (auto f = dyn_cast<FloatAttr>(attr); f && f.getType().isF32())
+  if (auto i = dyn_cast<IntegerAttr>(attr); i && kind != "f32")
+    return json::Object{{kind, i.getValue().getSExtValue()}};
+  if (auto f = dyn_cast<FloatAttr>(attr); f && kind == "f32")
     return json::Object{{"f32", f.getValueAsDouble()}};
   return std::nullopt;
+}
+
+/// The bytes a buffer of `type` (static shape) holds, or nullopt when it
+/// has more elements than a manifest buffer may (runtime::
+/// kMaxBufferElements), which the reader would reject.
+static std::optional<int64_t> bufferBytes(MemRefType type) {
+  int64_t elements = 1;
+  for (int64_t d : type.getShape())
+    if (d < 0 || (d != 0 && elements > runtime::kMaxBufferElements / d))
+      return std::nullopt;
+    else
+      elements *= d;
+  // Index (and anything else without a bit width) as 8 bytes: the runtime
+  // rejects such element types itself; this only must not assert.
+  Type element = type.getElementType();
+  int64_t elementBytes =
+      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
+  return elements * elementBytes;
 }
 
 static std::optional<int64_t> constantInt(Value v) {
@@ -219,9 +257,19 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
     }
     returned[v] = i;
   }
+  // What the reader rejects is refused here, at compile time, rather than
+  // written into a manifest that indexpool-launch would not load.
+  auto tooLarge = [&](MemRefType type) {
+    error = "@" + original.getSymName().str() + " has a buffer of type " +
+            typeName(type) + ", more than the 2^40 elements a manifest " +
+            "buffer may have";
+    return failure();
+  };
   for (auto [i, arg] : llvm::enumerate(host.getArguments())) {
     buffer[arg] = i;
     auto type = cast<MemRefType>(arg.getType());
+    if (!bufferBytes(type))
+      return tooLarge(type);
     buffers.push_back(json::Object{{"id", int64_t(i)},
                                    {"role", "input"},
                                    {"index", int64_t(i)},
@@ -230,11 +278,18 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   }
   int64_t nextId = computes.next;
   json::Array launches;
+  // Each launched kernel's parameter signature, from the launch's operand
+  // types: the gpu dialect verified them against the gpu.func's arguments
+  // (gpu.launch_func's verifier) before the kernels became a binary.
+  json::Array kernels;
+  llvm::StringMap<json::Array> signatures;
   for (Operation &op : host.getBody().front()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
       if (!type.hasStaticShape())
         return unsupported(&op, "dynamic size");
+      if (!bufferBytes(type))
+        return tooLarge(type);
       json::Object entry{{"type", typeName(type.getElementType())},
                          {"shape", shapeOf(type)}};
       auto it = returned.find(alloc.getResult());
@@ -264,12 +319,42 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+      std::string kernelName = launch.getKernelName().getValue().str();
+      std::string which = "@" + original.getSymName().str() + ": kernel '" +
+                          kernelName + "'";
       json::Array gridSizes, blockSizes;
-      for (Value v : {grid.x, grid.y, grid.z, block.x, block.y, block.z}) {
+      std::array<int64_t, 6> sizes;
+      std::array<Value, 6> dims = {grid.x,  grid.y,  grid.z,
+                                   block.x, block.y, block.z};
+      for (auto [i, v] : llvm::enumerate(dims)) {
         std::optional<int64_t> size = constantInt(v);
         if (!size)
           return unsupported(&op, "launch size computed at run time");
+        sizes[i] = *size;
         (gridSizes.size() < 3 ? gridSizes : blockSizes).push_back(*size);
+      }
+      // CUDA's limits (runtime::kMaxGridDims, kMaxBlockDims), as the
+      // reader checks them.
+      for (int i = 0; i < 3; ++i) {
+        if (sizes[i] < 1 || sizes[i] > runtime::kMaxGridDims[i]) {
+          error = which + " would launch a grid of [" +
+                  std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) +
+                  ", " + std::to_string(sizes[2]) +
+                  "] blocks; CUDA allows x in [1, 2^31-1] and y, z in "
+                  "[1, 65535]";
+          return failure();
+        }
+        // Each block size is checked before the product (which fits then).
+        if (sizes[3 + i] < 1 || sizes[3 + i] > runtime::kMaxBlockDims[i] ||
+            (i == 2 &&
+             sizes[3] * sizes[4] * sizes[5] > runtime::kMaxThreadsPerBlock)) {
+          error = which + " would launch blocks of [" +
+                  std::to_string(sizes[3]) + ", " + std::to_string(sizes[4]) +
+                  ", " + std::to_string(sizes[5]) +
+                  "] threads; CUDA allows x, y in [1, 1024], z in [1, 64] "
+                  "and at most 1024 threads per block";
+          return failure();
+        }
       }
       int64_t shared = 0;
       if (Value dyn = launch.getDynamicSharedMemorySize()) {
@@ -277,20 +362,47 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
         if (!bytes)
           return unsupported(&op, "shared memory size computed at run time");
         shared = *bytes;
+        if (shared < 0 || shared > std::numeric_limits<int32_t>::max()) {
+          error = which + " would launch with " + std::to_string(shared) +
+                  " bytes of dynamic shared memory";
+          return failure();
+        }
       }
-      json::Array params;
+      json::Array params, signature;
       for (Value arg : launch.getKernelOperands()) {
+        std::optional<StringRef> kind = paramKind(arg.getType());
+        if (!kind) {
+          error = which + " takes a parameter of type " +
+                  typeName(arg.getType()) +
+                  ", which a manifest cannot pass (buffer, i32, i64 or f32)";
+          return failure();
+        }
+        json::Object entry{{"kind", *kind}};
+        if (auto memref = dyn_cast<MemRefType>(arg.getType());
+            memref && memref.hasStaticShape())
+          if (std::optional<int64_t> bytes = bufferBytes(memref))
+            entry["bytes"] = *bytes;
+        signature.push_back(std::move(entry));
         if (auto it = buffer.find(arg); it != buffer.end()) {
           params.push_back(json::Object{{"buffer", it->second}});
           continue;
         }
-        std::optional<json::Object> constant = constantParam(arg);
+        std::optional<json::Object> constant =
+            *kind == "buffer" ? std::nullopt : constantParam(arg, *kind);
         if (!constant)
           return unsupported(&op, "a kernel parameter computed at run time");
         params.push_back(std::move(*constant));
       }
+      auto [known, inserted] = signatures.try_emplace(kernelName, signature);
+      if (inserted) {
+        kernels.push_back(json::Object{{"name", kernelName},
+                                       {"params", std::move(signature)}});
+      } else if (known->second != signature) {
+        error = which + " is launched with two different signatures";
+        return failure();
+      }
       launches.push_back(json::Object{
-          {"kernel", launch.getKernelName().getValue().str()},
+          {"kernel", kernelName},
           {"grid", std::move(gridSizes)},
           {"block", std::move(blockSizes)},
           {"shared_memory_bytes", shared},
@@ -303,13 +415,14 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   }
 
   return json::Object{
-      {"format_version", 1},
+      {"format_version", runtime::kManifestFormatVersion},
       {"chip", options.chip},
       {"function", original.getSymName().str()},
       {"binary",
        json::Object{{"path", binaryPath.str()},
                     {"format", options.format == "bin" ? "cubin" : "ptx"}}},
       {"buffers", std::move(buffers)},
+      {"kernels", std::move(kernels)},
       {"launches", std::move(launches)},
       {"computes", std::move(computes.ops)},
       {"values", std::move(computes.values)}};

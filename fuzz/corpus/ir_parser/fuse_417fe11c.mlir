@@ -1,0 +1,10 @@
+func.func @compress_per_token_f8(%keys: tensor<1024x128xbf16>, %scores: tensor<1024xf32>)
+    -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>) {
+  %pooled, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64}
+      : (tensor<1024x128xbf16>, tensor<1024xf32>) -> (tensor<256x128xbf16>, tensor<256x4xf32>)
+  %q, %s = indexpool.quantize %pooled {pow2_scale}
+      : (tensor<256x128xbf16>) -> (tensor<256x128xf8E4M3FN>, tensor<256xf32>)
+  return %q, %s : tensor<256x128xf8E4M3FN>, tensor<256xf32>
+}
+
+

@@ -1,0 +1,9 @@
+func.func @no_compress_hidden_mismatch(%keys: tensor<1024x128xbf16>, %scores: tensor<1024xf32>)
+    -> (tensor<300x128xi8>, tensor<300xf32>) {
+  %pooled, %w = indexpool.pool %keys, %scores {pool_size = 4 : i64}
+      : (tensor<1024x128xbf16>, tensor<1024xf32>) -> (tensor<?x128xbf16>, tensor<256x4xf32>)
+  %q, %s = indexpool.quantize %pooled : (tensor<?x128xbf16>) -> (tensor<300x128xi8>, tensor<300xf32>)
+  return %q, %s : tensor<300x128xi8>, tensor<300xf32>
+}
+
+

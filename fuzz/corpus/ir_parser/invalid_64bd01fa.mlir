@@ -1,0 +1,6 @@
+func.func @select_segments_doubled_keys(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<8x16xf32>) {
+  %t = "indexpool.select"(%q, %w, %k, %k) <{k = 2 : i64, pool_size = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 2, 0, 0>}> : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<1x8xi32>
+  return
+}
+
+

@@ -1,0 +1,6 @@
+func.func @topk_valid_rank(%l: tensor<4x16xf32>, %len: tensor<4x1xi32>) {
+  %v, %i = indexpool.topk %l valid(%len) {k = 8 : i64} : (tensor<4x16xf32>, tensor<4x1xi32>) -> (tensor<4x8xf32>, tensor<4x8xi32>)
+  return
+}
+
+

@@ -1,0 +1,6 @@
+func.func @expand_tokens_beyond_i32(%i: tensor<1x1073741824xi32>) {
+  %t = indexpool.expand %i {pool_size = 4 : i64} : (tensor<1x1073741824xi32>) -> tensor<1x4294967296xi32>
+  return
+}
+
+

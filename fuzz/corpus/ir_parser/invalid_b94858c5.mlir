@@ -1,0 +1,6 @@
+func.func @compress_temperature_nan(%k: tensor<8x16xbf16>, %s: tensor<8xf32>) {
+  %q, %sc, %w = indexpool.compress %k, %s {pool_size = 4 : i64, temperature = 0x7FC00000 : f32} : (tensor<8x16xbf16>, tensor<8xf32>) -> (tensor<2x16xi8>, tensor<2xf32>, tensor<2x4xf32>)
+  return
+}
+
+

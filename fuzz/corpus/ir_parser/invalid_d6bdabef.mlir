@@ -1,0 +1,6 @@
+func.func @pool_pooled_rank(%k: tensor<8x8xf32>, %s: tensor<8xf32>) {
+  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64} : (tensor<8x8xf32>, tensor<8xf32>) -> (tensor<16xf32>, tensor<2x4xf32>)
+  return
+}
+
+

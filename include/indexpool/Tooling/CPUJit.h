@@ -1,0 +1,100 @@
+//===- CPUJit.h - lower a function to LLVM, JIT it, call it -----*- C++ -*-===//
+//
+// The CPU path of indexpool-run, shared with the differential fuzz target: a
+// function (and what it references) is cloned, lowered with the
+// indexpool-to-cpu pipeline, JIT-compiled by mlir::ExecutionEngine (O3,
+// OpenMP from libomp) and called through its C interface:
+//
+//   _mlir_ciface_NAME(Results *, Desc0 *, Desc1 *, ...)
+//
+// where every DescI is a ranked memref descriptor {allocated, aligned,
+// offset, sizes[rank], strides[rank]} (all 8-byte fields) and Results, only
+// present when the function has results, is one descriptor per result laid
+// out one after another. Results are allocated by the compiled code through
+// the buffer cache (Runtime/BufferCache.h) and freed here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_TOOLING_CPUJIT_H
+#define INDEXPOOL_TOOLING_CPUJIT_H
+
+#include "indexpool/Reference/HostTensor.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class ExecutionEngine;
+namespace func {
+class FuncOp;
+} // namespace func
+} // namespace mlir
+
+namespace mlir::indexpool {
+
+namespace ref = ::indexpool::ref;
+
+/// Registers the translations to LLVM IR that the JIT needs (builtin, LLVM,
+/// OpenMP) in the registry of the context that will hold the module.
+void registerCPUJitTranslations(DialectRegistry &registry);
+
+struct CPUJitOptions {
+  /// f32 lanes of the vectors the CPU loops over D use.
+  int64_t vectorWidth = 8;
+  /// When set (a chip name), the GPU kernels of that chip run on CPU threads,
+  /// one OpenMP thread per GPU thread (the GPU emulator); an unknown chip is
+  /// an error.
+  std::optional<std::string> emulatedGPU;
+  /// The program that prints "TOOL: error: ..." and exits when the GPU
+  /// emulator gets fewer OpenMP threads than a block has GPU threads.
+  std::string toolName = "indexpool-run";
+  /// Bounds-checked code: an access outside its buffer prints
+  /// "TOOL: error: bounds check failed ..." and exits with 1 (tests).
+  bool checkBounds = false;
+};
+
+/// One function JIT-compiled for the CPU, and the buffers of its inputs.
+class CPUJitFunction {
+public:
+  /// Lowers `func` (a clone of its module, pruned to what `func` references)
+  /// and JIT-compiles it. On failure returns null and sets `error` to one
+  /// line; the pipeline's own diagnostics go to the context's handler.
+  static std::unique_ptr<CPUJitFunction>
+  compile(func::FuncOp func, const CPUJitOptions &options, std::string &error);
+
+  ~CPUJitFunction();
+  CPUJitFunction(const CPUJitFunction &) = delete;
+  CPUJitFunction &operator=(const CPUJitFunction &) = delete;
+
+  /// Copies `inputs` (one per argument) into 64-byte aligned buffers in
+  /// their storage format: what every later call() passes.
+  void setInputs(ArrayRef<ref::HostTensor> inputs);
+
+  /// Calls the function once. On success `results` (when not null) holds its
+  /// results, checked against the shapes `predicted` by the reference
+  /// evaluator; their buffers are freed either way.
+  LogicalResult call(ArrayRef<ref::HostTensor> predicted,
+                     std::vector<ref::HostTensor> *results, std::string &error);
+
+private:
+  class AlignedBuffer;
+  CPUJitFunction(std::unique_ptr<ExecutionEngine> engine, std::string name,
+                 std::vector<int64_t> resultRanks);
+
+  std::unique_ptr<ExecutionEngine> engine;
+  /// "_mlir_ciface_NAME".
+  std::string name;
+  std::vector<int64_t> resultRanks;
+  std::vector<std::unique_ptr<AlignedBuffer>> buffers;
+  std::vector<std::vector<int64_t>> descriptors;
+};
+
+} // namespace mlir::indexpool
+
+#endif // INDEXPOOL_TOOLING_CPUJIT_H

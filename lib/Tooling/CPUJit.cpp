@@ -1,0 +1,319 @@
+//===- CPUJit.cpp - lower a function to LLVM, JIT it, call it -------------===//
+
+#include "indexpool/Tooling/CPUJit.h"
+
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolAttrs.h"
+#include "indexpool/Runtime/BufferCache.h"
+#include "indexpool/Runtime/Storage.h"
+#include "indexpool/Target/Chips.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#ifndef INDEXPOOL_LIBOMP_PATH
+#error "INDEXPOOL_LIBOMP_PATH must name the OpenMP runtime (set by CMake)"
+#endif
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using ref::ElementType;
+using ref::HostTensor;
+namespace runtime = ::indexpool::runtime;
+
+void mlir::indexpool::registerCPUJitTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and memref descriptors
+//===----------------------------------------------------------------------===//
+
+/// A 64-byte aligned host buffer holding one input in its storage format.
+class CPUJitFunction::AlignedBuffer {
+public:
+  explicit AlignedBuffer(size_t bytes)
+      : bytes(bytes), data(std::aligned_alloc(
+                          64, std::max<size_t>(64, (bytes + 63) / 64 * 64))) {}
+  ~AlignedBuffer() { std::free(data); }
+  AlignedBuffer(const AlignedBuffer &) = delete;
+  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+
+  size_t bytes;
+  void *data;
+};
+
+/// A ranked memref descriptor for a contiguous row-major buffer:
+/// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+static std::vector<int64_t> makeDescriptor(void *data,
+                                           ArrayRef<int64_t> shape) {
+  std::vector<int64_t> descriptor(3 + 2 * shape.size());
+  descriptor[0] = int64_t(reinterpret_cast<intptr_t>(data));
+  descriptor[1] = descriptor[0];
+  descriptor[2] = 0;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    descriptor[3 + d] = shape[d];
+    descriptor[3 + shape.size() + d] = stride;
+    stride *= shape[d];
+  }
+  return descriptor;
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering and JIT compilation
+//===----------------------------------------------------------------------===//
+
+/// Keeps `target` and every symbol it references (transitively); erases the
+/// other functions, so that unrelated functions cannot break the lowering.
+static void pruneModule(ModuleOp module, func::FuncOp target) {
+  llvm::SmallPtrSet<Operation *, 8> keep;
+  SmallVector<Operation *> worklist{target};
+  keep.insert(target);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    op->walk([&](Operation *nested) {
+      auto uses = SymbolTable::getSymbolUses(nested);
+      if (!uses)
+        return;
+      for (const SymbolTable::SymbolUse &use : *uses) {
+        Operation *symbol =
+            SymbolTable::lookupNearestSymbolFrom(nested, use.getSymbolRef());
+        if (symbol && keep.insert(symbol).second)
+          worklist.push_back(symbol);
+      }
+    });
+  }
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!keep.count(func))
+      func.erase();
+}
+
+/// The "TOOL" of the emulator's team-mismatch message (set by compile()).
+static std::string teamMismatchTool = "indexpool-run";
+
+/// Called by emulated GPU code when OpenMP gave a block another number of
+/// threads than it has GPU threads: its results would be wrong.
+extern "C" void teamMismatch(int32_t got, int32_t expected) {
+  llvm::errs() << teamMismatchTool << ": error: the GPU emulator got " << got
+               << " OpenMP threads for a block of " << expected
+               << " (OMP_THREAD_LIMIT?)\n";
+  std::_Exit(1);
+}
+
+CPUJitFunction::CPUJitFunction(std::unique_ptr<ExecutionEngine> engine,
+                               std::string name,
+                               std::vector<int64_t> resultRanks)
+    : engine(std::move(engine)), name(std::move(name)),
+      resultRanks(std::move(resultRanks)) {}
+
+CPUJitFunction::~CPUJitFunction() = default;
+
+std::unique_ptr<CPUJitFunction>
+CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
+                        std::string &error) {
+  MLIRContext *context = func->getContext();
+  StringRef name = func.getSymName();
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module) {
+    error = "@" + name.str() + " is not inside a module";
+    return nullptr;
+  }
+  std::vector<int64_t> resultRanks;
+  for (Type type : func.getResultTypes())
+    resultRanks.push_back(cast<RankedTensorType>(type).getRank());
+
+  // Lower a copy of the function (and what it references) to LLVM.
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
+  pruneModule(*lowered, loweredFunc);
+  loweredFunc->setAttr("llvm.emit_c_interface", UnitAttr::get(context));
+  // Inputs are read-only: the compiled code never writes into them.
+  for (unsigned i = 0, e = loweredFunc.getNumArguments(); i < e; ++i)
+    loweredFunc.setArgAttr(i, "bufferization.writable",
+                           BoolAttr::get(context, false));
+  PassManager pm(context, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm))) {
+    error = "bad pass manager options";
+    return nullptr;
+  }
+  bool emulateGPU = options.emulatedGPU.has_value();
+  if (emulateGPU) {
+    if (!::indexpool::target::lookupChip(*options.emulatedGPU)) {
+      error = "unknown chip '" + *options.emulatedGPU +
+              "'; known chips: " + ::indexpool::target::knownChipNames();
+      return nullptr;
+    }
+    // The emulated teams block in barriers: waiting threads must sleep, not
+    // spin, with hundreds of them on a few cores. Read when libomp starts.
+    setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
+  }
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.vectorWidth = options.vectorWidth;
+  pipelineOptions.checkBounds = options.checkBounds;
+  pipelineOptions.toolName = options.toolName;
+  if (emulateGPU) {
+    pipelineOptions.emulatedGPU = *options.emulatedGPU;
+    pipelineOptions.configureEmulatedGPU = !hasLaunchConfiguration(loweredFunc);
+  }
+  buildIndexPoolToCPUPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*lowered))) {
+    error = "lowering @" + name.str() +
+            " to the CPU failed (see the diagnostics above)";
+    return nullptr;
+  }
+
+  // JIT-compile at O3, with libomp for the OpenMP row loops.
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  StringRef libomp = INDEXPOOL_LIBOMP_PATH;
+  if (!llvm::sys::fs::exists(libomp)) {
+    error = "the OpenMP runtime " + libomp.str() +
+            " is missing (compiled CPU code runs its loops on OpenMP "
+            "threads)";
+    return nullptr;
+  }
+  SmallVector<StringRef> sharedLibs{libomp};
+  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
+                                               /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  engineOptions.sharedLibPaths = sharedLibs;
+  auto engineOrError = ExecutionEngine::create(*lowered, engineOptions);
+  if (!engineOrError) {
+    error = "JIT compilation of @" + name.str() +
+            " failed: " + llvm::toString(engineOrError.takeError());
+    return nullptr;
+  }
+  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOrError);
+  teamMismatchTool = options.toolName;
+  // Results are allocated through the buffer cache, so that repeated calls
+  // (--benchmark) reuse their output buffers instead of faulting in fresh
+  // pages every time.
+  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("malloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_malloc),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("free")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_free),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("indexpool_gpu_emulator_team_mismatch")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&teamMismatch),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  engine->initialize();
+  return std::unique_ptr<CPUJitFunction>(new CPUJitFunction(
+      std::move(engine), "_mlir_ciface_" + name.str(), std::move(resultRanks)));
+}
+
+//===----------------------------------------------------------------------===//
+// Calls
+//===----------------------------------------------------------------------===//
+
+void CPUJitFunction::setInputs(ArrayRef<HostTensor> inputs) {
+  buffers.clear();
+  descriptors.clear();
+  for (const HostTensor &input : inputs) {
+    buffers.push_back(std::make_unique<AlignedBuffer>(
+        size_t(input.numElements() * ref::elementTypeBytes(input.type))));
+    runtime::storeTensor(input, static_cast<char *>(buffers.back()->data));
+    descriptors.push_back(makeDescriptor(buffers.back()->data, input.shape));
+  }
+}
+
+LogicalResult CPUJitFunction::call(ArrayRef<HostTensor> predicted,
+                                   std::vector<HostTensor> *results,
+                                   std::string &error) {
+  size_t resultWords = 0;
+  for (int64_t rank : resultRanks)
+    resultWords += 3 + 2 * size_t(rank);
+  std::vector<int64_t> resultDescriptors(std::max<size_t>(resultWords, 1));
+
+  SmallVector<void *> parameters;
+  if (!resultRanks.empty())
+    parameters.push_back(resultDescriptors.data());
+  for (std::vector<int64_t> &descriptor : descriptors)
+    parameters.push_back(descriptor.data());
+  SmallVector<void *> packed;
+  for (void *&parameter : parameters)
+    packed.push_back(&parameter);
+
+  if (llvm::Error err = engine->invokePacked(name, packed)) {
+    error = "cannot call " + name + ": " + llvm::toString(std::move(err));
+    return failure();
+  }
+
+  // Free every result buffer exactly once, and never an input's.
+  llvm::SmallPtrSet<void *, 8> toFree;
+  llvm::SmallPtrSet<void *, 8> inputs;
+  for (auto &buffer : buffers)
+    inputs.insert(buffer->data);
+  size_t at = 0;
+  LogicalResult status = success();
+  for (auto [i, rank] : llvm::enumerate(resultRanks)) {
+    const int64_t *descriptor = &resultDescriptors[at];
+    at += 3 + 2 * size_t(rank);
+    auto *allocated = reinterpret_cast<void *>(intptr_t(descriptor[0]));
+    auto *aligned = reinterpret_cast<const char *>(intptr_t(descriptor[1]));
+    if (allocated && !inputs.count(allocated))
+      toFree.insert(allocated);
+    std::vector<int64_t> shape(descriptor + 3, descriptor + 3 + rank);
+    if (failed(status))
+      continue;
+    if (shape != predicted[i].shape) {
+      error = "internal error: result #" + std::to_string(i) + " is " +
+              ref::shapeString(shape) +
+              ", but the reference evaluator predicts " +
+              ref::shapeString(predicted[i].shape);
+      status = failure();
+      continue;
+    }
+    if (!results)
+      continue;
+    ElementType element = predicted[i].type;
+    HostTensor t = HostTensor::zeros(element, shape);
+    int64_t bytes = ref::elementTypeBytes(element);
+    const int64_t *strides = descriptor + 3 + rank;
+    // Strided reads: the layout the descriptor says, contiguous or not.
+    std::vector<int64_t> index(size_t(rank), 0);
+    for (size_t linear = 0; linear < t.data.size(); ++linear) {
+      int64_t offset = descriptor[2];
+      for (int64_t d = 0; d < rank; ++d)
+        offset += index[size_t(d)] * strides[d];
+      t.data[linear] = runtime::loadElement(aligned + offset * bytes, element);
+      for (int64_t d = rank; d-- > 0;) {
+        if (++index[size_t(d)] < shape[size_t(d)])
+          break;
+        index[size_t(d)] = 0;
+      }
+    }
+    results->push_back(std::move(t));
+  }
+  // The compiled code allocated them through the buffer cache.
+  for (void *pointer : toFree)
+    indexpool_cached_free(pointer);
+  return status;
+}
