@@ -115,6 +115,9 @@ private:
   void hadamard();
   void quantize();
   void dequantize();
+  void scoreOperands(const TensorSpec &query, int64_t n,
+                     std::vector<std::string> &operands,
+                     std::vector<TensorSpec> &operandTypes);
   void score();
   void topk();
   void expand();
@@ -239,21 +242,32 @@ void Generator::dequantize() {
   returns.push_back({r[0], result});
 }
 
-void Generator::score() {
-  int64_t m = size(1, 3), h = size(1, 4), d = size(1, 40), n = size(0, 40);
-  TensorSpec query{{m, h, d}, bytes.ConsumeBool() ? "f8E4M3FN" : keyType()};
+/// The operands score and select share: `query`, weights [M, H], keys
+/// [N, D] of a key or quantized type and, for quantized keys, scales [N].
+void Generator::scoreOperands(const TensorSpec &query, int64_t n,
+                              std::vector<std::string> &operands,
+                              std::vector<TensorSpec> &operandTypes) {
+  int64_t m = query.shape[0], h = query.shape[1], d = query.shape[2];
   TensorSpec weights{{m, h}, "f32"};
   bool quantized = bytes.ConsumeBool();
   TensorSpec keys{{n, d}, quantized ? quantType() : keyType()};
-  std::vector<std::string> operands{arg(query.shape, query.element),
-                                    arg(weights.shape, weights.element),
-                                    arg(keys.shape, keys.element)};
-  std::vector<TensorSpec> operandTypes{query, weights, keys};
+  operands = {arg(query.shape, query.element),
+              arg(weights.shape, weights.element),
+              arg(keys.shape, keys.element)};
+  operandTypes = {query, weights, keys};
   if (quantized) {
     TensorSpec scales{{n}, "f32"};
     operands.back() += " scales(" + arg(scales.shape, scales.element) + ")";
     operandTypes.push_back(scales);
   }
+}
+
+void Generator::score() {
+  int64_t m = size(1, 3), h = size(1, 4), d = size(1, 40), n = size(0, 40);
+  TensorSpec query{{m, h, d}, bytes.ConsumeBool() ? "f8E4M3FN" : keyType()};
+  std::vector<std::string> operands;
+  std::vector<TensorSpec> operandTypes;
+  scoreOperands(query, n, operands, operandTypes);
   TensorSpec logits{{m, n}, "f32"};
   std::vector<std::string> r =
       op("score", operands, operandTypes, "", {logits});
@@ -290,18 +304,10 @@ void Generator::expand() {
 void Generator::select() {
   int64_t m = size(1, 3), h = size(1, 4), d = size(1, 40), n = size(1, 40);
   int64_t k = size(1, n), p = pow2(1, 3);
-  TensorSpec query{{m, h, d}, keyType()}, weights{{m, h}, "f32"};
-  bool quantized = bytes.ConsumeBool();
-  TensorSpec keys{{n, d}, quantized ? quantType() : keyType()};
-  std::vector<std::string> operands{arg(query.shape, query.element),
-                                    arg(weights.shape, weights.element),
-                                    arg(keys.shape, keys.element)};
-  std::vector<TensorSpec> operandTypes{query, weights, keys};
-  if (quantized) {
-    TensorSpec scales{{n}, "f32"};
-    operands.back() += " scales(" + arg(scales.shape, scales.element) + ")";
-    operandTypes.push_back(scales);
-  }
+  TensorSpec query{{m, h, d}, keyType()};
+  std::vector<std::string> operands;
+  std::vector<TensorSpec> operandTypes;
+  scoreOperands(query, n, operands, operandTypes);
   if (bytes.ConsumeBool()) {
     TensorSpec valid{{m}, "i32"};
     operands.back() += " valid(" + arg(valid.shape, valid.element) + ")";

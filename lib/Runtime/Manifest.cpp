@@ -200,6 +200,21 @@ private:
     return v;
   }
 
+  /// `v` (named `field`) is an array.
+  bool checkArray(const json::Value &v, const std::string &field) {
+    if (!v.isArray())
+      return fail(v, field, "expected an array, got " + describeValue(v));
+    return true;
+  }
+
+  /// Required member `key` of `object`, an array; nullptr (after failing)
+  /// when it is missing or not an array.
+  const json::Value *arrayMember(const json::Value &object,
+                                 const std::string &field, const char *key) {
+    const json::Value *v = member(object, field, key);
+    return v && checkArray(*v, sub(field, key)) ? v : nullptr;
+  }
+
   static std::string sub(const std::string &field, const char *key) {
     return field.empty() ? key : field + "." + key;
   }
@@ -330,8 +345,8 @@ bool Reader::readBinary(const json::Value &v) {
 }
 
 bool Reader::readBuffers(const json::Value &v) {
-  if (!v.isArray())
-    return fail(v, "buffers", "expected an array, got " + describeValue(v));
+  if (!checkArray(v, "buffers"))
+    return false;
   for (size_t i = 0; i < v.elements.size(); ++i) {
     const json::Value &b = v.elements[i];
     std::string field = at("buffers", i);
@@ -423,8 +438,8 @@ bool Reader::readBuffers(const json::Value &v) {
 }
 
 bool Reader::readValues(const json::Value &v) {
-  if (!v.isArray())
-    return fail(v, "values", "expected an array, got " + describeValue(v));
+  if (!checkArray(v, "values"))
+    return false;
   std::map<int64_t, size_t> seen;
   for (size_t i = 0; i < v.elements.size(); ++i) {
     const json::Value &entry = v.elements[i];
@@ -506,8 +521,8 @@ static bool parseParamKind(const std::string &name, LaunchParam::Kind &kind) {
 }
 
 bool Reader::readKernels(const json::Value &v) {
-  if (!v.isArray())
-    return fail(v, "kernels", "expected an array, got " + describeValue(v));
+  if (!checkArray(v, "kernels"))
+    return false;
   for (size_t i = 0; i < v.elements.size(); ++i) {
     const json::Value &k = v.elements[i];
     std::string field = at("kernels", i);
@@ -520,13 +535,10 @@ bool Reader::readKernels(const json::Value &v) {
     if (out.findKernel(kernel.name))
       return fail(*name, sub(field, "name"),
                   "kernel '" + printable(kernel.name, '\'') + "' is declared twice");
-    const json::Value *params = member(k, field, "params");
+    const json::Value *params = arrayMember(k, field, "params");
     if (!params)
       return false;
     std::string pField = sub(field, "params");
-    if (!params->isArray())
-      return fail(*params, pField,
-                  "expected an array, got " + describeValue(*params));
     for (size_t j = 0; j < params->elements.size(); ++j) {
       const json::Value &p = params->elements[j];
       std::string paramField = at(pField, j);
@@ -557,8 +569,8 @@ bool Reader::readKernels(const json::Value &v) {
 }
 
 bool Reader::readLaunches(const json::Value &v) {
-  if (!v.isArray())
-    return fail(v, "launches", "expected an array, got " + describeValue(v));
+  if (!checkArray(v, "launches"))
+    return false;
   for (size_t i = 0; i < v.elements.size(); ++i) {
     Launch launch;
     std::string field = at("launches", i);
@@ -631,13 +643,10 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
       return false;
     launch.sharedMemoryBytes = uint32_t(bytes);
   }
-  const json::Value *params = member(v, field, "params");
+  const json::Value *params = arrayMember(v, field, "params");
   if (!params)
     return false;
   std::string pField = sub(field, "params");
-  if (!params->isArray())
-    return fail(*params, pField,
-                "expected an array, got " + describeValue(*params));
   for (size_t j = 0; j < params->elements.size(); ++j) {
     const json::Value &p = params->elements[j];
     std::string paramField = at(pField, j);
@@ -689,8 +698,8 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
 }
 
 bool Reader::readComputes(const json::Value &v) {
-  if (!v.isArray())
-    return fail(v, "computes", "expected an array, got " + describeValue(v));
+  if (!checkArray(v, "computes"))
+    return false;
   for (size_t i = 0; i < v.elements.size(); ++i) {
     Compute compute;
     if (!readCompute(v.elements[i], at("computes", i), compute))
