@@ -1,7 +1,7 @@
 //===- IndexPoolAttrs.td - indexpool attributes -----------*- tablegen -*-===//
 //
 // #indexpool.launch: the launch configuration --indexpool-configure chooses
-// for each op on one GPU (SPEC.md §4) and --indexpool-to-nvvm follows.
+// for each op on one GPU and --indexpool-to-nvvm follows.
 //
 //===----------------------------------------------------------------------===//
 

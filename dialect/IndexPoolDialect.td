@@ -1,7 +1,7 @@
 //===- IndexPoolDialect.td - the indexpool dialect --------*- tablegen -*-===//
 //
 // The dialect of the indexer key cache: pooling, rotation, quantization and
-// selection over pooled keys. SPEC.md §3 is the contract for every op here.
+// selection over pooled keys. docs/IndexPoolOps.md, generated from here, is the contract.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,6 @@
 //===- IndexPoolOps.td - indexpool operations -------------*- tablegen -*-===//
 //
-// The eleven ops of SPEC.md §3. Element types and shapes are checked by the
+// The eleven ops of the dialect. Element types and shapes are checked by the
 // C++ verifiers (IndexPoolOps.cpp) so that every message names its operand.
 //
 //===----------------------------------------------------------------------===//

@@ -12,7 +12,7 @@ def IndexPoolFuse : Pass<"indexpool-fuse", "func::FuncOp"> {
     `indexpool.compress` and `score -> topk -> expand` into one
     `indexpool.select`, but only when every intermediate value has no other
     user and the roundings of the chain are those the fused op performs
-    (SPEC.md §3): the pooled and rotated keys must be rounded to the keys'
+    (see docs/IndexPoolOps.md): the pooled and rotated keys must be rounded to the keys'
     element type, and the top-k values must be unused (select drops them).
     The pool's weights may have other users; they take compress's weights.
     The ops of a chain must sit in one block, and a chain whose dynamic
@@ -65,7 +65,7 @@ def IndexPoolConfigure : Pass<"indexpool-configure"> {
 
     `op` is the op's mnemonic. `shape_class` (optional; empty matches every
     shape) is a comma-separated list of conditions `NAME OP INTEGER`, OP one
-    of `=`, `!=`, `<`, `<=`, `>`, `>=`, over the sizes of SPEC.md §3 that
+    of `=`, `!=`, `<`, `<=`, `>`, `>=`, over the op sizes of docs/IndexPoolOps.md that
     the op has: T, G, D, P (pool, compress, residual, reconstruct), N and D
     (hadamard, quantize, dequantize), M, H, N, D (score, select, plus K and
     P for select), M, N, K (topk), M, K, P (expand). A condition on a size

@@ -1,7 +1,7 @@
 //===- IndexPoolOps.cpp - indexpool op verifiers --------------------------===//
 //
 // Every message names the operand or result it is about and says what was
-// expected, in the letters of SPEC.md §3 (T tokens, D head dim, P pool size,
+// expected, in the letters of docs/IndexPoolOps.md (T tokens, D head dim, P pool size,
 // G groups, M queries, H heads, N entries, K = k).
 //
 //===----------------------------------------------------------------------===//
@@ -25,7 +25,7 @@ static_assert(kShapeDynamic == ShapedType::kDynamic,
               "Shapes.h must agree with MLIR on the dynamic size marker");
 
 //===----------------------------------------------------------------------===//
-// Element type classes (SPEC §2)
+// Element type classes (docs/IndexPoolOps.md)
 //===----------------------------------------------------------------------===//
 
 static bool isKeyType(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }

@@ -3,7 +3,7 @@
 // An interpreter over one func.func: every value maps to a reference
 // HostTensor (or, for index scalars, an int64). Each op is checked with the
 // reference's check function before it runs, so that dynamic sizes that break
-// a relation of SPEC.md §3 end in one message, never in an assertion.
+// a relation of docs/IndexPoolOps.md end in one message, never in an assertion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -884,7 +884,7 @@ FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
 // Random inputs
 //===----------------------------------------------------------------------===//
 
-/// The name (SPEC §3, dialect/IndexPoolOps.td) of the operand that `use`
+/// The name (docs/IndexPoolOps.md, dialect/IndexPoolOps.td) of the operand that `use`
 /// fills; "" for an op that is not an indexpool one.
 static std::string operandNameOfUse(OpOperand &use) {
   Value v = use.get();

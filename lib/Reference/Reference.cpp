@@ -1,7 +1,7 @@
 //===- Reference.cpp - float64 reference evaluator of the ops -------------===//
 //
 // Straight loops over row-major data, in the order of the formulas of
-// SPEC.md §3. Clarity over speed: this is the oracle, not a kernel.
+// docs/IndexPoolOps.md. Clarity over speed: this is the oracle, not a kernel.
 //
 //===----------------------------------------------------------------------===//
 

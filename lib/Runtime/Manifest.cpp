@@ -53,7 +53,7 @@ const char *bufferRoleName(BufferRole role) {
 
 namespace {
 
-/// One op of SPEC §3 as the manifest spells it.
+/// One op of docs/IndexPoolOps.md as the manifest spells it.
 struct OpInfo {
   const char *name;
   /// Operand names in order; the first `requiredOperands` are required.

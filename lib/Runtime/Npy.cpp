@@ -405,7 +405,7 @@ bool npyToHostTensor(const NpyArray &array, ElementType type, HostTensor &out,
   for (size_t i = 0; i < out.data.size(); ++i) {
     double value = info->load(array.bytes.data() + i * size_t(info->itemSize));
     double converted = ref::roundTo(value, type);
-    // Floats round (SPEC §5); integers must fit exactly.
+    // Floats round to nearest even; integers must fit exactly.
     if (!info->isFloat && converted != value) {
       error = "element " + std::to_string(i) + " = " + formatNumber(value) +
               " is out of range for " + ref::elementTypeName(type);

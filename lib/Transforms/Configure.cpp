@@ -1,6 +1,6 @@
 //===- Configure.cpp - --indexpool-configure ------------------------------===//
 //
-// Attaches #indexpool.launch to every indexpool op (SPEC.md §4): the cost
+// Attaches #indexpool.launch to every indexpool op (docs/design.md): the cost
 // model's choice for the chip (CostModel.cpp), or the fields of the first
 // matching entry of a JSON tuning database. This file turns ops into the
 // model's plain description and reads the database; the model itself has no
@@ -43,7 +43,7 @@ namespace target = ::indexpool::target;
 
 namespace {
 
-/// An op's description for the model, and its sizes in SPEC.md §3 notation
+/// An op's description for the model, and its sizes in docs/IndexPoolOps.md notation
 /// (T, G, D, P, N, M, H, K) for the tuning database's shape classes.
 struct OpShape {
   cost::OpDesc desc;

@@ -1,7 +1,7 @@
 //===- Fuse.cpp - --indexpool-fuse ----------------------------------------===//
 //
 // Rewrites pool -> [hadamard] -> quantize into compress and score -> topk ->
-// expand into select (SPEC.md §3-4). A chain is fused only when the fused op
+// expand into select (docs/IndexPoolOps.md). A chain is fused only when the fused op
 // computes exactly what it did: no intermediate value is seen by anyone else,
 // and the roundings between the steps are those the fused op performs.
 //

@@ -1,7 +1,5 @@
 //===- indexpool-launch.cpp - run compiled kernels from their manifest ----===//
 //
-// SPEC.md §5:
-//
 //   indexpool-launch MANIFEST.json [--input=@a.npy ... | --random-inputs=SEED]
 //       [--output=@out.npy ...] [--verify] [--benchmark=N] [--device=N]
 //

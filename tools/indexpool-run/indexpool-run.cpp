@@ -1,6 +1,6 @@
 //===- indexpool-run.cpp - compile one function and run it ----------------===//
 //
-// SPEC.md §5, modeled on iree-run-module:
+// Modeled on iree-run-module:
 //
 //   indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]
 //       [--random-inputs=SEED] [--input-shape=I:AxBxC ...]

@@ -1,6 +1,6 @@
 //===- Numerics.h - element types, rounding and bit encodings ---*- C++ -*-===//
 //
-// The number formats of SPEC.md §2 as seen from float64: every narrow value is
+// The number formats of docs/IndexPoolOps.md as seen from float64: every narrow value is
 // held as the double it denotes, and each roundTo* below rounds a double to
 // the nearest value of the format (ties to even) in ONE step, so no result is
 // double-rounded through f32. Plain C++17, no LLVM/MLIR.

@@ -39,7 +39,7 @@ enum class InputDistribution {
   Default,
 };
 
-/// The distribution of operand `operand` of op `op` (both as SPEC §3 and
+/// The distribution of operand `operand` of op `op` (both as docs/IndexPoolOps.md and
 /// dialect/IndexPoolOps.td name them, e.g. "score" / "keys", without the
 /// "indexpool." prefix), `operandType` the operand's element type (keys of
 /// score and select are codes when quantized). Default for an op or operand

@@ -1,6 +1,6 @@
 //===- Reference.h - float64 reference evaluator of the ops -----*- C++ -*-===//
 //
-// One free function per op of SPEC.md §3: the arithmetic runs in float64 and
+// One free function per op of docs/IndexPoolOps.md: the arithmetic runs in float64 and
 // each result is rounded once, at the end, to its element type (weights,
 // scales, logits and top-k values to f32). This is the oracle that
 // `indexpool-run --verify` and the tests compare the kernels against.

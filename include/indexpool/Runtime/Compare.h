@@ -1,6 +1,6 @@
 //===- Compare.h - results against the float64 reference --------*- C++ -*-===//
 //
-// The tolerances of --verify (SPEC §2, docs/design.md "Verification"), shared
+// The tolerances of --verify (docs/IndexPoolOps.md, docs/design.md "Verification"), shared
 // by indexpool-run (through the evaluator over the IR) and indexpool-launch
 // (through a manifest's computes). MLIR-free: it builds on a GPU machine
 // that has only a C++ compiler.
@@ -56,7 +56,7 @@ struct Comparison {
 /// Special values must match exactly: NaN where the reference is NaN, the
 /// same infinity where it is infinite, and a bf16 / f16 / f8E4M3FN NaN must
 /// be the canonical positive one (a quantized row with a NaN scale is all
-/// 0x7F codes). Beyond that, tolerances by element type (SPEC §2, --verify):
+/// 0x7F codes). Beyond that, tolerances by element type (docs/IndexPoolOps.md, --verify):
 ///  - f32: normwise relative error max|a-r| / max|r| <= 1e-5, non-finite
 ///    values equal;
 ///  - f16, bf16: every element within one ulp of the reference value plus

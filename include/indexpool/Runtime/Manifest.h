@@ -130,7 +130,7 @@ struct Compute {
   /// The op name without "indexpool.": pool, hadamard, quantize, dequantize,
   /// residual, reconstruct, score, topk, expand, compress, select.
   std::string op;
-  /// Operand name -> id, in the op's operand order (SPEC §3 and
+  /// Operand name -> id, in the op's operand order (docs/IndexPoolOps.md and
   /// dialect/IndexPoolOps.td: keys, scores, bias, ...); absent optional
   /// operands are left out.
   std::vector<std::pair<std::string, int64_t>> operands;

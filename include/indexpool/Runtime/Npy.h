@@ -2,7 +2,7 @@
 //
 // Reads and writes NumPy .npy files (format versions 1.0 and 2.0, C order,
 // little-endian) and converts them to and from reference HostTensors, as
-// SPEC.md §5 asks of indexpool-run: bf16/f16/f8 inputs come from float
+// What indexpool-run --help states: bf16/f16/f8 inputs come from float
 // arrays with round-to-nearest-even, and such results go out as float32.
 // No exceptions: every function reports failure through its return value
 // and an error string, so the code links into -fno-exceptions tools.

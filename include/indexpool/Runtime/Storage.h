@@ -26,7 +26,7 @@ double loadElement(const char *bytes, ref::ElementType type);
 ref::HostTensor unpackTensor(const char *bytes, ref::ElementType type,
                              const std::vector<int64_t> &shape);
 
-/// SPEC §5: f32/f16/bf16/f8E4M3FN arguments are read from float32 or
+/// As indexpool-run --help states: f32/f16/bf16/f8E4M3FN arguments are read from float32 or
 /// float16 arrays, i8 from int8, i32 from int32. "" when the .npy `dtype`
 /// fits `type`, else what would ("float32 or float16").
 std::string expectedNpyDtypes(const std::string &dtype, ref::ElementType type);

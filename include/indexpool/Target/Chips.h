@@ -1,6 +1,6 @@
 //===- Chips.h - the per-chip facts of the NVIDIA GPUs we target -*- C++ -*-===//
 //
-// One entry per chip (SPEC.md §4): the facts the cost model of
+// One entry per chip (docs/design.md): the facts the cost model of
 // --indexpool-configure needs, each number with its source in Chips.cpp.
 // Plain C++17, no LLVM or MLIR: the runtime-only build uses it too. At run
 // time the CUDA runtime reads the real device attributes and prefers them;

@@ -69,7 +69,7 @@ struct Computes {
 };
 } // namespace
 
-/// The named operands and the properties of one op, as SPEC §3 names them.
+/// The named operands and the properties of one op, as docs/IndexPoolOps.md names them.
 static std::pair<json::Object, json::Object> describe(Operation *op,
                                                       Computes &c) {
   json::Object operands, props;
