@@ -14,6 +14,7 @@
 #include "indexpool/Runtime/Json.h"
 #include "indexpool/Runtime/Manifest.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -27,17 +28,21 @@ static bool isOneLine(const std::string &text) {
 
 static void checkManifest(const runtime::Manifest &manifest) {
   for (const runtime::Buffer &buffer : manifest.buffers) {
-    int64_t elements = 1;
+    // The element count in 128 bits: no size is negative and the byte size
+    // fits int64.
+    __int128 elements = 1;
+    bool zero = false;
     for (int64_t size : buffer.shape) {
       if (size < 0)
         finding("accepted a negative size in buffer " +
                 std::to_string(buffer.id));
-      if (size != 0 &&
-          elements > std::numeric_limits<int64_t>::max() / 8 / size)
-        finding("accepted buffer " + std::to_string(buffer.id) +
-                " whose byte size overflows");
-      elements *= size;
+      zero |= size == 0;
+      // Saturating at 2^64 keeps the product in 128 bits.
+      elements = zero ? 0 : std::min<__int128>(elements * size, __int128(1) << 64);
     }
+    if (elements > std::numeric_limits<int64_t>::max() / 8)
+      finding("accepted buffer " + std::to_string(buffer.id) +
+              " whose byte size overflows");
     if (buffer.numElements() != elements || buffer.sizeInBytes() < 0)
       finding("buffer " + std::to_string(buffer.id) +
               " has inconsistent sizes");

@@ -7,9 +7,13 @@
 namespace indexpool::ref {
 
 int64_t numElements(const std::vector<int64_t> &shape) {
+  for (int64_t size : shape)
+    if (size == 0)
+      return 0;
   int64_t count = 1;
   for (int64_t size : shape)
-    count *= size;
+    if (size < 0 || __builtin_mul_overflow(count, size, &count))
+      return -1;
   return count;
 }
 

@@ -220,7 +220,7 @@ double qmax(ElementType quantizedType) {
   assert((quantizedType == ElementType::I8 ||
           quantizedType == ElementType::F8E4M3FN) &&
          "qmax of a non-quantized type");
-  return quantizedType == ElementType::I8 ? 127 : 448;
+  return quantizedType == ElementType::I8 ? kI8Max : kF8E4M3FNMax;
 }
 
 double quantizationScale(double absmax, ElementType quantizedType,

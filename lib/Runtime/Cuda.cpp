@@ -215,27 +215,6 @@ std::string DeviceInfo::describe() const {
   return text;
 }
 
-bool parseChip(const std::string &chip, int &major, int &minor,
-               bool &archSpecific) {
-  if (chip.compare(0, 3, "sm_") != 0)
-    return false;
-  size_t end = 3;
-  while (end < chip.size() && chip[end] >= '0' && chip[end] <= '9')
-    ++end;
-  size_t digits = end - 3;
-  if (digits < 2 || digits > 4)
-    return false;
-  archSpecific = false;
-  if (end < chip.size()) {
-    if (end + 1 != chip.size() || chip[end] < 'a' || chip[end] > 'z')
-      return false;
-    archSpecific = true;
-  }
-  major = std::atoi(chip.substr(3, digits - 1).c_str());
-  minor = chip[end - 1] - '0';
-  return true;
-}
-
 //===----------------------------------------------------------------------===//
 // CudaDevice
 //===----------------------------------------------------------------------===//

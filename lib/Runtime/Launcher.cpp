@@ -3,6 +3,7 @@
 #include "indexpool/Runtime/Launcher.h"
 
 #include "indexpool/Reference/Numerics.h"
+#include "indexpool/Target/Chips.h"
 
 #include <cstring>
 #include <limits>
@@ -31,7 +32,7 @@ bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
                             const DeviceInfo &device, std::string &error) {
   int major, minor;
   bool archSpecific;
-  if (!parseChip(chip, major, minor, archSpecific)) {
+  if (!target::parseChipName(chip, major, minor, archSpecific)) {
     error = "unknown chip '" + chip + "'";
     return false;
   }

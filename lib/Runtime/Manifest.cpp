@@ -496,16 +496,16 @@ bool Reader::readShape(const json::Value &shape, const std::string &field,
   if (!shape.isArray())
     return fail(shape, field,
                 "expected an array of sizes, got " + describeValue(shape));
-  int64_t elements = 1;
   for (size_t d = 0; d < shape.elements.size(); ++d) {
     int64_t size;
     if (!integer(shape.elements[d], at(field, d), 0, kMaxBufferElements, size))
       return false;
-    if (size != 0 && elements > kMaxBufferElements / size)
-      return fail(shape, field, "more than 2^40 elements");
-    elements *= size;
     sizes.push_back(size);
   }
+  // The total, not a running product: a zero size anywhere makes 0.
+  int64_t elements = ref::numElements(sizes);
+  if (elements < 0 || elements > kMaxBufferElements)
+    return fail(shape, field, "more than 2^40 elements");
   return true;
 }
 

@@ -79,14 +79,14 @@ std::string unsupportedDtype(std::string_view dtype) {
 }
 
 /// Element count of `shape` times `itemSize`, or -1 when that overflows.
+/// A zero size makes 0 whatever the other sizes are, so the answer does not
+/// depend on the itemSize or on the order of the sizes.
 int64_t byteCount(const std::vector<int64_t> &shape, int64_t itemSize) {
-  int64_t bytes = itemSize;
-  for (int64_t size : shape) {
-    if (size != 0 && bytes > std::numeric_limits<int64_t>::max() / size)
-      return -1;
-    bytes *= size;
-  }
-  return bytes;
+  int64_t elements = ref::numElements(shape);
+  if (elements < 0 || (elements != 0 &&
+                       itemSize > std::numeric_limits<int64_t>::max() / elements))
+    return -1;
+  return elements * itemSize;
 }
 
 std::string formatNumber(double value) {

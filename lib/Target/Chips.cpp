@@ -35,8 +35,7 @@ namespace indexpool::target {
 
 // Facts shared by every chip in the table [CC], checked for 10.0/12.0
 // [BW-TG] and 12.0 [DQ]: 1024 threads per block, 64K 32-bit registers per
-// SM, 255 registers per thread.
-static constexpr int kMaxThreadsPerBlock = 1024;
+// SM, 255 registers per thread (kMaxThreadsPerBlock in Chips.h).
 static constexpr int kRegistersPerSM = 64 * 1024;
 static constexpr int kMaxRegistersPerThread = 255;
 
@@ -215,6 +214,37 @@ std::string knownChipNames() {
     names += chip.name;
   }
   return names;
+}
+
+std::string threadsPerBlockRule(int64_t threads) {
+  if (threads >= kWarpSize && threads <= kMaxThreadsPerBlock &&
+      threads % kWarpSize == 0)
+    return "";
+  return "threads-per-block must be a multiple of 32 in [32, 1024], got " +
+         std::to_string(threads);
+}
+
+bool parseChipName(std::string_view name, int &major, int &minor,
+                   bool &archSpecific) {
+  if (name.substr(0, 3) != "sm_")
+    return false;
+  size_t end = 3;
+  while (end < name.size() && name[end] >= '0' && name[end] <= '9')
+    ++end;
+  size_t digits = end - 3;
+  if (digits < 2 || digits > 4)
+    return false;
+  archSpecific = false;
+  if (end < name.size()) {
+    if (end + 1 != name.size() || name[end] < 'a' || name[end] > 'z')
+      return false;
+    archSpecific = true;
+  }
+  major = 0;
+  for (size_t i = 3; i + 1 < end; ++i)
+    major = 10 * major + (name[i] - '0');
+  minor = name[end - 1] - '0';
+  return true;
 }
 
 } // namespace indexpool::target

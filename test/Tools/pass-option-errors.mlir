@@ -21,6 +21,10 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx && count 1 < %t.ptx
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_89 ptx=80" 2> %t.ptxold
 // RUN: FileCheck %s --check-prefix=PTXOLD < %t.ptxold && count 1 < %t.ptxold
+// RUN: not indexpool-opt %s --pass-pipeline="builtin.module(indexpool-to-nvvm{chip=sm_99})" 2> %t.textual
+// RUN: FileCheck %s --check-prefix=TEXTUAL < %t.textual && count 1 < %t.textual
+// RUN: not indexpool-opt %s --pass-pipeline="builtin.module(indexpool-to-nvvm{chip=sm_90 format=elf})" 2> %t.textfmt
+// RUN: FileCheck %s --check-prefix=FORMAT < %t.textfmt && count 1 < %t.textfmt
 // RUN: not indexpool-opt %s --indexpool-configure=chip=sm_99 2> %t.configure
 // RUN: FileCheck %s --check-prefix=CONFIGURE < %t.configure && count 1 < %t.configure
 
@@ -33,6 +37,8 @@
 // VW: error: indexpool-to-nvvm: vector-width must be a power of two, got 3
 // PTX: error: indexpool-to-nvvm: ptx=5 is not a PTX ISA version for sm_90: use 78 (the default) up to 90
 // PTXOLD: error: indexpool-to-nvvm: ptx=80 is not a PTX ISA version for sm_89: use 81 (the default) up to 90
+// TEXTUAL: error: indexpool-to-nvvm: unknown chip 'sm_99'; known chips: sm_80,
+// FORMAT: error: indexpool-to-nvvm: format must be isa, bin or fatbin, got 'elf'
 // CONFIGURE: error: --indexpool-configure: unknown chip 'sm_99'; known chips: sm_80,
 
 func.func @f(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {

@@ -273,6 +273,28 @@ TEST_F(NpyTest, ShapeTooLargeForTheAddressSpace) {
                                   "elements (the limit of host tensors)");
 }
 
+TEST_F(NpyTest, AZeroSizeMakesAnEmptyArrayWhateverTheOtherSizes) {
+  // The other sizes' product fits int64 for 1-byte items but not for 4-byte
+  // ones: the element count is 0 either way, and what is read is written
+  // back unchanged (a fuzz finding).
+  writeBytes(npyFile("{'descr': '<f4', 'fortran_order': False, "
+                     "'shape': (8000000000, 355369148, 0, 4), }",
+                     ""));
+  NpyArray array;
+  std::string error;
+  ASSERT_TRUE(readNpy(path(), array, error)) << error;
+  EXPECT_EQ(array.shape,
+            (std::vector<int64_t>{8000000000, 355369148, 0, 4}));
+  EXPECT_TRUE(array.bytes.empty());
+  ASSERT_TRUE(writeNpy(path(), array, error)) << error;
+  NpyArray again;
+  ASSERT_TRUE(readNpy(path(), again, error)) << error;
+  EXPECT_EQ(again.shape, array.shape);
+  EXPECT_EQ(ref::numElements({1 << 30, 1 << 30, 1 << 30, 0}), 0);
+  EXPECT_EQ(ref::numElements({int64_t(1) << 32, int64_t(1) << 32}), -1);
+  EXPECT_EQ(ref::numElements({}), 1);
+}
+
 TEST_F(NpyTest, HeaderLongerThanTheLimit) {
   // Version 2.0 declares its header length in 4 bytes: 2^20 + 1 here.
   std::string file = std::string("\x93NUMPY") + char(2) + '\0';

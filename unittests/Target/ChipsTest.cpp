@@ -107,3 +107,37 @@ TEST(Chips, PtxVersionsAreTheOnesLLVMEmits) {
     EXPECT_FALSE(isPtxVersion(bad)) << bad;
   EXPECT_TRUE(isPtxVersion(kNewestPtxVersion));
 }
+
+TEST(Chips, OneThreadsPerBlockRule) {
+  for (int64_t ok : {32, 64, 256, 992, 1024})
+    EXPECT_EQ(threadsPerBlockRule(ok), "") << ok;
+  for (int64_t bad : {-32, 0, 1, 31, 33, 48, 1056, 2048})
+    EXPECT_EQ(threadsPerBlockRule(bad),
+              "threads-per-block must be a multiple of 32 in [32, 1024], "
+              "got " +
+                  std::to_string(bad));
+}
+
+TEST(Chips, ChipNamesParseWithoutTheTable) {
+  int major = -1, minor = -1;
+  bool arch = false;
+  ASSERT_TRUE(parseChipName("sm_90a", major, minor, arch));
+  EXPECT_EQ(major * 10 + minor, 90);
+  EXPECT_TRUE(arch);
+  ASSERT_TRUE(parseChipName("sm_120", major, minor, arch));
+  EXPECT_EQ(major, 12);
+  EXPECT_EQ(minor, 0);
+  EXPECT_FALSE(arch);
+  // Not in the table, still a chip name (a runtime compares capabilities).
+  ASSERT_TRUE(parseChipName("sm_75", major, minor, arch));
+  EXPECT_EQ(major * 10 + minor, 75);
+  for (const char *bad : {"sm_9", "compute_90", "sm_90ab", "sm_90A", "sm_",
+                          "sm_12345", "", "90"})
+    EXPECT_FALSE(parseChipName(bad, major, minor, arch)) << bad;
+  // Every table entry parses to its own capability.
+  for (const ChipInfo &chip : allChips()) {
+    ASSERT_TRUE(parseChipName(chip.name, major, minor, arch)) << chip.name;
+    EXPECT_EQ(major * 10 + minor, chip.computeCapability) << chip.name;
+    EXPECT_EQ(arch, chip.archSpecific) << chip.name;
+  }
+}

@@ -16,7 +16,8 @@
 
 namespace indexpool::ref {
 
-/// Product of the sizes (1 for rank 0).
+/// Product of the sizes (1 for rank 0; 0 when any size is 0, whatever the
+/// others are); -1 when a size is negative or the product overflows int64.
 int64_t numElements(const std::vector<int64_t> &shape);
 /// "[4, 128]"; "[]" for rank 0. For error messages.
 std::string shapeString(const std::vector<int64_t> &shape);

@@ -51,7 +51,19 @@ double decodeF16(uint16_t bits);
 uint8_t encodeF8E4M3FN(double x);
 double decodeF8E4M3FN(uint8_t bits);
 
-/// The largest quantized magnitude: 127 for I8, 448 for F8E4M3FN.
+/// The constants of the quantized formats, named once for every layer (the
+/// reference, the CPU and GPU code generators, the verifier's messages).
+/// f8E4M3FN: largest finite 448, smallest normal 2^-6, smallest subnormal
+/// 2^-9, NaN codes 0x7F / 0xFF, no infinities.
+constexpr double kF8E4M3FNMax = 448.0;
+constexpr double kF8E4M3FNMinNormal = 0x1p-6;
+constexpr double kF8E4M3FNMinSubnormal = 0x1p-9;
+constexpr uint8_t kF8E4M3FNNaN = 0x7F;
+/// i8 codes are symmetric: [-127, 127] (-128 is never produced).
+constexpr double kI8Max = 127.0;
+
+/// The largest quantized magnitude: kI8Max for I8, kF8E4M3FNMax for
+/// F8E4M3FN.
 double qmax(ElementType quantizedType);
 
 /// The f32 scale of indexpool.quantize for a row whose absmax (already

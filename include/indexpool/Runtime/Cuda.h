@@ -133,11 +133,6 @@ private:
   void *context = nullptr;
 };
 
-/// The compute capability of a chip name: "sm_90a" -> {9, 0, true}. False
-/// when `chip` is not of the form sm_<major><minor>[a-z].
-bool parseChip(const std::string &chip, int &major, int &minor,
-               bool &archSpecific);
-
 } // namespace indexpool::runtime
 
 #endif // INDEXPOOL_RUNTIME_CUDA_H

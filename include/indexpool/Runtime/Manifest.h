@@ -25,6 +25,7 @@
 #define INDEXPOOL_RUNTIME_MANIFEST_H
 
 #include "indexpool/Reference/Numerics.h"
+#include "indexpool/Target/Chips.h"
 
 #include <array>
 #include <cstdint>
@@ -44,13 +45,11 @@ constexpr int64_t kManifestFormatVersion = 2;
 /// for these element types; it keeps byte counts from overflowing).
 constexpr int64_t kMaxBufferElements = int64_t(1) << 40;
 
-/// Launch limits every chip from sm_80 to sm_120 has (CUDA C++ Programming
-/// Guide, "Features and Technical Specifications", compute capabilities
-/// table); a device's own limits are checked at launch. The reader rejects
+/// The launch limits of every chip (Target/Chips.h): the reader rejects
 /// launches beyond them and indexpool-compile refuses to write them.
-constexpr std::array<int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
-constexpr std::array<int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
-constexpr int64_t kMaxThreadsPerBlock = 1024;
+using target::kMaxBlockDims;
+using target::kMaxGridDims;
+using target::kMaxThreadsPerBlock;
 
 enum class BufferRole {
   /// Device memory the runtime fills from an input (`index`: its position).

@@ -10,6 +10,8 @@
 #ifndef INDEXPOOL_TARGET_CHIPS_H
 #define INDEXPOOL_TARGET_CHIPS_H
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,27 @@ struct ChipInfo {
   /// cvt.rn.satfinite.e4m3x2.f32 (nvvm.convert.f32x2.to.f8x2): sm_89+.
   bool hasFp8Convert;
 };
+
+/// Limits every chip from sm_80 to sm_120 has (CUDA C++ Programming Guide,
+/// "Features and Technical Specifications", compute capabilities table); a
+/// device's own limits are checked at launch.
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr std::array<int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
+constexpr std::array<int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
+
+/// The one rule for a threads-per-block option or launch attribute: whole
+/// warps, at most kMaxThreadsPerBlock. "" when `threads` satisfies it, else
+/// "threads-per-block must be a multiple of 32 in [32, 1024], got N".
+std::string threadsPerBlockRule(int64_t threads);
+
+/// A chip name as nvcc and LLVM spell it, "sm_" + compute capability digits
+/// (the last one the minor version) + an optional lower-case letter
+/// ("sm_90a": architecture-specific), parsed whether or not the table has
+/// the chip (a runtime compares it with the device's capability). False for
+/// anything else.
+bool parseChipName(std::string_view name, int &major, int &minor,
+                   bool &archSpecific);
 
 /// The entry named `name` ("sm_90"), or nullptr when there is none.
 const ChipInfo *lookupChip(std::string_view name);

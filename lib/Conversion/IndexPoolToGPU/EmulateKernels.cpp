@@ -12,6 +12,7 @@
 #include "indexpool/Conversion/Passes.h"
 
 #include "../IndexPoolToLoops/Emitter.h"
+#include "LaunchLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -162,6 +163,11 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
       !launch.getBody().hasOneBlock())
     return launch.emitOpError("the GPU emulator handles one-block bodies "
                               "with static workgroup buffers only");
+  // The launches the GPU path refuses, refused here too.
+  if (failed(indexpool::checkLaunchLimits(launch.getLoc(),
+                               launch.getGridSizeOperandValues(),
+                               launch.getBlockSizeOperandValues())))
+    return failure();
   Type i32 = b.getI32Type();
 
   // Buffers shared by the team, allocated once for all blocks: the kernels

@@ -9,6 +9,8 @@
 
 #include "indexpool/Conversion/Passes.h"
 
+#include "LaunchLimits.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AttrTypeSubElements.h"
@@ -70,38 +72,12 @@ struct IndexPoolMergeKernelModules
   LogicalResult dropEmptyLaunches() {
     SmallVector<gpu::LaunchFuncOp> empty;
     WalkResult result = getOperation().walk([&](gpu::LaunchFuncOp launch) {
-      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-      struct Dim {
-        Value size;
-        const char *what;
-        int64_t max;
-      };
-      Dim dims[] = {{grid.x, "blocks in grid dimension x", 2147483647},
-                    {grid.y, "blocks in grid dimension y", 65535},
-                    {grid.z, "blocks in grid dimension z", 65535},
-                    {block.x, "threads per block in x", 1024},
-                    {block.y, "threads per block in y", 1024},
-                    {block.z, "threads per block in z", 64}};
-      bool isEmpty = false;
-      for (const Dim &d : dims) {
-        std::optional<int64_t> size = getConstantIntValue(d.size);
-        if (!size)
-          continue;
-        if (*size == 0) {
-          isEmpty = true;
-          continue;
-        }
-        if (*size < 0 || *size > d.max) {
-          // At the op's location, without the launch printed after it.
-          emitError(launch.getLoc())
-              << "the GPU kernel of this op needs " << *size << " " << d.what
-              << ", beyond CUDA's limit of " << d.max
-              << ": split the op into smaller ones";
-          return WalkResult::interrupt();
-        }
-      }
-      if (isEmpty)
+      FailureOr<bool> isEmpty = indexpool::checkLaunchLimits(
+          launch.getLoc(), launch.getGridSizeOperandValues(),
+          launch.getBlockSizeOperandValues());
+      if (failed(isEmpty))
+        return WalkResult::interrupt();
+      if (*isEmpty)
         empty.push_back(launch);
       return WalkResult::advance();
     });

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -151,6 +152,73 @@ struct GPUPipelineCLOptions
 };
 } // namespace
 
+/// The checked options of a textual `indexpool-to-nvvm{...}`, or the one
+/// line that says what is wrong with them.
+static FailureOr<mlir::indexpool::GPUPipelineOptions>
+checkPipelineOptions(const GPUPipelineCLOptions &cl, std::string &error) {
+  FailureOr<mlir::indexpool::GPUPipelineOptions> chipOptions =
+      mlir::indexpool::gpuPipelineOptionsFor(cl.chip, error);
+  if (failed(chipOptions))
+    return failure();
+  mlir::indexpool::GPUPipelineOptions options = *chipOptions;
+  auto fail = [&](const Twine &why) {
+    error = why.str();
+    return failure();
+  };
+  options.format = cl.format;
+  if (options.format != "isa" && options.format != "bin" &&
+      options.format != "fatbin")
+    return fail("format must be isa, bin or fatbin, got '" + options.format +
+                "'");
+  if (cl.ptxVersion) {
+    // LLVM would ignore an unknown version with a warning per kernel module
+    // and emit its default one.
+    if (!::indexpool::target::isPtxVersion(cl.ptxVersion) ||
+        cl.ptxVersion < options.ptxVersion)
+      return fail("ptx=" + Twine(cl.ptxVersion) +
+                  " is not a PTX ISA version for " + options.chip + ": use " +
+                  Twine(options.ptxVersion) + " (the default) up to " +
+                  Twine(::indexpool::target::kNewestPtxVersion));
+    options.ptxVersion = cl.ptxVersion;
+  }
+  if (cl.threadsPerBlock < 32 || cl.threadsPerBlock > 1024 ||
+      cl.threadsPerBlock % 32 != 0)
+    return fail("threads-per-block must be a multiple of 32 in [32, 1024], "
+                "got " +
+                Twine(cl.threadsPerBlock));
+  options.threadsPerBlock = cl.threadsPerBlock;
+  // The rule of --indexpool-to-loops, checked here so that the error comes
+  // before the pipeline runs.
+  if (cl.vectorWidth < 1 || (cl.vectorWidth & (cl.vectorWidth - 1)))
+    return fail("vector-width must be a power of two, got " +
+                Twine(cl.vectorWidth));
+  options.vectorWidth = cl.vectorWidth;
+  if (const char *cuda = std::getenv("CUDA_HOME"))
+    options.cudaToolkit = cuda;
+  return options;
+}
+
+namespace {
+/// Stands for a pipeline whose options are wrong: fails before any IR is
+/// touched with the one line that says why. Failing in the pipeline builder
+/// instead would add a second line from MLIR's textual pipeline parser
+/// ("failed to add `indexpool-to-nvvm` with options ...").
+struct RejectPipelineOptions
+    : public PassWrapper<RejectPipelineOptions, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectPipelineOptions)
+  explicit RejectPipelineOptions(std::string message)
+      : message(std::move(message)) {}
+  StringRef getArgument() const override {
+    return "indexpool-to-nvvm-options";
+  }
+  LogicalResult initialize(MLIRContext *context) override {
+    return emitError(UnknownLoc::get(context)) << message;
+  }
+  void runOnOperation() override {}
+  std::string message;
+};
+} // namespace
+
 void mlir::indexpool::registerIndexPoolGPUPipeline() {
   // registerPassPipeline rather than PassPipelineRegistration: an unknown
   // chip or format must fail with a message, not build a broken pipeline.
@@ -165,45 +233,13 @@ void mlir::indexpool::registerIndexPoolGPUPipeline() {
         if (failed(cl.parseFromString(text)))
           return failure();
         std::string error;
-        FailureOr<GPUPipelineOptions> chipOptions =
-            gpuPipelineOptionsFor(cl.chip, error);
-        if (failed(chipOptions))
-          return errorHandler("indexpool-to-nvvm: " + error);
-        GPUPipelineOptions options = *chipOptions;
-        options.format = cl.format;
-        if (options.format != "isa" && options.format != "bin" &&
-            options.format != "fatbin")
-          return errorHandler("indexpool-to-nvvm: format must be isa, bin "
-                              "or fatbin, got '" +
-                              options.format + "'");
-        if (cl.ptxVersion) {
-          // LLVM would ignore an unknown version with a warning per kernel
-          // module and emit its default one.
-          if (!::indexpool::target::isPtxVersion(cl.ptxVersion) ||
-              cl.ptxVersion < options.ptxVersion)
-            return errorHandler(
-                "indexpool-to-nvvm: ptx=" + Twine(cl.ptxVersion) +
-                " is not a PTX ISA version for " + options.chip + ": use " +
-                Twine(options.ptxVersion) + " (the default) up to " +
-                Twine(::indexpool::target::kNewestPtxVersion));
-          options.ptxVersion = cl.ptxVersion;
-        }
-        if (cl.threadsPerBlock < 32 || cl.threadsPerBlock > 1024 ||
-            cl.threadsPerBlock % 32 != 0)
-          return errorHandler("indexpool-to-nvvm: threads-per-block must be "
-                              "a multiple of 32 in [32, 1024], got " +
-                              Twine(cl.threadsPerBlock));
-        options.threadsPerBlock = cl.threadsPerBlock;
-        // The rule of --indexpool-to-loops, checked here so that the error
-        // comes before the pipeline runs.
-        if (cl.vectorWidth < 1 || (cl.vectorWidth & (cl.vectorWidth - 1)))
-          return errorHandler("indexpool-to-nvvm: vector-width must be a "
-                              "power of two, got " +
-                              Twine(cl.vectorWidth));
-        options.vectorWidth = cl.vectorWidth;
-        if (const char *cuda = std::getenv("CUDA_HOME"))
-          options.cudaToolkit = cuda;
-        buildIndexPoolToNVVMPipeline(pm, options);
+        FailureOr<mlir::indexpool::GPUPipelineOptions> options =
+            checkPipelineOptions(cl, error);
+        if (failed(options))
+          pm.addPass(std::make_unique<RejectPipelineOptions>(
+              "indexpool-to-nvvm: " + error));
+        else
+          mlir::indexpool::buildIndexPoolToNVVMPipeline(pm, *options);
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
