@@ -131,6 +131,11 @@ def IndexPoolEmulateGPUKernels
   ];
 }
 
+// The generic steps of the GPU pipeline, implemented in lib/Transforms/GPU:
+// upstream gpu / scf / vector IR in and out, no indexpool ops. Declared with
+// the lowerings they follow, so that they are registered and declared with
+// them (registerIndexPoolConversionPasses, indexpool/Conversion/Passes.h).
+
 def IndexPoolMergeKernelModules
     : Pass<"indexpool-merge-kernel-modules", "ModuleOp"> {
   let summary = "Move every outlined GPU kernel into one gpu.module";
@@ -194,7 +199,8 @@ def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
-           "Block size of loops without a launch configuration, in [1, 1024]">,
+           "Block size of loops without a launch configuration (a multiple "
+           "of 32 in [32, 1024])">,
   ];
 }
 

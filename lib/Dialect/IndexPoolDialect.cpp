@@ -2,6 +2,7 @@
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Target/Chips.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -58,12 +59,12 @@ LaunchAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef chip,
   if (!isChipName(chip))
     return emitError() << "chip must be named like \"sm_90\", got \"" << chip
                        << "\"";
-  // Whole warps; 1024 is the block limit of every CUDA GPU since sm_20.
-  if (threadsPerBlock <= 0 || threadsPerBlock % 32 != 0 ||
-      threadsPerBlock > 1024)
-    return emitError() << "threads_per_block must be a positive multiple of "
-                          "32 and at most 1024, got "
-                       << threadsPerBlock;
+  // The one rule of every threads-per-block setting: whole warps, within
+  // the block limit of every chip.
+  if (std::string why =
+          ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
+      !why.empty())
+    return emitError() << why;
   if (itemsPerBlock <= 0)
     return emitError() << "items_per_block must be positive, got "
                        << itemsPerBlock;

@@ -7,12 +7,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Dialect/Shapes.h"
+#include "indexpool/Reference/Numerics.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <optional>
@@ -25,19 +28,66 @@ static_assert(kShapeDynamic == ShapedType::kDynamic,
               "Shapes.h must agree with MLIR on the dynamic size marker");
 
 //===----------------------------------------------------------------------===//
-// Element type classes (docs/IndexPoolOps.md)
+// The op contract (OpContract.h)
 //===----------------------------------------------------------------------===//
 
-static bool isKeyType(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
-static bool isQuantType(Type t) {
-  return t.isSignlessInteger(8) || isa<Float8E4M3FNType>(t);
+/// The contract's name of an element type; nullopt for any other type.
+static std::optional<Element> elementOf(Type t) {
+  if (t.isF32())
+    return Element::F32;
+  if (t.isF16())
+    return Element::F16;
+  if (t.isBF16())
+    return Element::BF16;
+  if (t.isSignlessInteger(8))
+    return Element::I8;
+  if (isa<Float8E4M3FNType>(t))
+    return Element::F8E4M3FN;
+  if (t.isSignlessInteger(32))
+    return Element::I32;
+  return std::nullopt;
 }
-static bool isQueryType(Type t) {
-  return isKeyType(t) || isa<Float8E4M3FNType>(t);
+
+static bool isIn(const ElementSet &set, Type t) {
+  std::optional<Element> e = elementOf(t);
+  return e && set.contains(*e);
 }
-static bool isCacheType(Type t) { return isKeyType(t) || isQuantType(t); }
-static bool isF32(Type t) { return t.isF32(); }
-static bool isI32(Type t) { return t.isSignlessInteger(32); }
+
+const OpContract &mlir::indexpool::getOpContract(Operation *op) {
+  const OpContract *contract =
+      findOpContract(op->getName().getStringRef().drop_front(
+          IndexPoolDialect::getDialectNamespace().size() + 1));
+  assert(contract && "an indexpool op without a contract entry");
+  return *contract;
+}
+
+SmallVector<Value> mlir::indexpool::getContractOperands(Operation *op) {
+  SmallVector<Value> values;
+  // ODS's operand groups are in the contract's order (OpContractTest checks
+  // it).
+  auto collect = [&](auto o) {
+    for (size_t i = 0; i < getOpContract(op).operands.size(); ++i) {
+      auto group = o.getODSOperands(i);
+      values.push_back(group.empty() ? Value() : group.front());
+    }
+  };
+  llvm::TypeSwitch<Operation *>(op).Case<
+#define GET_OP_LIST
+#include "indexpool/Dialect/IndexPoolOps.cpp.inc"
+      >(collect);
+  return values;
+}
+
+/// How a verifier message names result `name`: "result 'pooled'", or just
+/// "result" for the one result named so.
+static std::string resultLabel(StringRef name) {
+  return name == "result" ? "result" : ("result '" + name + "'").str();
+}
+
+/// "keys'", "input's": the possessive of an operand name.
+static std::string possessive(StringRef name) {
+  return (name + (name.ends_with("s") ? "'" : "'s")).str();
+}
 
 namespace {
 
@@ -52,7 +102,7 @@ namespace {
 /// (the evaluator re-verifies every op with its concrete shapes).
 class Checker {
 public:
-  explicit Checker(Operation *op) : op(op) {}
+  explicit Checker(Operation *op) : op(op), contract(getOpContract(op)) {}
 
   LogicalResult result() const { return failure(failed); }
   bool ok() const { return !failed; }
@@ -71,14 +121,30 @@ public:
     return *this;
   }
 
-  /// `name` (an operand or result) has one of the allowed element types, and
+  /// Operand `name` has one of the element types of the op's contract, and
   /// its static sizes can be counted in int64 (elements and bytes).
-  Checker &element(StringRef name, RankedTensorType t, bool (*allowed)(Type),
-                   StringRef expected) {
-    if (!failed && !allowed(t.getElementType()))
-      fail() << name << " must have element type " << expected << ", got "
-             << t.getElementType();
-    return count(name, t);
+  Checker &operand(StringRef name, RankedTensorType t) {
+    const OperandContract *o = contract.findOperand(name);
+    assert(o && "not an operand of the op's contract");
+    return element(name, t, o->types);
+  }
+
+  /// The same for result `name` (named resultLabel(name) in messages). A
+  /// result that is f32 or of an operand's type is checked against
+  /// `operandType`, that operand's element type.
+  Checker &result(StringRef name, RankedTensorType t, Type operandType = {}) {
+    const ResultContract *r = contract.findResult(name);
+    assert(r && "not a result of the op's contract");
+    std::string label = resultLabel(name);
+    if (!r->f32OrTypeOf)
+      return element(label, t, r->types);
+    assert(operandType && "the operand type of an f32-or-same result");
+    Type actual = t.getElementType();
+    if (!failed && !actual.isF32() && actual != operandType)
+      fail() << label << " must have element type f32 or the "
+             << possessive(r->f32OrTypeOf) << " type " << operandType
+             << ", got " << actual;
+    return count(label, t);
   }
 
   /// The element count and byte size of `name` fit int64.
@@ -156,6 +222,13 @@ public:
   }
 
 private:
+  Checker &element(StringRef name, RankedTensorType t, const ElementSet &set) {
+    if (!failed && !isIn(set, t.getElementType()))
+      fail() << name << " must have element type " << set.text << ", got "
+             << t.getElementType();
+    return count(name, t);
+  }
+
   InFlightDiagnostic fail() {
     failed = true;
     return op->emitOpError();
@@ -168,6 +241,7 @@ private:
   };
 
   Operation *op;
+  const OpContract &contract;
   bool failed = false;
   llvm::StringMap<Binding> sizes;
 };
@@ -177,8 +251,8 @@ private:
 /// qmax and the name of a codes element type (i8 or f8E4M3FN).
 static std::pair<double, const char *> qmaxOf(Type codes) {
   if (isa<Float8E4M3FNType>(codes))
-    return {448.0, "f8E4M3FN"};
-  return {127.0, "i8"};
+    return {::indexpool::ref::kF8E4M3FNMax, "f8E4M3FN"};
+  return {::indexpool::ref::kI8Max, "i8"};
 }
 
 static double toDouble(APFloat v) { return v.convertToDouble(); }
@@ -220,19 +294,16 @@ static void checkProductDim(Checker &c, StringRef name, RankedTensorType t,
 /// no Optional group holds more than one operand, but not that a required
 /// group holds exactly one: an empty or doubled group would make the
 /// accessors read a neighbour's operand (or past the end) and the custom
-/// printer drop an operand. `groups` names the groups in order; a trailing
-/// '?' marks an Optional one.
+/// printer drop an operand. The groups are the contract's operands.
 template <typename OpT>
-static LogicalResult verifyOperandGroups(OpT op,
-                                         ArrayRef<StringRef> groups) {
-  for (auto [i, group] : llvm::enumerate(groups)) {
+static LogicalResult verifyOperandGroups(OpT op) {
+  for (auto [i, group] : llvm::enumerate(getOpContract(op).operands)) {
     unsigned length = op.getODSOperandIndexAndLength(i).second;
-    bool optional = group.ends_with("?");
-    if (length == 1 || (optional && length == 0))
+    if (length == 1 || (group.optional && length == 0))
       continue;
     return op.emitOpError()
-           << "operandSegmentSizes must give " << group.rtrim('?')
-           << (optional ? " at most one operand" : " exactly one operand")
+           << "operandSegmentSizes must give " << group.name
+           << (group.optional ? " at most one operand" : " exactly one operand")
            << ", got " << length;
   }
   return success();
@@ -257,9 +328,8 @@ static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
                                    RankedTensorType bias, int64_t p,
                                    APFloat temperature) {
   c.poolSize(p).rule(temperatureRule(toDouble(temperature)));
-  c.element("keys", keys, isKeyType, "f32, f16 or bf16")
-      .rank("keys", keys, 2, "[T, D]");
-  c.element("scores", scores, isKeyType, "f32, f16 or bf16")
+  c.operand("keys", keys).rank("keys", keys, 2, "[T, D]");
+  c.operand("scores", scores)
       .require(scores.getRank() == 1 || scores.getRank() == 2,
                [&](InFlightDiagnostic &d) {
                  d << "scores must be [T] (per token) or [T, D] (per "
@@ -274,7 +344,7 @@ static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
   if (s.perChannel)
     c.dim("scores", scores, 1, "D", "D");
   if (bias) {
-    c.element("bias", bias, isKeyType, "f32, f16 or bf16")
+    c.operand("bias", bias)
         .rank("bias", bias, scores.getRank(),
               s.perChannel ? "[P, D] like the per-channel scores"
                            : "[P] like the per-token scores")
@@ -290,7 +360,7 @@ static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
 /// The pooling weights result: [G, P] or [G, P, D], f32.
 static void checkPoolWeights(Checker &c, RankedTensorType w,
                              const PoolSizes &s) {
-  c.element("result 'weights'", w, isF32, "f32")
+  c.result("weights", w)
       .rank("result 'weights'", w, s.perChannel ? 3 : 2,
             s.perChannel ? "[G, P, D] for per-channel scores"
                          : "[G, P] for per-token scores")
@@ -300,17 +370,19 @@ static void checkPoolWeights(Checker &c, RankedTensorType w,
     c.dim("result 'weights'", w, 2, "D", "D");
 }
 
-/// codes [N, D] (i8 or f8E4M3FN) and their scales [N] (f32); `rows` is the
-/// letter of the rows (N, or G for compress) and `rowsMeaning` its meaning.
-static void checkCodesAndScales(Checker &c, StringRef codesName,
-                                RankedTensorType codes, StringRef scalesName,
-                                RankedTensorType scales, StringRef rows,
-                                StringRef rowsMeaning) {
-  c.element(codesName, codes, isQuantType, "i8 or f8E4M3FN")
+/// codes [N, D] (i8 or f8E4M3FN) and their scales [N] (f32), operands or
+/// (`areResults`) results; `rows` is the letter of the rows (N, or G for
+/// compress) and `rowsMeaning` its meaning.
+static void checkCodesAndScales(Checker &c, bool areResults,
+                                RankedTensorType codes, RankedTensorType scales,
+                                StringRef rows, StringRef rowsMeaning) {
+  std::string codesName = areResults ? resultLabel("codes") : "codes";
+  std::string scalesName = areResults ? resultLabel("scales") : "scales";
+  (areResults ? c.result("codes", codes) : c.operand("codes", codes))
       .rank(codesName, codes, 2, "[N, D]")
       .dim(codesName, codes, 0, rows, rowsMeaning)
       .dim(codesName, codes, 1, "D", "D");
-  c.element(scalesName, scales, isF32, "f32")
+  (areResults ? c.result("scales", scales) : c.operand("scales", scales))
       .rank(scalesName, scales, 1, "[N]")
       .dim(scalesName, scales, 0, rows, rows == "N" ? "N" : rowsMeaning);
 }
@@ -338,12 +410,9 @@ static void checkHadamardDim(Checker &c, StringRef name, int64_t d) {
 static void checkScoreOperands(Checker &c, RankedTensorType query,
                                RankedTensorType weights, RankedTensorType keys,
                                RankedTensorType scales) {
-  c.element("query", query, isQueryType, "f32, f16, bf16 or f8E4M3FN")
-      .rank("query", query, 3, "[M, H, D]");
-  c.element("weights", weights, isF32, "f32")
-      .rank("weights", weights, 2, "[M, H]");
-  c.element("keys", keys, isCacheType, "f32, f16, bf16, i8 or f8E4M3FN")
-      .rank("keys", keys, 2, "[N, D]");
+  c.operand("query", query).rank("query", query, 3, "[M, H, D]");
+  c.operand("weights", weights).rank("weights", weights, 2, "[M, H]");
+  c.operand("keys", keys).rank("keys", keys, 2, "[N, D]");
   if (!c.ok())
     return;
   c.defines(query, 0, "M").defines(query, 1, "H").defines(query, 2, "D");
@@ -351,13 +420,13 @@ static void checkScoreOperands(Checker &c, RankedTensorType query,
   c.dim("weights", weights, 0, "M", "M")
       .dim("weights", weights, 1, "H", "H")
       .dim("keys", keys, 1, "D", "D (the query's last dimension)");
-  c.require(scales || !isQuantType(keys.getElementType()),
+  c.require(scales || !isIn(kQuantTypes, keys.getElementType()),
             [&](InFlightDiagnostic &d) {
               d << "keys of quantized type " << keys.getElementType()
                 << " require scales(...) of shape [N]";
             });
   if (scales)
-    c.element("scales", scales, isF32, "f32")
+    c.operand("scales", scales)
         .rank("scales", scales, 1, "[N]")
         .dim("scales", scales, 0, "N", "N");
 }
@@ -370,7 +439,7 @@ static void checkTopkOperands(Checker &c, int64_t k, RankedTensorType valid) {
   c.rule(columnIndexRule(c.size("N"))).rule(topkColumnsRule(k, c.size("N")));
   c.define("K", k);
   if (valid)
-    c.element("valid", valid, isI32, "i32")
+    c.operand("valid", valid)
         .rank("valid", valid, 1, "[M]")
         .dim("valid", valid, 0, "M", "M");
 }
@@ -388,14 +457,7 @@ LogicalResult PoolOp::verify() {
     return failure();
   RankedTensorType pooled = getPooled().getType();
   Type keyType = getKeys().getType().getElementType();
-  c.require(pooled.getElementType().isF32() ||
-                pooled.getElementType() == keyType,
-            [&](InFlightDiagnostic &d) {
-              d << "result 'pooled' must have element type f32 or the keys' "
-                   "type "
-                << keyType << ", got " << pooled.getElementType();
-            })
-      .count("result 'pooled'", pooled)
+  c.result("pooled", pooled, keyType)
       .rank("result 'pooled'", pooled, 2, "[G, D]")
       .dim("result 'pooled'", pooled, 0, "G", "G = floor(T / P)")
       .dim("result 'pooled'", pooled, 1, "D", "D");
@@ -407,20 +469,13 @@ LogicalResult HadamardOp::verify() {
   Checker c(*this);
   RankedTensorType in = getInput().getType();
   RankedTensorType out = getResult().getType();
-  c.element("input", in, isKeyType, "f32, f16 or bf16")
-      .require(in.getRank() >= 1, [&](InFlightDiagnostic &d) {
-        d << "input must have rank >= 1, got " << in;
-      });
+  c.operand("input", in).require(in.getRank() >= 1, [&](InFlightDiagnostic &d) {
+    d << "input must have rank >= 1, got " << in;
+  });
   if (!c.ok())
     return failure();
   checkHadamardDim(c, "input's last dimension D", in.getShape().back());
-  c.require(out.getElementType().isF32() ||
-                out.getElementType() == in.getElementType(),
-            [&](InFlightDiagnostic &d) {
-              d << "result must have element type f32 or the input's type "
-                << in.getElementType() << ", got " << out.getElementType();
-            })
-      .count("result", out)
+  c.result("result", out, in.getElementType())
       .rank("result", out, in.getRank(), "shaped like the input");
   for (int64_t i = 0; i < in.getRank() && c.ok(); ++i) {
     std::string letter = "dim" + std::to_string(i);
@@ -432,13 +487,12 @@ LogicalResult HadamardOp::verify() {
 LogicalResult QuantizeOp::verify() {
   Checker c(*this);
   RankedTensorType in = getInput().getType();
-  c.element("input", in, isKeyType, "f32, f16 or bf16")
-      .rank("input", in, 2, "[N, D]");
+  c.operand("input", in).rank("input", in, 2, "[N, D]");
   if (!c.ok())
     return failure();
   c.defines(in, 0, "N").defines(in, 1, "D");
-  checkCodesAndScales(c, "result 'codes'", getCodes().getType(),
-                      "result 'scales'", getScales().getType(), "N", "N");
+  checkCodesAndScales(c, /*areResults=*/true, getCodes().getType(),
+                      getScales().getType(), "N", "N");
   checkMinAbsmax(c, getCodes().getType(), getMinAbsmax());
   return c.result();
 }
@@ -450,18 +504,18 @@ LogicalResult DequantizeOp::verify() {
   // The codes define N and D (a wrong rank is reported below).
   if (codes.getRank() == 2)
     c.defines(codes, 0, "N").defines(codes, 1, "D");
-  checkCodesAndScales(c, "codes", codes, "scales", getScales().getType(), "N",
-                      "N");
-  c.element("result", out, isKeyType, "f32, f16 or bf16")
-      .rank("result", out, 2, "[N, D] like the codes");
+  checkCodesAndScales(c, /*areResults=*/false, codes, getScales().getType(),
+                      "N", "N");
+  c.result("result", out).rank("result", out, 2, "[N, D] like the codes");
   c.dim("result", out, 0, "N", "N").dim("result", out, 1, "D", "D");
   return c.result();
 }
 
-/// result [G*P, D] of residual and reconstruct, with G and D bound.
+/// result (or the operand residual) [G*P, D] of residual and reconstruct,
+/// with G and D bound.
 static void checkTokenRows(Checker &c, StringRef name, RankedTensorType t,
                            int64_t p) {
-  c.element(name, t, isKeyType, "f32, f16 or bf16")
+  (name == "result" ? c.result(name, t) : c.operand(name, t))
       .rank(name, t, 2, "[G*P, D]");
   defineProduct(c, "G*P", "G", p);
   checkProductDim(c, name, t, 0, "G*P", "G", p);
@@ -474,9 +528,9 @@ LogicalResult ResidualOp::verify() {
   RankedTensorType pooled = getPooled().getType();
   int64_t p = getPoolSize();
   c.poolSize(p)
-      .element("keys", keys, isKeyType, "f32, f16 or bf16")
+      .operand("keys", keys)
       .rank("keys", keys, 2, "[T, D]")
-      .element("pooled", pooled, isKeyType, "f32, f16 or bf16")
+      .operand("pooled", pooled)
       .rank("pooled", pooled, 2, "[G, D]");
   if (!c.ok())
     return failure();
@@ -492,9 +546,7 @@ LogicalResult ReconstructOp::verify() {
   Checker c(*this);
   RankedTensorType pooled = getPooled().getType();
   int64_t p = getPoolSize();
-  c.poolSize(p)
-      .element("pooled", pooled, isKeyType, "f32, f16 or bf16")
-      .rank("pooled", pooled, 2, "[G, D]");
+  c.poolSize(p).operand("pooled", pooled).rank("pooled", pooled, 2, "[G, D]");
   if (!c.ok())
     return failure();
   c.defines(pooled, 0, "G").defines(pooled, 1, "D");
@@ -510,7 +562,7 @@ LogicalResult ScoreOp::verify() {
                      getKeys().getType(),
                      getScales() ? getScales().getType() : nullptr);
   RankedTensorType logits = getLogits().getType();
-  c.element("result 'logits'", logits, isF32, "f32")
+  c.result("logits", logits)
       .rank("result 'logits'", logits, 2, "[M, N]")
       .dim("result 'logits'", logits, 0, "M", "M")
       .dim("result 'logits'", logits, 1, "N", "N");
@@ -520,18 +572,18 @@ LogicalResult ScoreOp::verify() {
 LogicalResult TopKOp::verify() {
   Checker c(*this);
   RankedTensorType logits = getLogits().getType();
-  c.element("logits", logits, isF32, "f32").rank("logits", logits, 2, "[M, N]");
+  c.operand("logits", logits).rank("logits", logits, 2, "[M, N]");
   if (!c.ok())
     return failure();
   c.defines(logits, 0, "M").defines(logits, 1, "N");
   checkTopkOperands(c, getK(), getValid() ? getValid().getType() : nullptr);
   RankedTensorType values = getValues().getType();
   RankedTensorType indices = getIndices().getType();
-  c.element("result 'values'", values, isF32, "f32")
+  c.result("values", values)
       .rank("result 'values'", values, 2, "[M, K]")
       .dim("result 'values'", values, 0, "M", "M")
       .dim("result 'values'", values, 1, "K", "K");
-  c.element("result 'indices'", indices, isI32, "i32")
+  c.result("indices", indices)
       .rank("result 'indices'", indices, 2, "[M, K]")
       .dim("result 'indices'", indices, 0, "M", "M")
       .dim("result 'indices'", indices, 1, "K", "K");
@@ -543,7 +595,7 @@ LogicalResult TopKOp::verify() {
 static void checkTokens(Checker &c, RankedTensorType tokens, int64_t p) {
   c.rule(tokenCountRule("K * P", c.size("K"), p));
   defineProduct(c, "K*P", "K", p);
-  c.element("result 'tokens'", tokens, isI32, "i32")
+  c.result("tokens", tokens)
       .rank("result 'tokens'", tokens, 2, "[M, K*P]")
       .dim("result 'tokens'", tokens, 0, "M", "M");
   checkProductDim(c, "result 'tokens'", tokens, 1, "K*P", "K", p);
@@ -556,7 +608,7 @@ LogicalResult ExpandOp::verify() {
   Checker c(*this);
   RankedTensorType indices = getIndices().getType();
   c.poolSize(getPoolSize())
-      .element("indices", indices, isI32, "i32")
+      .operand("indices", indices)
       .rank("indices", indices, 2, "[M, K]");
   if (!c.ok())
     return failure();
@@ -575,17 +627,15 @@ LogicalResult CompressOp::verify() {
     return failure();
   if (getRotate())
     checkHadamardDim(c, "keys' dimension D", c.size("D"));
-  checkCodesAndScales(c, "result 'codes'", getCodes().getType(),
-                      "result 'scales'", getScales().getType(), "G",
-                      "G = floor(T / P)");
+  checkCodesAndScales(c, /*areResults=*/true, getCodes().getType(),
+                      getScales().getType(), "G", "G = floor(T / P)");
   checkMinAbsmax(c, getCodes().getType(), getMinAbsmax());
   checkPoolWeights(c, getWeights().getType(), s);
   return c.result();
 }
 
 LogicalResult SelectOp::verify() {
-  if (failed(verifyOperandGroups(
-          *this, {"query", "weights", "keys", "scales?", "valid?"})))
+  if (failed(verifyOperandGroups(*this)))
     return failure();
   Checker c(*this);
   c.poolSize(getPoolSize());

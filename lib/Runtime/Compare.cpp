@@ -211,7 +211,7 @@ Comparison compareWithReference(const HostTensor &actual,
     }
     case ElementType::I8:
     case ElementType::F8E4M3FN: {
-      double qmax = type == ElementType::I8 ? 127 : 448;
+      double qmax = ref::qmax(type);
       if (isOneCodeApart(a, r, type))
         ++c.offByOne;
       else if (abs <= kCodeResolution * qmax)

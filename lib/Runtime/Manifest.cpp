@@ -12,6 +12,7 @@
 #include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Printable.h"
 
+#include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Json.h"
@@ -53,55 +54,16 @@ const char *bufferRoleName(BufferRole role) {
 
 namespace {
 
-/// One op of docs/IndexPoolOps.md as the manifest spells it.
-struct OpInfo {
-  const char *name;
-  /// Operand names in order; the first `requiredOperands` are required.
-  std::vector<const char *> operands;
-  size_t requiredOperands;
-  std::vector<const char *> results;
-  /// Property names; the required ones are pool_size and k where listed.
-  std::vector<const char *> properties;
-};
+using mlir::indexpool::OpContract;
+using mlir::indexpool::PropertyKind;
 
-const std::vector<OpInfo> &opTable() {
-  static const std::vector<OpInfo> table = {
-      {"pool",
-       {"keys", "scores", "bias"},
-       2,
-       {"pooled", "weights"},
-       {"pool_size", "temperature"}},
-      {"hadamard", {"input"}, 1, {"result"}, {}},
-      {"quantize",
-       {"input"},
-       1,
-       {"codes", "scales"},
-       {"pow2_scale", "min_absmax"}},
-      {"dequantize", {"codes", "scales"}, 2, {"result"}, {}},
-      {"residual", {"keys", "pooled"}, 2, {"result"}, {"pool_size"}},
-      {"reconstruct", {"pooled", "residual"}, 1, {"result"}, {"pool_size"}},
-      {"score", {"query", "weights", "keys", "scales"}, 3, {"logits"}, {}},
-      {"topk", {"logits", "valid"}, 1, {"values", "indices"}, {"k"}},
-      {"expand", {"indices"}, 1, {"tokens"}, {"pool_size"}},
-      {"compress",
-       {"keys", "scores", "bias"},
-       2,
-       {"codes", "scales", "weights"},
-       {"pool_size", "temperature", "rotate", "pow2_scale", "min_absmax"}},
-      {"select",
-       {"query", "weights", "keys", "scales", "valid"},
-       3,
-       {"tokens"},
-       {"k", "pool_size"}},
-  };
-  return table;
-}
-
-const OpInfo *findOp(std::string_view name) {
-  for (const OpInfo &op : opTable())
-    if (name == op.name)
-      return &op;
-  return nullptr;
+/// The names of `entries` (operands, results or properties of a contract).
+template <typename T>
+std::vector<const char *> namesOf(const std::vector<T> &entries) {
+  std::vector<const char *> names;
+  for (const T &entry : entries)
+    names.push_back(entry.name);
+  return names;
 }
 
 /// "a, b or c".
@@ -254,7 +216,7 @@ private:
   bool readCompute(const json::Value &v, const std::string &field,
                    Compute &compute);
   bool readProperties(const json::Value *v, const json::Value &computeValue,
-                      const std::string &field, const OpInfo &op,
+                      const std::string &field, const OpContract &op,
                       Compute &compute);
   bool checkDefinitions(const json::Value &root);
 
@@ -633,8 +595,8 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
       int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
   if (threads > kMaxThreadsPerBlock)
     return fail(*v.find("block"), sub(field, "block"),
-                std::to_string(threads) +
-                    " threads per block, more than the 1024 of every chip");
+                std::to_string(threads) + " threads per block, more than the " +
+                    std::to_string(kMaxThreadsPerBlock) + " of every chip");
   if (const json::Value *shared =
           member(v, field, "shared_memory_bytes", false)) {
     int64_t bytes;
@@ -718,14 +680,13 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
   const json::Value *opValue = member(v, field, "op");
   if (!opValue)
     return false;
-  std::vector<const char *> opNames;
-  for (const OpInfo &op : opTable())
-    opNames.push_back(op.name);
-  const OpInfo *op = opValue->isString() ? findOp(opValue->string) : nullptr;
+  const OpContract *op = opValue->isString()
+                             ? mlir::indexpool::findOpContract(opValue->string)
+                             : nullptr;
   if (!op)
     return fail(*opValue, sub(field, "op"),
                 "unknown op " + describeValue(*opValue) + " (expected " +
-                    listOf(opNames) + ")");
+                    listOf(namesOf(mlir::indexpool::opContracts())) + ")");
   compute.op = op->name;
   std::string named = field + " (" + compute.op + ")";
 
@@ -734,13 +695,13 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
   if (!operands)
     return false;
   std::string oField = sub(field, "operands");
-  if (!checkObject(*operands, oField, op->operands))
+  if (!checkObject(*operands, oField, namesOf(op->operands)))
     return false;
-  for (size_t j = 0; j < op->operands.size(); ++j) {
-    const char *operandName = op->operands[j];
+  for (const auto &operand : op->operands) {
+    const char *operandName = operand.name;
     const json::Value *idValue = operands->find(operandName);
     if (!idValue) {
-      if (j < op->requiredOperands)
+      if (!operand.optional)
         return fail(*operands, oField,
                     std::string("missing operand \"") + operandName + "\" of " +
                         compute.op);
@@ -770,7 +731,7 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
     return fail(*results, rField,
                 compute.op + " has " + std::to_string(op->results.size()) +
                     " result" + (op->results.size() == 1 ? "" : "s") + " (" +
-                    listOf(op->results) + "), got " +
+                    listOf(namesOf(op->results)) + "), got " +
                     (results->isArray()
                          ? std::to_string(results->elements.size())
                          : describeValue(*results)));
@@ -827,7 +788,7 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
       return fail(results->elements[j], at(rField, j),
                   "buffer " + std::to_string(b->id) + " is " +
                       ref::shapeString(b->shape) + ", but result '" +
-                      op->results[j] + "' of " + compute.op + " is " +
+                      op->results[j].name + "' of " + compute.op + " is " +
                       ref::shapeString(inferred[j].shape));
   }
   return true;
@@ -835,7 +796,7 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
 
 bool Reader::readProperties(const json::Value *v,
                             const json::Value &computeValue,
-                            const std::string &field, const OpInfo &op,
+                            const std::string &field, const OpContract &op,
                             Compute &compute) {
   static const json::Value empty = [] {
     json::Value object;
@@ -843,35 +804,39 @@ bool Reader::readProperties(const json::Value *v,
     return object;
   }();
   const json::Value &properties = v ? *v : empty;
-  if (!checkObject(properties, field, op.properties))
+  if (!checkObject(properties, field, namesOf(op.properties)))
     return false;
-  for (const char *property : op.properties) {
-    std::string key = property;
+  for (const auto &property : op.properties) {
+    std::string key = property.name;
     const json::Value *p = properties.find(key);
-    std::string pField = sub(field, property);
-    if (key == "pool_size" || key == "k") {
-      if (!p)
+    std::string pField = sub(field, property.name);
+    if (!p) {
+      if (property.required)
         return fail(v ? *v : computeValue, field,
                     "missing property \"" + key + "\" of " + compute.op);
+      continue; // the dialect's default (Compute's initial value)
+    }
+    switch (property.kind) {
+    case PropertyKind::I64: { // pool_size, k
       int64_t value;
       if (!integer(*p, pField, 0, std::numeric_limits<int32_t>::max(), value))
         return false;
       (key == "k" ? compute.k : compute.poolSize) = value;
-    } else if (key == "temperature" || key == "min_absmax") {
-      if (!p)
-        continue;
+      break;
+    }
+    case PropertyKind::F32: // temperature, min_absmax
       if (!p->isNumber())
         return fail(*p, pField, "expected a number, got " + describeValue(*p));
-      // The dialect stores both as f32 properties.
+      // Rounded as the dialect's f32 property stores it.
       (key == "temperature" ? compute.temperature : compute.minAbsmax) =
           double(float(p->number));
-    } else { // rotate, pow2_scale: unit attributes
-      if (!p)
-        continue;
+      break;
+    case PropertyKind::Unit: // rotate, pow2_scale
       if (!p->isBool())
         return fail(*p, pField,
                     "expected true or false, got " + describeValue(*p));
       (key == "rotate" ? compute.rotate : compute.pow2Scale) = p->boolean;
+      break;
     }
   }
   return true;
@@ -1032,17 +997,6 @@ std::string Manifest::resolvedBinaryPath() const {
   if (binaryPath.empty() || binaryPath[0] == '/' || directory.empty())
     return binaryPath;
   return directory + "/" + binaryPath;
-}
-
-std::vector<std::string> operandNamesOf(std::string_view op,
-                                        size_t *requiredCount) {
-  std::vector<std::string> names;
-  const OpInfo *info = findOp(op);
-  if (info)
-    names.assign(info->operands.begin(), info->operands.end());
-  if (requiredCount)
-    *requiredCount = info ? info->requiredOperands : 0;
-  return names;
 }
 
 bool parseManifest(std::string_view text, const std::string &name,

@@ -2,8 +2,8 @@
 //
 // One dispatcher (evaluateCompute) serves both the manifest's validation
 // (shapes only) and the reference run (data), so that a manifest that loads
-// always runs. The element type rules are the dialect's (IndexPoolOps.cpp),
-// restated here because the runtime has no MLIR; the size relations come
+// always runs. Operand names and element types come from the op contract
+// (Dialect/OpContract.h) that the verifiers read too; the size relations
 // from the reference's check functions and Dialect/Shapes.h (plain C++).
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,7 @@
 #include "indexpool/Runtime/ReferenceRun.h"
 #include "indexpool/Runtime/Printable.h"
 
+#include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Reference/Reference.h"
 
@@ -20,25 +21,40 @@
 
 namespace indexpool::runtime {
 
+using mlir::indexpool::ElementSet;
+using mlir::indexpool::OpContract;
 using ref::ElementType;
 using ref::HostTensor;
 using Shape = std::vector<int64_t>;
 
 namespace {
 
-bool isKeyType(ElementType t) {
-  return t == ElementType::F32 || t == ElementType::F16 ||
-         t == ElementType::BF16;
+bool isIn(const ElementSet &set, ElementType t) { return set.contains(t); }
+
+/// The operand tensors of one compute, by name.
+struct Operands {
+  const Compute &compute;
+  const std::vector<const HostTensor *> &tensors;
+
+  /// Operand `name`, or nullptr when absent.
+  const HostTensor *get(std::string_view name) const {
+    for (size_t i = 0; i < compute.operands.size() && i < tensors.size(); ++i)
+      if (compute.operands[i].first == name)
+        return tensors[i];
+    return nullptr;
+  }
+};
+
+/// How a message names result `name`: "result 'codes'", or "the result" for
+/// the one result named so.
+std::string resultLabel(const std::string &name) {
+  return name == "result" ? "the result" : "result '" + name + "'";
 }
-bool isQuantType(ElementType t) {
-  return t == ElementType::I8 || t == ElementType::F8E4M3FN;
+
+/// "keys'", "input's": the possessive of an operand name.
+std::string possessive(const std::string &name) {
+  return name + (name.back() == 's' ? "'" : "'s");
 }
-bool isQueryType(ElementType t) {
-  return isKeyType(t) || t == ElementType::F8E4M3FN;
-}
-bool isCacheType(ElementType t) { return isKeyType(t) || isQuantType(t); }
-bool isF32(ElementType t) { return t == ElementType::F32; }
-bool isI32(ElementType t) { return t == ElementType::I32; }
 
 /// The first violated rule of one compute.
 class Rules {
@@ -53,22 +69,43 @@ public:
   }
 
   Rules &element(const std::string &name, ElementType t,
-                 bool (*allowed)(ElementType), const char *expected) {
-    return require(allowed(t), name + " must have element type " + expected +
-                                   ", got " + ref::elementTypeName(t));
-  }
-  Rules &element(const std::string &name, const HostTensor *t,
-                 bool (*allowed)(ElementType), const char *expected) {
-    return t ? element(name, t->type, allowed, expected) : *this;
+                 const ElementSet &allowed) {
+    return require(isIn(allowed, t), name + " must have element type " +
+                                         allowed.text + ", got " +
+                                         ref::elementTypeName(t));
   }
 
-  /// A result of type f32 or of the type of an operand (`whose`: "keys'").
-  Rules &f32OrSame(const std::string &name, ElementType t,
-                   const std::string &whose, ElementType operandType) {
-    return require(t == ElementType::F32 || t == operandType,
-                   name + " must have element type f32 or the " + whose +
-                       " type " + ref::elementTypeName(operandType) +
-                       ", got " + ref::elementTypeName(t));
+  /// The element types of the present operands, in the contract's order.
+  Rules &operandTypes(const OpContract &op, const Operands &operands) {
+    for (const auto &operand : op.operands)
+      if (const HostTensor *t = operands.get(operand.name))
+        element(operand.name, t->type, operand.types);
+    return *this;
+  }
+
+  /// The element types of the results (`types`, F32 where missing), in the
+  /// contract's order; a result that is f32 or of an operand's type is
+  /// checked against that operand.
+  Rules &resultTypes(const OpContract &op,
+                     const std::vector<ElementType> &types,
+                     const Operands &operands) {
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      const auto &result = op.results[i];
+      ElementType t = i < types.size() ? types[i] : ElementType::F32;
+      std::string label = resultLabel(result.name);
+      const HostTensor *same =
+          result.f32OrTypeOf ? operands.get(result.f32OrTypeOf) : nullptr;
+      if (!same) {
+        element(label, t, result.types);
+        continue;
+      }
+      require(t == ElementType::F32 || t == same->type,
+              label + " must have element type f32 or the " +
+                  possessive(result.f32OrTypeOf) + " type " +
+                  ref::elementTypeName(same->type) + ", got " +
+                  ref::elementTypeName(t));
+    }
+    return *this;
   }
 
   Rules &poolSize(int64_t p) {
@@ -124,20 +161,15 @@ bool evaluateCompute(const Compute &compute,
                      const std::vector<ElementType> &resultTypes,
                      bool shapesOnly, std::vector<HostTensor> &results,
                      std::string &error) {
-  auto get = [&](const char *name) -> const HostTensor * {
-    for (size_t i = 0; i < compute.operands.size() && i < operands.size(); ++i)
-      if (compute.operands[i].first == name)
-        return operands[i];
-    return nullptr;
-  };
+  Operands named{compute, operands};
+  auto get = [&](const char *name) { return named.get(name); };
   auto resultType = [&](size_t i) {
     return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
   };
   results.clear();
   // The operands must be the op's (Manifest.cpp checks this when loading).
-  size_t required = 0;
-  std::vector<std::string> names = operandNamesOf(compute.op, &required);
-  if (names.empty()) {
+  const OpContract *contract = mlir::indexpool::findOpContract(compute.op);
+  if (!contract) {
     error = "unknown op '" + compute.op + "'";
     return false;
   }
@@ -146,22 +178,22 @@ bool evaluateCompute(const Compute &compute,
             std::to_string(compute.operands.size()) + " operands";
     return false;
   }
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (const auto &operand : contract->operands) {
     int64_t position = -1;
     for (size_t j = 0; j < compute.operands.size(); ++j)
-      if (compute.operands[j].first == names[i])
+      if (compute.operands[j].first == operand.name)
         position = int64_t(j);
-    if (position < 0 && i < required) {
-      error = "missing operand \"" + names[i] + "\"";
+    if (position < 0 && !operand.optional) {
+      error = std::string("missing operand \"") + operand.name + "\"";
       return false;
     }
     if (position >= 0 && !operands[size_t(position)]) {
-      error = "operand \"" + names[i] + "\" has no tensor";
+      error = std::string("operand \"") + operand.name + "\" has no tensor";
       return false;
     }
   }
   for (const auto &[name, id] : compute.operands)
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
+    if (!contract->findOperand(name)) {
       error = "unknown operand \"" + printable(name) + "\"";
       return false;
     }
@@ -174,15 +206,12 @@ bool evaluateCompute(const Compute &compute,
                      *bias = get("bias");
     rules.poolSize(p)
         .positive("temperature", compute.temperature)
-        .element("keys", keys, isKeyType, "f32, f16 or bf16")
-        .element("scores", scores, isKeyType, "f32, f16 or bf16")
-        .element("bias", bias, isKeyType, "f32, f16 or bf16");
+        .operandTypes(*contract, named);
     ref::CompressOptions options;
     if (op == "pool") {
-      rules.f32OrSame("result 'pooled'", resultType(0), "keys'", keys->type)
-          .element("result 'weights'", resultType(1), isF32, "f32")
-          .reference(ref::checkPool(*keys, *scores, bias, p,
-                                    compute.temperature));
+      rules.resultTypes(*contract, resultTypes, named)
+          .reference(
+              ref::checkPool(*keys, *scores, bias, p, compute.temperature));
     } else {
       options.poolSize = p;
       options.temperature = compute.temperature;
@@ -191,10 +220,7 @@ bool evaluateCompute(const Compute &compute,
       options.pow2Scale = compute.pow2Scale;
       options.minAbsmax = compute.minAbsmax;
       rules.positive("min_absmax", compute.minAbsmax)
-          .element("result 'codes'", resultType(0), isQuantType,
-                   "i8 or f8E4M3FN")
-          .element("result 'scales'", resultType(1), isF32, "f32")
-          .element("result 'weights'", resultType(2), isF32, "f32")
+          .resultTypes(*contract, resultTypes, named)
           .reference(ref::checkCompress(*keys, *scores, bias, options));
       if (rules.ok() && compute.rotate)
         rules.hadamardDim("with rotate, the size D of keys", keys->shape[1]);
@@ -229,8 +255,8 @@ bool evaluateCompute(const Compute &compute,
 
   if (op == "hadamard") {
     const HostTensor *x = get("input");
-    rules.element("input", x, isKeyType, "f32, f16 or bf16")
-        .f32OrSame("the result", resultType(0), "input's", x->type)
+    rules.operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(ref::checkHadamard(*x));
     if (rules.ok())
       rules.hadamardDim("the last size D of the input", x->shape.back());
@@ -244,10 +270,8 @@ bool evaluateCompute(const Compute &compute,
   if (op == "quantize") {
     const HostTensor *x = get("input");
     rules.positive("min_absmax", compute.minAbsmax)
-        .element("input", x, isKeyType, "f32, f16 or bf16")
-        .element("result 'codes'", resultType(0), isQuantType,
-                 "i8 or f8E4M3FN")
-        .element("result 'scales'", resultType(1), isF32, "f32")
+        .operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(ref::checkQuantize(*x, resultType(0), compute.minAbsmax));
     if (!rules.ok())
       return error = rules.error(), false;
@@ -266,9 +290,8 @@ bool evaluateCompute(const Compute &compute,
 
   if (op == "dequantize") {
     const HostTensor *q = get("codes"), *scales = get("scales");
-    rules.element("codes", q, isQuantType, "i8 or f8E4M3FN")
-        .element("scales", scales, isF32, "f32")
-        .element("the result", resultType(0), isKeyType, "f32, f16 or bf16")
+    rules.operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(ref::checkDequantize(*q, *scales));
     if (!rules.ok())
       return error = rules.error(), false;
@@ -282,10 +305,8 @@ bool evaluateCompute(const Compute &compute,
     const HostTensor *pooled = get("pooled");
     const HostTensor *keys = get("keys"), *residual = get("residual");
     rules.poolSize(p)
-        .element("keys", keys, isKeyType, "f32, f16 or bf16")
-        .element("pooled", pooled, isKeyType, "f32, f16 or bf16")
-        .element("residual", residual, isKeyType, "f32, f16 or bf16")
-        .element("the result", resultType(0), isKeyType, "f32, f16 or bf16")
+        .operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(op == "residual"
                        ? ref::checkResidual(*keys, *pooled, p)
                        : ref::checkReconstruct(*pooled, residual, p));
@@ -305,21 +326,17 @@ bool evaluateCompute(const Compute &compute,
     const HostTensor *q = get("query"), *w = get("weights"),
                      *keys = get("keys"), *scales = get("scales"),
                      *valid = get("valid");
-    rules.element("query", q, isQueryType, "f32, f16, bf16 or f8E4M3FN")
-        .element("weights", w, isF32, "f32")
-        .element("keys", keys, isCacheType, "f32, f16, bf16, i8 or f8E4M3FN")
-        .element("scales", scales, isF32, "f32")
-        .element("valid", valid, isI32, "i32")
-        .require(scales || !isQuantType(keys->type),
+    rules.operandTypes(*contract, named)
+        .require(scales || !isIn(mlir::indexpool::kQuantTypes, keys->type),
                  std::string("keys of quantized type ") +
                      ref::elementTypeName(keys->type) +
                      " require the operand \"scales\" of shape [N]");
     if (op == "score")
-      rules.element("result 'logits'", resultType(0), isF32, "f32")
+      rules.resultTypes(*contract, resultTypes, named)
           .reference(ref::checkScore(*q, *w, *keys, scales));
     else
       rules.poolSize(p)
-          .element("result 'tokens'", resultType(0), isI32, "i32")
+          .resultTypes(*contract, resultTypes, named)
           .reference(
               ref::checkSelect(*q, *w, *keys, scales, valid, compute.k, p));
     if (rules.ok() && op == "select")
@@ -341,10 +358,8 @@ bool evaluateCompute(const Compute &compute,
 
   if (op == "topk") {
     const HostTensor *logits = get("logits"), *valid = get("valid");
-    rules.element("logits", logits, isF32, "f32")
-        .element("valid", valid, isI32, "i32")
-        .element("result 'values'", resultType(0), isF32, "f32")
-        .element("result 'indices'", resultType(1), isI32, "i32")
+    rules.operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(ref::checkTopK(*logits, valid, compute.k));
     if (rules.ok())
       rules.topK(compute.k, logits->shape[1]);
@@ -365,8 +380,8 @@ bool evaluateCompute(const Compute &compute,
   if (op == "expand") {
     const HostTensor *idx = get("indices");
     rules.poolSize(p)
-        .element("indices", idx, isI32, "i32")
-        .element("result 'tokens'", resultType(0), isI32, "i32")
+        .operandTypes(*contract, named)
+        .resultTypes(*contract, resultTypes, named)
         .reference(ref::checkExpand(*idx, p));
     if (!rules.ok())
       return error = rules.error(), false;

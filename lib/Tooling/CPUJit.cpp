@@ -7,6 +7,7 @@
 #include "indexpool/Runtime/BufferCache.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -167,6 +168,8 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
     // spin, with hundreds of them on a few cores. Read when libomp starts.
     setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
   }
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createIndexPoolFuse());
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.vectorWidth = options.vectorWidth;
   pipelineOptions.checkBounds = options.checkBounds;

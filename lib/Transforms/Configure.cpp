@@ -53,8 +53,7 @@ struct OpShape {
 } // namespace
 
 static int64_t dimOf(Value v, unsigned i) {
-  int64_t size = cast<RankedTensorType>(v.getType()).getDimSize(i);
-  return ShapedType::isDynamic(size) ? cost::kDynamic : size;
+  return cast<RankedTensorType>(v.getType()).getDimSize(i);
 }
 
 static int elemBytesOf(Value v) {
@@ -62,28 +61,14 @@ static int elemBytesOf(Value v) {
   return std::max(1u, element.getIntOrFloatBitWidth() / 8);
 }
 
-/// Bytes of one row (everything but the first dimension) of `v`.
+/// Bytes of one row (everything but the first dimension) of `v`; dynamic
+/// when a size is (or the product overflows).
 static int64_t rowBytesOf(Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t bytes = elemBytesOf(v);
-  for (int64_t size : type.getShape().drop_front()) {
-    if (ShapedType::isDynamic(size))
-      return cost::kDynamic;
-    bytes *= size;
-  }
+  for (int64_t size : type.getShape().drop_front())
+    bytes = mulDims(bytes, size);
   return bytes;
-}
-
-static int64_t mulDims(int64_t a, int64_t b) {
-  if (a == cost::kDynamic || b == cost::kDynamic)
-    return cost::kDynamic;
-  return a * b;
-}
-
-static int64_t addDims(int64_t a, int64_t b) {
-  if (a == cost::kDynamic || b == cost::kDynamic)
-    return cost::kDynamic;
-  return a + b;
 }
 
 static OpShape rowsShape(int64_t items, Value main, int64_t rowElems,
@@ -102,7 +87,7 @@ template <typename PoolLike>
 static OpShape poolShape(PoolLike op) {
   int64_t p = op.getPoolSize();
   int64_t t = dimOf(op.getKeys(), 0), d = dimOf(op.getKeys(), 1);
-  int64_t g = t == cost::kDynamic ? cost::kDynamic : t / p;
+  int64_t g = numGroups(t, p);
   int64_t perToken = addDims(rowBytesOf(op.getKeys()), rowBytesOf(op.getScores()));
   OpShape shape = rowsShape(g, op.getKeys(), d, mulDims(p, perToken));
   shape.sizes = {{"T", t}, {"G", g}, {"D", d}, {"P", p}};

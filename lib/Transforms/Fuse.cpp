@@ -168,7 +168,7 @@ struct FuseSelect : OpRewritePattern<ExpandOp> {
   }
 };
 
-struct IndexPoolFuse : indexpool::impl::IndexPoolFuseBase<IndexPoolFuse> {
+struct IndexPoolFuse : mlir::indexpool::impl::IndexPoolFuseBase<IndexPoolFuse> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -43,24 +43,6 @@ func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>)
 
 // -----
 
-// The launch configuration's threads per block; per-channel scores read in
-// 16-byte loads too; D = 1024 f32 = 8 chunks of 32 lanes x 4 channels.
-// CHECK-LABEL: func.func @compress_configured
-// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c512,
-// CHECK: vector.load {{.*}} {alignment = 16 : i64} : memref<32x1024xf32>, vector<4xf32>
-// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32, %c32_i32 : f32
-// CHECK: vector.store {{.*}} : memref<8x1024xi8>, vector<4xi8>
-func.func @compress_configured(%keys: tensor<32x1024xf32>, %scores: tensor<32x1024xf32>)
-    -> (tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>) {
-  %q, %s, %w = indexpool.compress %keys, %scores
-      {pool_size = 4 : i64, rotate,
-       indexpool.launch = #indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 16, elements_per_thread = 4, vector_bytes = 16, grid = tiled>}
-      : (tensor<32x1024xf32>, tensor<32x1024xf32>) -> (tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>)
-  return %q, %s, %w : tensor<8x1024xi8>, tensor<8xf32>, tensor<8x4x1024xf32>
-}
-
-// -----
-
 // Shapes the warp kernel does not cover stay for --indexpool-to-loops.
 // CHECK-LABEL: func.func @compress_dynamic_d
 // CHECK: indexpool.compress

@@ -1,20 +1,20 @@
 // RUN: indexpool-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{threads_per_block must be a positive multiple of 32 and at most 1024, got 100}}
+// expected-error @+1 {{threads-per-block must be a multiple of 32 in [32, 1024], got 100}}
 func.func @threads_not_warps() attributes {l = #indexpool.launch<chip = "sm_90", threads_per_block = 100, items_per_block = 1, elements_per_thread = 8, vector_bytes = 16, grid = tiled>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{threads_per_block must be a positive multiple of 32 and at most 1024, got 2048}}
+// expected-error @+1 {{threads-per-block must be a multiple of 32 in [32, 1024], got 2048}}
 func.func @threads_too_many() attributes {l = #indexpool.launch<chip = "sm_90", threads_per_block = 2048, items_per_block = 1, elements_per_thread = 8, vector_bytes = 16, grid = tiled>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{threads_per_block must be a positive multiple of 32 and at most 1024, got 0}}
+// expected-error @+1 {{threads-per-block must be a multiple of 32 in [32, 1024], got 0}}
 func.func @threads_zero() attributes {l = #indexpool.launch<chip = "sm_90", threads_per_block = 0, items_per_block = 1, elements_per_thread = 8, vector_bytes = 16, grid = tiled>} {
   return
 }

@@ -1,5 +1,5 @@
 // indexpool-launch end to end without a GPU: INDEXPOOL_LIBCUDA_PATH points it
-// at the fake driver (tools/indexpool-launch/FakeCuda.cpp: host memory, host
+// at the fake driver (test/FakeCuda/FakeCuda.cpp: host memory, host
 // kernels, the real driver's error conventions). The launcher, --verify,
 // --benchmark, .npy outputs and the driver's errors all take the path they
 // take on a GPU.

@@ -1,5 +1,5 @@
 // indexpool-run --device=cuda: without a driver, one line and exit code 1;
-// with the fake driver (tools/indexpool-launch/FakeCuda.cpp), the function is
+// with the fake driver (test/FakeCuda/FakeCuda.cpp), the function is
 // compiled for the chip, described by a manifest and handed to the CUDA
 // runtime, which loads the PTX and looks up the compiled kernel (the fake
 // driver knows only its own test kernels, so the lookup is where it stops).

@@ -30,7 +30,7 @@
 
 // CHIP: error: indexpool-to-gpu-kernels: unknown chip 'sm_99'; known chips: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120
 // TPB: error: indexpool-to-gpu-kernels: threads-per-block must be a multiple of 32 in [32, 1024], got 33
-// TILE: error: indexpool-tile-rows: threads-per-block must be in [1, 1024], got 0
+// TILE: error: indexpool-tile-rows: threads-per-block must be a multiple of 32 in [32, 1024], got 0
 // NOVALUE: indexpool-opt: for the --chip option: requires a value!
 // UNKNOWN: error: <Pass-Options-Parser>: no such option bogus
 // NOCHIP: error: indexpool-to-nvvm: no chip given; known chips: sm_80,

@@ -40,6 +40,7 @@
 #include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/Tooling/CPUJit.h"
+#include "indexpool/Transforms/Passes.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/IR/AsmState.h"
@@ -161,6 +162,13 @@ static cl::opt<std::string> benchmarkRuns(
 static cl::opt<std::string> vectorWidthOption(
     "vector-width", cl::init("8"), cl::value_desc("LANES"),
     cl::desc("f32 lanes of the vectors the CPU loops over D use"),
+    cl::cat(category));
+
+static cl::opt<bool> fuseOps(
+    "fuse", cl::init(true),
+    cl::desc("Run --indexpool-fuse before compiling (default; --fuse=false "
+             "compiles each op as written). The reference evaluates the "
+             "function as written either way"),
     cl::cat(category));
 
 static cl::opt<bool> checkBounds(
@@ -574,6 +582,7 @@ static int runMain() {
   CPUJitOptions jitOptions;
   jitOptions.vectorWidth = vectorWidth;
   jitOptions.checkBounds = checkBounds;
+  jitOptions.fuse = fuseOps;
   if (emulateGPU)
     jitOptions.emulatedGPU = chipName;
   std::unique_ptr<CPUJitFunction> compiled =
@@ -601,6 +610,9 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  // By name for --mlir-print-ir-after=indexpool-fuse (what --fuse runs);
+  // before the pass manager's options, whose parser lists the passes.
+  registerIndexPoolFuse();
   registerPassManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   // Command-line mistakes end like every other bad input: one error line.

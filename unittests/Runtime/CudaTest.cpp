@@ -2,7 +2,7 @@
 //
 // Three kinds of tests:
 //  - without any driver: CudaDevice::open fails with one clear line;
-//  - with the fake driver (tools/indexpool-launch/FakeCuda.cpp, host memory
+//  - with the fake driver (test/FakeCuda/FakeCuda.cpp, host memory
 //    and host kernels): the whole launch path, its timing and its errors,
 //    on any machine;
 //  - on a real GPU (GTEST_SKIP with the reason where there is none): the

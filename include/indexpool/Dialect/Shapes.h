@@ -71,6 +71,15 @@ inline int64_t mulDims(int64_t a, int64_t b) {
   return checkedMulSizes(a, b).value_or(kShapeDynamic);
 }
 
+/// a + b, dynamic when either is or when the sum overflows int64.
+inline int64_t addDims(int64_t a, int64_t b) {
+  int64_t sum;
+  if (a == kShapeDynamic || b == kShapeDynamic ||
+      __builtin_add_overflow(a, b, &sum))
+    return kShapeDynamic;
+  return sum;
+}
+
 /// The number of elements of a shape (dynamic sizes skipped, so a lower
 /// bound), times `elementBytes`; std::nullopt when either product overflows
 /// int64.

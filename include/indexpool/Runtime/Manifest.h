@@ -187,11 +187,6 @@ struct Manifest {
   std::string resolvedBinaryPath() const;
 };
 
-/// The operands of op `op` (without "indexpool."), in order; the required
-/// ones come first (`requiredCount` of them). Empty for an unknown op.
-std::vector<std::string> operandNamesOf(std::string_view op,
-                                        size_t *requiredCount = nullptr);
-
 /// Checks `launch`'s parameters against its kernel's signature in
 /// `manifest`: the kernel is declared, the count and each kind match, each
 /// buffer names a buffer with device memory, at least as large as the kernel

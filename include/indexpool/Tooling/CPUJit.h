@@ -47,6 +47,10 @@ void registerCPUJitTranslations(DialectRegistry &registry);
 struct CPUJitOptions {
   /// f32 lanes of the vectors the CPU loops over D use.
   int64_t vectorWidth = 8;
+  /// Run --indexpool-fuse first (on the copy that is compiled): chains the
+  /// fused ops compute bit for bit the same become one kernel each, without
+  /// their intermediates in memory.
+  bool fuse = true;
   /// When set (a chip name), the GPU kernels of that chip run on CPU threads,
   /// one OpenMP thread per GPU thread (the GPU emulator); an unknown chip is
   /// an error.

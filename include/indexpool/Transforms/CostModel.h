@@ -12,14 +12,17 @@
 #ifndef INDEXPOOL_TRANSFORMS_COSTMODEL_H
 #define INDEXPOOL_TRANSFORMS_COSTMODEL_H
 
+#include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Target/Chips.h"
 
 #include <cstdint>
 
 namespace indexpool::cost {
 
-/// An unknown (dynamic) size.
-constexpr int64_t kDynamic = -1;
+/// An unknown (dynamic) size: the one marker of Shapes.h (also
+/// mlir::ShapedType::kDynamic), so sizes pass between the verifier's rules
+/// and the cost model unchanged.
+constexpr int64_t kDynamic = mlir::indexpool::kShapeDynamic;
 
 /// How an op's kernel walks its data.
 enum class OpKind {

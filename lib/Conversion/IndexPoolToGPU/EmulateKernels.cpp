@@ -10,9 +10,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Target/Chips.h"
 
-#include "../IndexPoolToLoops/Emitter.h"
-#include "LaunchLimits.h"
+#include "Common/Emitter.h"
+#include "GPU/LaunchLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,6 +32,7 @@ namespace mlir::indexpool {
 } // namespace mlir::indexpool
 
 using namespace mlir;
+using ::indexpool::target::kWarpSize;
 
 static constexpr StringLiteral kThreadNum = "omp_get_thread_num";
 static constexpr StringLiteral kNumThreads = "omp_get_num_threads";
@@ -60,7 +62,7 @@ static LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, const Team &team) {
   std::optional<int64_t> offset = getConstantIntValue(shuffle.getOffset());
   std::optional<int64_t> width = getConstantIntValue(shuffle.getWidth());
   if (shuffle.getMode() != gpu::ShuffleMode::XOR || !offset || !width ||
-      *width != 32 || *offset < 0 || *offset >= 32 ||
+      *width != kWarpSize || *offset < 0 || *offset >= kWarpSize ||
       !(type.isF32() || type.isInteger(32)))
     return shuffle.emitOpError(
         "the GPU emulator handles only xor shuffles of 32-bit values by a "
@@ -95,7 +97,7 @@ static LogicalResult emulateMatch(NVVM::MatchSyncOp match, const Team &team) {
   memref::StoreOp::create(b, match.getVal(), team.exchange,
                           ValueRange{team.thread});
   teamBarrier(b, b.getLoc());
-  Value warpSize = arith::ConstantIndexOp::create(b, 32);
+  Value warpSize = arith::ConstantIndexOp::create(b, kWarpSize);
   Value first = arith::MulIOp::create(
       b, arith::DivUIOp::create(b, team.thread, warpSize), warpSize);
   Value zero32 = arith::ConstantIntOp::create(b, 0, 32);
@@ -130,7 +132,7 @@ static LogicalResult emulateFp8Convert(NVVM::ConvertF32x2ToF8x2Op op) {
     return op.emitOpError("the GPU emulator handles only rn satfinite e4m3 "
                           "conversions to vector<2xi8>");
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  indexpool::loops::Emitter e(b, 2, /*stackScopes=*/false);
+  mlir::indexpool::loops::Emitter e(b, 2, /*stackScopes=*/false);
   auto pair = VectorType::get({2}, b.getF32Type());
   Value v = vector::FromElementsOp::create(b, pair, ValueRange{op.getB(), op.getA()});
   Value codes = e.fromF32(v, b.getType<Float8E4M3FNType>());
@@ -155,7 +157,8 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   std::optional<int64_t> threads = getConstantIntValue(launch.getBlockSizeX());
   std::optional<int64_t> threadsY = getConstantIntValue(launch.getBlockSizeY());
   std::optional<int64_t> threadsZ = getConstantIntValue(launch.getBlockSizeZ());
-  if (!threads || threadsY != 1 || threadsZ != 1 || *threads % 32 != 0)
+  if (!threads || threadsY != 1 || threadsZ != 1 ||
+      *threads % kWarpSize != 0)
     return launch.emitOpError("the GPU emulator needs a constant 1-d block "
                               "of whole warps");
   if (!launch.getPrivateAttributions().empty() ||
@@ -164,9 +167,9 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
     return launch.emitOpError("the GPU emulator handles one-block bodies "
                               "with static workgroup buffers only");
   // The launches the GPU path refuses, refused here too.
-  if (failed(indexpool::checkLaunchLimits(launch.getLoc(),
-                               launch.getGridSizeOperandValues(),
-                               launch.getBlockSizeOperandValues())))
+  if (failed(mlir::indexpool::checkLaunchLimits(
+          launch.getLoc(), launch.getGridSizeOperandValues(),
+          launch.getBlockSizeOperandValues())))
     return failure();
   Type i32 = b.getI32Type();
 

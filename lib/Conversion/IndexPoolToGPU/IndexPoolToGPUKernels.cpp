@@ -1,21 +1,23 @@
 //===- IndexPoolToGPUKernels.cpp - fused ops -> gpu.launch kernels --------===//
 //
 // compress, score, topk and expand become gpu.launch kernels on buffers
-// (GPUKernels.h), select is split into the three it fuses first. Ops whose
-// shapes a kernel does not cover stay for --indexpool-to-loops.
+// (the emitters of Kernels/, GPUKernels.h), select is split into the three
+// it fuses first. Ops whose shapes a kernel does not cover stay for
+// --indexpool-to-loops.
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Conversion/IndexPoolToGPU.h"
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Target/Chips.h"
 
-#include "GPUKernels.h"
-#include "KernelBuilder.h"
+#include "Kernels/GPUKernels.h"
+#include "Kernels/KernelBuilder.h"
 
-#include "../IndexPoolToLoops/BufferScope.h"
+#include "Common/BufferScope.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -339,16 +341,31 @@ struct IndexPoolToGPUKernels
              << (chip.empty() ? "needs chip=NAME"
                               : "unknown chip '" + chip + "'")
              << "; known chips: " << ::indexpool::target::knownChipNames();
-    if (threadsPerBlock < kWarpSize || threadsPerBlock > 1024 ||
-        threadsPerBlock % kWarpSize != 0)
-      return emitError(loc)
-             << "indexpool-to-gpu-kernels: threads-per-block must be a "
-                "multiple of 32 in [32, 1024], got "
-             << static_cast<int64_t>(threadsPerBlock);
+    std::string rule =
+        ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
+    if (!rule.empty())
+      return emitError(loc) << "indexpool-to-gpu-kernels: " << rule;
     return success();
   }
 
   void runOnOperation() override {
+    // A launch configuration chosen for another chip (block sizes, vector
+    // widths, the grid for its SM count) would compile, and run slowly or
+    // beyond this chip's limits: refuse it.
+    WalkResult foreign = getOperation().walk([&](Operation *op) {
+      auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName);
+      if (!launch || launch.getChip() == chip)
+        return WalkResult::advance();
+      op->emitError() << "this op's '" << kLaunchAttrName << "' was chosen for "
+                      << launch.getChip() << ", but the kernels are compiled "
+                      << "for " << chip
+                      << ": configure it for " << chip
+                      << " (--indexpool-configure=chip=" << chip
+                      << ") or remove the attribute";
+      return WalkResult::interrupt();
+    });
+    if (foreign.wasInterrupted())
+      return signalPassFailure();
     if (requireStaticShapes) {
       WalkResult dynamic = getOperation().walk([&](Operation *op) {
         if (!isa<IndexPoolDialect>(op->getDialect()))
@@ -371,12 +388,8 @@ struct IndexPoolToGPUKernels
       if (dynamic.wasInterrupted())
         return signalPassFailure();
     }
-    KernelOptions options{info->hasFp8Convert, threadsPerBlock, info->smCount};
     RewritePatternSet patterns(&getContext());
-    patterns.add<SplitSelect>(&getContext());
-    patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
-                 ScoreKernel, TopKKernel, ExpandKernel>(&getContext(),
-                                                         options);
+    populateIndexPoolToGPUKernelsPatterns(patterns, *info, threadsPerBlock);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
@@ -385,3 +398,13 @@ struct IndexPoolToGPUKernels
 };
 
 } // namespace
+
+void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
+    RewritePatternSet &patterns, const ::indexpool::target::ChipInfo &chip,
+    int64_t threadsPerBlock) {
+  MLIRContext *ctx = patterns.getContext();
+  KernelOptions options{chip.hasFp8Convert, threadsPerBlock, chip.smCount};
+  patterns.add<SplitSelect>(ctx);
+  patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
+               ScoreKernel, TopKKernel, ExpandKernel>(ctx, options);
+}

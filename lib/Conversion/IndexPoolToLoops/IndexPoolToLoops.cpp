@@ -12,9 +12,9 @@
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 
-#include "BufferScope.h"
-#include "Emitter.h"
-#include "Kernels.h"
+#include "Common/BufferScope.h"
+#include "Common/Emitter.h"
+#include "Common/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -347,7 +347,7 @@ struct LowerSelect : LowerOp<SelectOp> {
 };
 
 struct IndexPoolToLoops
-    : indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
+    : mlir::indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
   using Base::Base;
 
   /// Before any IR is touched, and at no operation: an error at the module

@@ -181,11 +181,10 @@ checkPipelineOptions(const GPUPipelineCLOptions &cl, std::string &error) {
                   Twine(::indexpool::target::kNewestPtxVersion));
     options.ptxVersion = cl.ptxVersion;
   }
-  if (cl.threadsPerBlock < 32 || cl.threadsPerBlock > 1024 ||
-      cl.threadsPerBlock % 32 != 0)
-    return fail("threads-per-block must be a multiple of 32 in [32, 1024], "
-                "got " +
-                Twine(cl.threadsPerBlock));
+  if (std::string rule =
+          ::indexpool::target::threadsPerBlockRule(cl.threadsPerBlock);
+      !rule.empty())
+    return fail(rule);
   options.threadsPerBlock = cl.threadsPerBlock;
   // The rule of --indexpool-to-loops, checked here so that the error comes
   // before the pipeline runs.

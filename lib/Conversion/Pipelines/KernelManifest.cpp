@@ -12,6 +12,7 @@
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Runtime/Manifest.h"
+#include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,8 +21,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <array>
 #include <limits>
@@ -30,6 +31,7 @@ using namespace mlir;
 using namespace mlir::indexpool;
 namespace json = llvm::json;
 namespace runtime = ::indexpool::runtime;
+namespace target = ::indexpool::target;
 
 static std::string typeName(Type t) {
   std::string s;
@@ -69,76 +71,32 @@ struct Computes {
 };
 } // namespace
 
-/// The named operands and the properties of one op, as docs/IndexPoolOps.md names them.
+/// The named operands and the properties of one op, as its contract
+/// (Dialect/OpContract.h) names them; absent optional operands are left out,
+/// properties are written with their defaults.
 static std::pair<json::Object, json::Object> describe(Operation *op,
                                                       Computes &c) {
   json::Object operands, props;
-  auto add = [&](StringRef name, Value v) {
-    if (v)
-      operands[name] = c.ids.lookup(v);
-  };
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](PoolOp o) {
-        add("keys", o.getKeys());
-        add("scores", o.getScores());
-        add("bias", o.getBias());
-        props["pool_size"] = o.getPoolSize();
-        props["temperature"] = o.getTemperature().convertToDouble();
-      })
-      .Case([&](HadamardOp o) { add("input", o.getInput()); })
-      .Case([&](QuantizeOp o) {
-        add("input", o.getInput());
-        props["pow2_scale"] = o.getPow2Scale();
-        props["min_absmax"] = o.getMinAbsmax().convertToDouble();
-      })
-      .Case([&](DequantizeOp o) {
-        add("codes", o.getCodes());
-        add("scales", o.getScales());
-      })
-      .Case([&](ResidualOp o) {
-        add("keys", o.getKeys());
-        add("pooled", o.getPooled());
-        props["pool_size"] = o.getPoolSize();
-      })
-      .Case([&](ReconstructOp o) {
-        add("pooled", o.getPooled());
-        add("residual", o.getResidual());
-        props["pool_size"] = o.getPoolSize();
-      })
-      .Case([&](ScoreOp o) {
-        add("query", o.getQuery());
-        add("weights", o.getWeights());
-        add("keys", o.getKeys());
-        add("scales", o.getScales());
-      })
-      .Case([&](TopKOp o) {
-        add("logits", o.getLogits());
-        add("valid", o.getValid());
-        props["k"] = o.getK();
-      })
-      .Case([&](ExpandOp o) {
-        add("indices", o.getIndices());
-        props["pool_size"] = o.getPoolSize();
-      })
-      .Case([&](CompressOp o) {
-        add("keys", o.getKeys());
-        add("scores", o.getScores());
-        add("bias", o.getBias());
-        props["pool_size"] = o.getPoolSize();
-        props["temperature"] = o.getTemperature().convertToDouble();
-        props["rotate"] = o.getRotate();
-        props["pow2_scale"] = o.getPow2Scale();
-        props["min_absmax"] = o.getMinAbsmax().convertToDouble();
-      })
-      .Case([&](SelectOp o) {
-        add("query", o.getQuery());
-        add("weights", o.getWeights());
-        add("keys", o.getKeys());
-        add("scales", o.getScales());
-        add("valid", o.getValid());
-        props["k"] = o.getK();
-        props["pool_size"] = o.getPoolSize();
-      });
+  const OpContract &contract = getOpContract(op);
+  for (auto [operand, value] :
+       llvm::zip_equal(contract.operands, getContractOperands(op)))
+    if (value)
+      operands[operand.name] = c.ids.lookup(value);
+  for (const PropertyContract &property : contract.properties) {
+    // Defaulted properties are set on every op (ODS's default values).
+    Attribute attr = op->getInherentAttr(property.name).value_or(Attribute());
+    switch (property.kind) {
+    case PropertyKind::I64:
+      props[property.name] = cast<IntegerAttr>(attr).getInt();
+      break;
+    case PropertyKind::F32:
+      props[property.name] = cast<FloatAttr>(attr).getValueAsDouble();
+      break;
+    case PropertyKind::Unit:
+      props[property.name] = bool(attr);
+      break;
+    }
+  }
   return {std::move(operands), std::move(props)};
 }
 
@@ -333,26 +291,32 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
         sizes[i] = *size;
         (gridSizes.size() < 3 ? gridSizes : blockSizes).push_back(*size);
       }
-      // CUDA's limits (runtime::kMaxGridDims, kMaxBlockDims), as the
-      // reader checks them.
+      // CUDA's limits (Target/Chips.h), as the reader checks them.
+      using target::kMaxBlockDims, target::kMaxGridDims,
+          target::kMaxThreadsPerBlock;
+      auto range = [](int64_t max) {
+        return "[1, " + std::to_string(max) + "]";
+      };
       for (int i = 0; i < 3; ++i) {
-        if (sizes[i] < 1 || sizes[i] > runtime::kMaxGridDims[i]) {
+        if (sizes[i] < 1 || sizes[i] > kMaxGridDims[i]) {
           error = which + " would launch a grid of [" +
                   std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) +
                   ", " + std::to_string(sizes[2]) +
-                  "] blocks; CUDA allows x in [1, 2^31-1] and y, z in "
-                  "[1, 65535]";
+                  "] blocks; CUDA allows x in " + range(kMaxGridDims[0]) +
+                  ", y in " + range(kMaxGridDims[1]) + " and z in " +
+                  range(kMaxGridDims[2]);
           return failure();
         }
         // Each block size is checked before the product (which fits then).
-        if (sizes[3 + i] < 1 || sizes[3 + i] > runtime::kMaxBlockDims[i] ||
-            (i == 2 &&
-             sizes[3] * sizes[4] * sizes[5] > runtime::kMaxThreadsPerBlock)) {
+        if (sizes[3 + i] < 1 || sizes[3 + i] > kMaxBlockDims[i] ||
+            (i == 2 && sizes[3] * sizes[4] * sizes[5] > kMaxThreadsPerBlock)) {
           error = which + " would launch blocks of [" +
                   std::to_string(sizes[3]) + ", " + std::to_string(sizes[4]) +
                   ", " + std::to_string(sizes[5]) +
-                  "] threads; CUDA allows x, y in [1, 1024], z in [1, 64] "
-                  "and at most 1024 threads per block";
+                  "] threads; CUDA allows x in " + range(kMaxBlockDims[0]) +
+                  ", y in " + range(kMaxBlockDims[1]) + ", z in " +
+                  range(kMaxBlockDims[2]) + " and at most " +
+                  std::to_string(kMaxThreadsPerBlock) + " threads per block";
           return failure();
         }
       }

@@ -1,12 +1,13 @@
 // compress and select give bit for bit what the chains they fuse give, on the
 // CPU, for the same random inputs; and --indexpool-fuse turns each chain into
 // the fused op.
-// RUN: indexpool-run %s --function=compress_chain --random-inputs=11 --output=@%t.cc.q.npy --output=@%t.cc.s.npy --output=@%t.cc.w.npy
+// The chains run as written (--fuse=false); by default indexpool-run fuses.
+// RUN: indexpool-run %s --function=compress_chain --fuse=false --random-inputs=11 --output=@%t.cc.q.npy --output=@%t.cc.s.npy --output=@%t.cc.w.npy
 // RUN: indexpool-run %s --function=compress_fused --random-inputs=11 --output=@%t.cf.q.npy --output=@%t.cf.s.npy --output=@%t.cf.w.npy
 // RUN: cmp %t.cc.q.npy %t.cf.q.npy
 // RUN: cmp %t.cc.s.npy %t.cf.s.npy
 // RUN: cmp %t.cc.w.npy %t.cf.w.npy
-// RUN: indexpool-run %s --function=select_chain --random-inputs=12 --output=@%t.sc.npy
+// RUN: indexpool-run %s --function=select_chain --fuse=false --random-inputs=12 --output=@%t.sc.npy
 // RUN: indexpool-run %s --function=select_fused --random-inputs=12 --output=@%t.sf.npy
 // RUN: cmp %t.sc.npy %t.sf.npy
 // RUN: indexpool-opt %s --indexpool-fuse | FileCheck %s --check-prefix=FUSE
@@ -14,7 +15,17 @@
 // RUN: indexpool-run %t.fused.mlir --function=compress_chain --random-inputs=11 --output=@%t.fc.q.npy --output=@%t.fc.s.npy --output=@%t.fc.w.npy
 // RUN: cmp %t.cc.q.npy %t.fc.q.npy
 // RUN: cmp %t.cc.w.npy %t.fc.w.npy
+// The default run compiles the fused op (and still equals the chain).
+// RUN: indexpool-run %s --function=compress_chain --random-inputs=11 --output=@%t.cd.q.npy --output=@%t.cd.s.npy --output=@%t.cd.w.npy --mlir-print-ir-after=indexpool-fuse 2>&1 | FileCheck %s --check-prefix=DEFAULT
+// RUN: cmp %t.cc.q.npy %t.cd.q.npy
+// RUN: cmp %t.cc.s.npy %t.cd.s.npy
+// RUN: indexpool-run %s --function=compress_chain --fuse=false --random-inputs=11 --mlir-print-ir-after=indexpool-fuse 2>&1 | FileCheck %s --check-prefix=NOFUSE
 
+// DEFAULT: IR Dump After IndexPoolFuse
+// DEFAULT-NOT: indexpool.pool
+// DEFAULT: indexpool.compress
+// NOFUSE-NOT: IR Dump After IndexPoolFuse
+// NOFUSE: result #0
 // FUSE-LABEL: func.func @compress_chain
 // FUSE: indexpool.compress {{.*}} {pool_size = 4 : i64, pow2_scale, rotate}
 // FUSE-LABEL: func.func @select_chain

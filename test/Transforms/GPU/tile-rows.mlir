@@ -3,7 +3,7 @@
 // RUN: indexpool-opt %s --pass-pipeline="builtin.module(func.func(indexpool-tile-rows{threads-per-block=64}))" | FileCheck %s
 // RUN: not indexpool-opt %s --pass-pipeline="builtin.module(func.func(indexpool-tile-rows{threads-per-block=0}))" 2>&1 | FileCheck %s --check-prefix=BAD
 
-// BAD: indexpool-tile-rows: threads-per-block must be in [1, 1024], got 0
+// BAD: indexpool-tile-rows: threads-per-block must be a multiple of 32 in [32, 1024], got 0
 
 // CHECK-LABEL: func.func @rows
 // CHECK: %[[C256:.*]] = arith.constant 256 : index

@@ -2,6 +2,8 @@
 
 #include "Kernels.h"
 
+#include "indexpool/Reference/Numerics.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -258,7 +260,9 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                                              const QuantizeParams &params) {
   ImplicitLocOpBuilder &b = e.builder();
   Type codeType = memrefType(codes).getElementType();
-  double qmaxValue = isa<Float8E4M3FNType>(codeType) ? 448.0 : 127.0;
+  double qmaxValue = isa<Float8E4M3FNType>(codeType)
+                         ? ::indexpool::ref::kF8E4M3FNMax
+                         : ::indexpool::ref::kI8Max;
 
   Value maxAbs = e.chunks(dimD, {e.f32Splat(0.0)},
                           [&](Chunk c, ValueRange acc) -> SmallVector<Value> {

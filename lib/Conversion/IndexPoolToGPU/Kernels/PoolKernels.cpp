@@ -12,7 +12,7 @@
 #include "GPUKernels.h"
 #include "WarpRows.h"
 
-#include "../IndexPoolToLoops/Kernels.h"
+#include "Common/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -3,11 +3,12 @@
 // One function per computation, on memrefs. The fused ops call the same
 // row-level pieces as the ops they fuse, in the same order, which is why
 // compress == pool -> hadamard -> quantize and select == score -> topk ->
-// expand bit for bit on the CPU.
+// expand bit for bit on the CPU. The GPU kernels (IndexPoolToGPU) call the
+// row-level pieces too (slot weights, weighted sums, butterflies, row scales).
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H
+#ifndef INDEXPOOL_LIB_CONVERSION_COMMON_KERNELS_H
+#define INDEXPOOL_LIB_CONVERSION_COMMON_KERNELS_H
 
 #include "Emitter.h"
 
@@ -85,4 +86,4 @@ void emitExpand(Emitter &e, Value indices, Value tokens, int64_t poolSize);
 
 } // namespace mlir::indexpool::loops
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_KERNELS_H
+#endif // INDEXPOOL_LIB_CONVERSION_COMMON_KERNELS_H

@@ -13,12 +13,12 @@
 // its row index, and only stores are guarded.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_WARPROWS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_WARPROWS_H
 
 #include "KernelBuilder.h"
 
-#include "../IndexPoolToLoops/Emitter.h"
+#include "Common/Emitter.h"
 
 #include <optional>
 
@@ -81,4 +81,4 @@ void quantizeRow(loops::Emitter &e, const WarpLayout &lay, const WarpRow &row,
 
 } // namespace mlir::indexpool::gpukernels
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_WARPROWS_H
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_WARPROWS_H

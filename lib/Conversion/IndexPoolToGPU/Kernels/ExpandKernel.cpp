@@ -9,8 +9,8 @@
 #include "GPUKernels.h"
 #include "KernelBuilder.h"
 
-#include "../IndexPoolToLoops/Emitter.h"
-#include "../IndexPoolToLoops/Kernels.h"
+#include "Common/Emitter.h"
+#include "Common/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 

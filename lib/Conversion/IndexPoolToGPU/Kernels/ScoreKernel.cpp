@@ -20,7 +20,7 @@
 #include "GPUKernels.h"
 #include "KernelBuilder.h"
 
-#include "../IndexPoolToLoops/Emitter.h"
+#include "Common/Emitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -5,15 +5,15 @@
 // emulator, so that both refuse the same launches with the same message.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_CONVERSION_INDEXPOOLTOGPU_LAUNCHLIMITS_H
-#define INDEXPOOL_CONVERSION_INDEXPOOLTOGPU_LAUNCHLIMITS_H
+#ifndef INDEXPOOL_LIB_TRANSFORMS_GPU_LAUNCHLIMITS_H
+#define INDEXPOOL_LIB_TRANSFORMS_GPU_LAUNCHLIMITS_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::indexpool {
 
 /// Checks the constant grid and block sizes against the limits every
-/// supported chip has (runtime::kMaxGridDims, kMaxBlockDims): an error at
+/// supported chip has (target::kMaxGridDims, kMaxBlockDims): an error at
 /// `loc` beyond them. Otherwise true when a constant size is 0 (the launch
 /// runs no thread), false when it runs.
 FailureOr<bool> checkLaunchLimits(Location loc, gpu::KernelDim3 grid,
@@ -21,4 +21,4 @@ FailureOr<bool> checkLaunchLimits(Location loc, gpu::KernelDim3 grid,
 
 } // namespace mlir::indexpool
 
-#endif // INDEXPOOL_CONVERSION_INDEXPOOLTOGPU_LAUNCHLIMITS_H
+#endif // INDEXPOOL_LIB_TRANSFORMS_GPU_LAUNCHLIMITS_H

@@ -4,10 +4,10 @@
 // (`can...`), so that the pattern can leave other ops to the row loops.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_GPUKERNELS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_GPUKERNELS_H
 
-#include "../IndexPoolToLoops/Kernels.h"
+#include "Common/Kernels.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -63,4 +63,4 @@ void emitExpandKernel(ImplicitLocOpBuilder &b, Value indices, Value tokens,
 
 } // namespace mlir::indexpool::gpukernels
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_GPUKERNELS_H
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_GPUKERNELS_H

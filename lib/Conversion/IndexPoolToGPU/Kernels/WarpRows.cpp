@@ -3,7 +3,9 @@
 #include "WarpRows.h"
 #include "GPUKernels.h"
 
-#include "../IndexPoolToLoops/Kernels.h"
+#include "indexpool/Reference/Numerics.h"
+
+#include "Common/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -193,7 +195,8 @@ static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q, Value scaleIsNaN) {
           b, vector::ExtractOp::create(b, two, j), codes, i + j);
   }
   Value nan = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(0x7F)));
+      b, DenseElementsAttr::get(
+             bytes, b.getI8IntegerAttr(::indexpool::ref::kF8E4M3FNNaN)));
   codes = arith::SelectOp::create(b, scaleIsNaN, nan, codes);
   return arith::BitcastOp::create(b, type.clone(f8), codes);
 }
@@ -206,7 +209,8 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
   ImplicitLocOpBuilder &b = e.builder();
   Type codeType = cast<MemRefType>(sink.codes.getType()).getElementType();
   bool fp8 = isa<Float8E4M3FNType>(codeType);
-  double qmaxValue = fp8 ? 448.0 : 127.0;
+  double qmaxValue =
+      fp8 ? ::indexpool::ref::kF8E4M3FNMax : ::indexpool::ref::kI8Max;
   // absmax over the lane's values, then across the row's lanes.
   Value maxAbs = e.f32(0.0);
   for (Value v : x)

@@ -1,6 +1,8 @@
-//===- Emitter.cpp - loop and vector building blocks for the CPU ----------===//
+//===- Emitter.cpp - loop and vector building blocks ----------------------===//
 
 #include "Emitter.h"
+
+#include "indexpool/Reference/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -179,10 +181,12 @@ void Emitter::chunks(Value n, function_ref<void(Chunk)> body) {
 //===----------------------------------------------------------------------===//
 
 // f8E4M3FN: 1 sign, 4 exponent (bias 7), 3 mantissa bits, no infinities,
-// 0x7F / 0xFF are NaN, largest finite 448, smallest normal 2^-6.
+// 0x7F / 0xFF are NaN; its largest finite value, smallest normal and
+// canonical NaN are the reference's (Numerics.h).
 static constexpr int kF8Bias = 7, kF32Bias = 127;
-static constexpr double kF8MinNormal = 0.015625; // 2^-6
-static constexpr double kF8Max = 448.0;
+using ::indexpool::ref::kF8E4M3FNMax;
+using ::indexpool::ref::kF8E4M3FNMinNormal;
+using ::indexpool::ref::kF8E4M3FNNaN;
 
 Value Emitter::encodeF8E4M3FN(Value v) {
   Type type = v.getType();
@@ -195,7 +199,7 @@ Value Emitter::encodeF8E4M3FN(Value v) {
       b, arith::ShRUIOp::create(b, bits, ci(24)), ci(0x80));
   Value mag = math::AbsFOp::create(b, v);
   // Saturate like cvt.rn.satfinite: 448 is exact, so rounding stays finite.
-  Value sat = arith::MinimumFOp::create(b, mag, cf(kF8Max));
+  Value sat = arith::MinimumFOp::create(b, mag, cf(kF8E4M3FNMax));
   Value satBits = arith::BitcastOp::create(b, i32Type, sat);
 
   // Normal: drop 20 of the 23 mantissa bits, rounding to nearest even; a
@@ -217,13 +221,13 @@ Value Emitter::encodeF8E4M3FN(Value v) {
                                       math::RoundEvenOp::create(b, scaled));
 
   Value isSub =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, sat, cf(kF8MinNormal));
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, sat, cf(kF8E4M3FNMinNormal));
   Value code = arith::OrIOp::create(
       b, arith::SelectOp::create(b, isSub, sub, normal), sign);
   // Every NaN, whatever its sign, is the canonical positive NaN 0x7F (what
   // cvt.rn.satfinite gives too), so the sign is applied before this select.
   Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
-  code = arith::SelectOp::create(b, isNan, ci(0x7F), code);
+  code = arith::SelectOp::create(b, isNan, ci(kF8E4M3FNNaN), code);
   return arith::TruncIOp::create(b, withElement(type, b.getI8Type()), code);
 }
 
@@ -260,7 +264,7 @@ Value Emitter::decodeF8E4M3FN(Value bits8) {
   Value value = arith::SelectOp::create(b, isSub, sub, normal);
   Value isNan = arith::CmpIOp::create(
       b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, x, ci(0x7F)),
-      ci(0x7F));
+      ci(kF8E4M3FNNaN));
   return arith::SelectOp::create(
       b, isNan, constantLike(f32Type, std::numeric_limits<double>::quiet_NaN()),
       value);

@@ -6,8 +6,8 @@
 // the rest of the function. Shared by the loop and the GPU kernel lowerings.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_BUFFERSCOPE_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_BUFFERSCOPE_H
+#ifndef INDEXPOOL_LIB_CONVERSION_COMMON_BUFFERSCOPE_H
+#define INDEXPOOL_LIB_CONVERSION_COMMON_BUFFERSCOPE_H
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -60,4 +60,4 @@ private:
 
 } // namespace mlir::indexpool::loops
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_BUFFERSCOPE_H
+#endif // INDEXPOOL_LIB_CONVERSION_COMMON_BUFFERSCOPE_H

@@ -1,13 +1,14 @@
-//===- Emitter.h - loop and vector building blocks for the CPU --*- C++ -*-===//
+//===- Emitter.h - loop and vector building blocks ---------------*- C++ -*-===//
 //
-// What every indexpool CPU kernel needs: loops over rows and over chunks of D
+// What every indexpool kernel needs: loops over rows and over chunks of D
 // (vector main part + masked tail), typed loads and stores that convert the
 // element type to and from f32 with round-to-nearest-even, and constants.
-// Private to lib/Conversion/IndexPoolToLoops.
+// Shared by the CPU row loops (IndexPoolToLoops), the GPU kernels and the GPU
+// emulator (IndexPoolToGPU), so that every device computes the same way.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H
+#ifndef INDEXPOOL_LIB_CONVERSION_COMMON_EMITTER_H
+#define INDEXPOOL_LIB_CONVERSION_COMMON_EMITTER_H
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -136,4 +137,4 @@ private:
 
 } // namespace mlir::indexpool::loops
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_EMITTER_H
+#endif // INDEXPOOL_LIB_CONVERSION_COMMON_EMITTER_H

@@ -2,13 +2,13 @@
 
 #include "LaunchLimits.h"
 
-#include "indexpool/Runtime/Manifest.h"
+#include "indexpool/Target/Chips.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
-using ::indexpool::runtime::kMaxBlockDims;
-using ::indexpool::runtime::kMaxGridDims;
+using ::indexpool::target::kMaxBlockDims;
+using ::indexpool::target::kMaxGridDims;
 
 FailureOr<bool> mlir::indexpool::checkLaunchLimits(Location loc,
                                                    gpu::KernelDim3 grid,

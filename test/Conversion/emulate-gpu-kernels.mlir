@@ -1,13 +1,10 @@
-// The small GPU steps on their own.
-// --indexpool-emulate-gpu-kernels: a block becomes an OpenMP team of blockDim
-// threads, shared buffers stack buffers, barriers omp.barrier, shuffles an
-// exchange through a shared array between two barriers, e4m3x2 conversions
-// the software encoder; before-deallocation keeps barriers as calls.
+// --indexpool-emulate-gpu-kernels on its own: a block becomes an OpenMP team
+// of blockDim threads, shared buffers stack buffers, barriers omp.barrier,
+// shuffles an exchange through a shared array between two barriers, e4m3x2
+// conversions the software encoder; before-deallocation keeps barriers as
+// calls.
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels | FileCheck %s --check-prefix=EMU
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels=before-deallocation=true | FileCheck %s --check-prefix=FIRST
-// --indexpool-align-shared-buffers: workgroup buffers of outlined kernels get
-// llvm.align = 16.
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --one-shot-bufferize="bufferize-function-boundaries" --gpu-kernel-outlining --indexpool-align-shared-buffers | FileCheck %s --check-prefix=ALIGN
 
 // EMU-LABEL: func.func @score
 // EMU-NOT: gpu.
@@ -20,8 +17,6 @@
 // FIRST-LABEL: func.func @score
 // FIRST: func.call @indexpool_gpu_emulator_barrier()
 // FIRST-NOT: omp.barrier
-// ALIGN: gpu.func @score_kernel
-// ALIGN-SAME: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 func.func @score(%q: tensor<1x8x32xf32>, %w: tensor<1x8xf32>, %k: tensor<100x32xf32>) -> tensor<1x100xf32> {
   %l = indexpool.score %q, %w, %k : (tensor<1x8x32xf32>, tensor<1x8xf32>, tensor<100x32xf32>) -> tensor<1x100xf32>
   return %l : tensor<1x100xf32>

@@ -3,12 +3,14 @@
 // What the fused GPU kernels share: a gpu.launch with its thread and block
 // ids, warp shuffles, barriers and shared-memory buffers. The arithmetic
 // (typed loads, roundings, softmax, butterflies) is the loop lowering's
-// Emitter, so that CPU and GPU compute the same way.
+// Emitter (Common/Emitter.h), so that CPU and GPU compute the same way.
 // Private to lib/Conversion/IndexPoolToGPU.
 //
 //===----------------------------------------------------------------------===//
-#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELBUILDER_H
-#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELBUILDER_H
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_KERNELBUILDER_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_KERNELBUILDER_H
+
+#include "indexpool/Target/Chips.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -16,7 +18,7 @@
 
 namespace mlir::indexpool::gpukernels {
 
-constexpr int64_t kWarpSize = 32;
+using ::indexpool::target::kWarpSize;
 
 /// The ids a kernel body uses (index values).
 struct KernelIds {
@@ -49,4 +51,4 @@ void barrier(ImplicitLocOpBuilder &b);
 
 } // namespace mlir::indexpool::gpukernels
 
-#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELBUILDER_H
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_KERNELBUILDER_H

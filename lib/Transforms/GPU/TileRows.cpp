@@ -1,6 +1,7 @@
 //===- TileRows.cpp - row loops into blocks x threads ---------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Target/Chips.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -15,17 +16,18 @@ using namespace mlir;
 
 namespace {
 struct IndexPoolTileRows
-    : indexpool::impl::IndexPoolTileRowsBase<IndexPoolTileRows> {
+    : mlir::indexpool::impl::IndexPoolTileRowsBase<IndexPoolTileRows> {
   using Base::Base;
 
   /// Before any IR is touched, and at no operation: an error at the
-  /// function would print the function after it.
+  /// function would print the function after it. The blocks become GPU
+  /// blocks: the one threads-per-block rule of the target table.
   LogicalResult initialize(MLIRContext *context) override {
-    if (threadsPerBlock < 1 || threadsPerBlock > 1024)
+    std::string rule =
+        ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
+    if (!rule.empty())
       return emitError(UnknownLoc::get(context))
-             << "indexpool-tile-rows: threads-per-block must be in [1, 1024], "
-                "got "
-             << static_cast<int64_t>(threadsPerBlock);
+             << "indexpool-tile-rows: " << rule;
     return success();
   }
 

@@ -1,0 +1,204 @@
+//===- OpContract.h - operands, results, properties of each op -*- C++ -*-===//
+//
+// The op contract written once: for every op of dialect/IndexPoolOps.td, its
+// operands in ODS order (required or optional, allowed element types and the
+// words messages use for them), its results and its properties. The verifiers
+// (IndexPoolOps.cpp), the manifest writer (KernelManifest.cpp), the manifest
+// reader (Manifest.cpp) and the reference run (ReferenceRun.cpp) read it.
+// Plain C++17 like Shapes.h, so the MLIR-free runtime has it too; the
+// OpContractTest checks it against the ODS definition and the generated op doc,
+// so the two cannot drift. Shape relations are not here: they are the rules
+// of Shapes.h and the verifiers' letters.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_DIALECT_OPCONTRACT_H
+#define INDEXPOOL_DIALECT_OPCONTRACT_H
+
+#include "indexpool/Reference/Numerics.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace mlir::indexpool {
+
+/// The element types of the ops: those of the reference (one enum for the
+/// compiler and the runtimes).
+using Element = ::indexpool::ref::ElementType;
+constexpr int kNumElements = 6;
+
+/// The MLIR spelling of `e`: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32"
+/// (ref::elementTypeName, here constexpr and without linking the reference).
+constexpr const char *elementName(Element e) {
+  constexpr const char *names[kNumElements] = {"f32", "f16", "bf16",
+                                               "f8E4M3FN", "i8", "i32"};
+  return names[int(e)];
+}
+
+/// Inverse of elementName; std::nullopt for any other spelling.
+inline std::optional<Element> parseElement(std::string_view name) {
+  for (int i = 0; i < kNumElements; ++i)
+    if (name == elementName(Element(i)))
+      return Element(i);
+  return std::nullopt;
+}
+
+/// A set of allowed element types with the words a message uses for it
+/// ("f32, f16 or bf16"): the same words as the IndexPool_Tensor<"..."> of
+/// the ODS definition.
+struct ElementSet {
+  uint8_t bits;
+  const char *text;
+
+  constexpr bool contains(Element e) const { return (bits >> unsigned(e)) & 1; }
+};
+
+constexpr uint8_t bitOf(Element e) { return uint8_t(1u << unsigned(e)); }
+
+constexpr ElementSet kKeyTypes = {
+    uint8_t(bitOf(Element::F32) | bitOf(Element::F16) | bitOf(Element::BF16)),
+    "f32, f16 or bf16"};
+constexpr ElementSet kQuantTypes = {
+    uint8_t(bitOf(Element::I8) | bitOf(Element::F8E4M3FN)), "i8 or f8E4M3FN"};
+constexpr ElementSet kQueryTypes = {
+    uint8_t(kKeyTypes.bits | bitOf(Element::F8E4M3FN)),
+    "f32, f16, bf16 or f8E4M3FN"};
+constexpr ElementSet kCacheTypes = {uint8_t(kKeyTypes.bits | kQuantTypes.bits),
+                                    "f32, f16, bf16, i8 or f8E4M3FN"};
+constexpr ElementSet kF32Types = {bitOf(Element::F32), "f32"};
+constexpr ElementSet kI32Types = {bitOf(Element::I32), "i32"};
+
+struct OperandContract {
+  const char *name;
+  /// An ODS Optional<...>: absent, or exactly one value.
+  bool optional;
+  ElementSet types;
+};
+
+struct ResultContract {
+  const char *name;
+  ElementSet types;
+  /// When set, the result is f32 or of this operand's element type (a
+  /// relation between two values, checked on top of `types`).
+  const char *f32OrTypeOf = nullptr;
+};
+
+/// I64: I64Attr; F32: F32Attr; Unit: UnitAttr (false when absent).
+enum class PropertyKind { I64, F32, Unit };
+
+struct PropertyContract {
+  const char *name;
+  PropertyKind kind;
+  /// False for a DefaultValuedAttr or a UnitAttr.
+  bool required;
+};
+
+struct OpContract {
+  /// The op's name without "indexpool.".
+  const char *name;
+  std::vector<OperandContract> operands;
+  std::vector<ResultContract> results;
+  std::vector<PropertyContract> properties;
+
+  /// The operand, result or property `name`, or nullptr.
+  const OperandContract *findOperand(std::string_view n) const {
+    for (const OperandContract &o : operands)
+      if (n == o.name)
+        return &o;
+    return nullptr;
+  }
+  const ResultContract *findResult(std::string_view n) const {
+    for (const ResultContract &r : results)
+      if (n == r.name)
+        return &r;
+    return nullptr;
+  }
+  const PropertyContract *findProperty(std::string_view n) const {
+    for (const PropertyContract &p : properties)
+      if (n == p.name)
+        return &p;
+    return nullptr;
+  }
+};
+
+/// Every op, in the order of dialect/IndexPoolOps.td.
+inline const std::vector<OpContract> &opContracts() {
+  constexpr bool req = false, opt = true;
+  constexpr bool required = true, defaulted = false;
+  using K = PropertyKind;
+  static const std::vector<OpContract> table = {
+      {"pool",
+       {{"keys", req, kKeyTypes},
+        {"scores", req, kKeyTypes},
+        {"bias", opt, kKeyTypes}},
+       {{"pooled", kKeyTypes, "keys"}, {"weights", kF32Types}},
+       {{"pool_size", K::I64, required}, {"temperature", K::F32, defaulted}}},
+      {"hadamard",
+       {{"input", req, kKeyTypes}},
+       {{"result", kKeyTypes, "input"}},
+       {}},
+      {"quantize",
+       {{"input", req, kKeyTypes}},
+       {{"codes", kQuantTypes}, {"scales", kF32Types}},
+       {{"pow2_scale", K::Unit, defaulted}, {"min_absmax", K::F32, defaulted}}},
+      {"dequantize",
+       {{"codes", req, kQuantTypes}, {"scales", req, kF32Types}},
+       {{"result", kKeyTypes}},
+       {}},
+      {"residual",
+       {{"keys", req, kKeyTypes}, {"pooled", req, kKeyTypes}},
+       {{"result", kKeyTypes}},
+       {{"pool_size", K::I64, required}}},
+      {"reconstruct",
+       {{"pooled", req, kKeyTypes}, {"residual", opt, kKeyTypes}},
+       {{"result", kKeyTypes}},
+       {{"pool_size", K::I64, required}}},
+      {"score",
+       {{"query", req, kQueryTypes},
+        {"weights", req, kF32Types},
+        {"keys", req, kCacheTypes},
+        {"scales", opt, kF32Types}},
+       {{"logits", kF32Types}},
+       {}},
+      {"topk",
+       {{"logits", req, kF32Types}, {"valid", opt, kI32Types}},
+       {{"values", kF32Types}, {"indices", kI32Types}},
+       {{"k", K::I64, required}}},
+      {"expand",
+       {{"indices", req, kI32Types}},
+       {{"tokens", kI32Types}},
+       {{"pool_size", K::I64, required}}},
+      {"compress",
+       {{"keys", req, kKeyTypes},
+        {"scores", req, kKeyTypes},
+        {"bias", opt, kKeyTypes}},
+       {{"codes", kQuantTypes}, {"scales", kF32Types}, {"weights", kF32Types}},
+       {{"pool_size", K::I64, required},
+        {"temperature", K::F32, defaulted},
+        {"rotate", K::Unit, defaulted},
+        {"pow2_scale", K::Unit, defaulted},
+        {"min_absmax", K::F32, defaulted}}},
+      {"select",
+       {{"query", req, kQueryTypes},
+        {"weights", req, kF32Types},
+        {"keys", req, kCacheTypes},
+        {"scales", opt, kF32Types},
+        {"valid", opt, kI32Types}},
+       {{"tokens", kI32Types}},
+       {{"k", K::I64, required}, {"pool_size", K::I64, required}}},
+  };
+  return table;
+}
+
+/// The contract of op `name` (without "indexpool."), or nullptr.
+inline const OpContract *findOpContract(std::string_view name) {
+  for (const OpContract &op : opContracts())
+    if (name == op.name)
+      return &op;
+  return nullptr;
+}
+
+} // namespace mlir::indexpool
+
+#endif // INDEXPOOL_DIALECT_OPCONTRACT_H
