@@ -193,8 +193,11 @@ def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
     `gpu-map-parallel-loops`. The block size is the loop's
     `indexpool.threads_per_block` (set by `--indexpool-to-loops` from the
     op's `#indexpool.launch`, i.e. from `--indexpool-configure`), else
-    `threads-per-block`. Other dimensions of a multi-dimensional loop are
-    tiled by 1.
+    `threads-per-block`. A loop with `indexpool.items_per_block` gives each
+    block tiles of that many rows (its threads take rows t, t + threads, ...
+    of a tile); with `indexpool.max_blocks` too, at most that many blocks
+    stride over the tiles (the launch's `grid = grid_stride`). Other
+    dimensions of a multi-dimensional loop are tiled by 1.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
   let options = [

@@ -39,17 +39,56 @@ def IndexPool_LaunchAttr : AttrDef<IndexPool_Dialect, "Launch"> {
       threads (a group of at most one warp); the groups of a block share its
       tile, so a group keeps several rows in flight when the tile holds more
       rows than the block has groups.
-    - `elements_per_thread`: elements of a row one thread loads at a time:
-      its whole share of the row when a group covers the row, otherwise
-      (`topk` over N logits) the step in which the block walks the row.
+    - `elements_per_thread`: elements of a row one thread holds: its whole
+      share of the row when a group covers the row.
     - `vector_bytes`: the width of the vector loads and stores, 4, 8 or 16
-      (16 gives `ld.global.v4.b32`). It divides the row's byte length where
-      that is static; where it does not (dynamic D), the kernel checks the
-      alignment at run time and falls back to narrower accesses.
+      (16 gives `ld.global.v4.b32`).
     - `grid`: `tiled` launches one block per tile, `ceil(items /
       items_per_block)` blocks; `grid_stride` launches one wave of resident
-      blocks (SM count x blocks per SM on the device it runs on) and each
-      block strides over the tiles.
+      blocks and each block strides over the tiles. A wave is, for now, the
+      chip table's SM count x the blocks of `threads_per_block` threads
+      that fit an SM by threads and by its block limit (a later step takes
+      the SM count from the device at launch).
+
+    What each op's kernel takes from the fields (`--indexpool-to-gpu-kernels`,
+    and the row loops of `--indexpool-to-loops` on the GPU path):
+
+    - `compress`, `pool`, `hadamard`, `quantize` (warp-row kernels): every
+      field. A block of T threads has T / L row groups of L lanes; a tile
+      of `items_per_block` rows is handled by each group a row at a time
+      (rows g, g + T/L, ... of the tile). The row layout is E =
+      `vector_bytes` / element bytes channels per access, C =
+      `elements_per_thread` / E accesses per lane, L = D / (E*C) lanes,
+      when that is a layout (E and L powers of two, L <= 32, C <= 8);
+      otherwise, and without the attribute, 16-byte accesses. Without the
+      attribute a tile is one row per group, tiled.
+    - `score`: `threads_per_block` (at most 256), `items_per_block` (key
+      rows per tile; the threads loop over the tile), `vector_bytes` (the
+      width of the key loads, at most 16 bytes), `grid` (without the
+      attribute: tiles of one row per thread, grid-stride). A wave of the
+      score kernel is one block per SM and query row: a thread holds 64
+      accumulators, so registers allow no second block.
+      `elements_per_thread` has no meaning: a thread streams whole key
+      rows.
+    - `topk`: `threads_per_block`, `items_per_block` (query rows per tile,
+      one at a time per block; default 1), `grid` (default tiled). A thread
+      loads one logit per step of a radix pass: `elements_per_thread` and
+      `vector_bytes` have no effect on it yet.
+    - `expand`: `threads_per_block`, `items_per_block` (query rows per
+      tile; the block's threads take the tile's (row, index) entries in
+      order; default: as many rows as the block has threads for), `grid`
+      (default tiled). An entry is one i32 index and P token stores:
+      `elements_per_thread` and `vector_bytes` have no meaning.
+    - `select`: split into `score`, `topk` and `expand`, each with the
+      select's attribute.
+    - `dequantize`, `residual`, `reconstruct` and the ops no kernel covers
+      (row loops, one row per thread): `threads_per_block` (at most 256),
+      `items_per_block` (rows per block tile: each thread handles ceil(tile
+      / threads) of them) and `grid`, as the loop attributes
+      `indexpool.threads_per_block`, `indexpool.items_per_block` and
+      `indexpool.max_blocks` that `--indexpool-tile-rows` reads. A thread
+      computes a whole row: `elements_per_thread` and `vector_bytes` have
+      no meaning there.
 
     Example:
 

@@ -44,5 +44,7 @@ def IndexPool_QuantTensor : IndexPool_Tensor<"i8 or f8E4M3FN">;
 def IndexPool_QueryTensor : IndexPool_Tensor<"f32, f16, bf16 or f8E4M3FN">;
 def IndexPool_CacheTensor :
     IndexPool_Tensor<"f32, f16, bf16, i8 or f8E4M3FN">;
+def IndexPool_PagesTensor : IndexPool_Tensor<"i8">;
+def IndexPool_I64Tensor : IndexPool_Tensor<"i64">;
 
 #endif // INDEXPOOL_DIALECT_TD

@@ -1,6 +1,7 @@
 //===- IndexPoolOps.td - indexpool operations -------------*- tablegen -*-===//
 //
-// The eleven ops of the dialect. Element types and shapes are checked by the
+// The ops of the dialect: eleven on dense tensors, three on the paged
+// serving layout (docs/serving-layout.md). Element types and shapes are checked by the
 // C++ verifiers (IndexPoolOps.cpp) so that every message names its operand.
 //
 //===----------------------------------------------------------------------===//
@@ -384,6 +385,181 @@ def IndexPool_SelectOp : IndexPool_Op<"select", [AttrSizedOperandSegments]> {
     (`scales` `(` custom<OperandInParens>($scales)^ `)`)?
     (`valid` `(` custom<OperandInParens>($valid)^ `)`)? attr-dict `:`
     functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The paged serving layout (docs/serving-layout.md)
+//===----------------------------------------------------------------------===//
+
+// The properties that say where entries are in a page.
+def IndexPool_PageLayoutArgs {
+  dag args = (ins DefaultValuedAttr<I64Attr, "64">:$page_entries,
+                  OptionalAttr<TypeAttr>:$codes,
+                  UnitAttr:$scales_first);
+}
+
+def IndexPool_CompressPagedOp : IndexPool_Op<"compress_paged"> {
+  let summary = "compress into the pages of a paged cache, one slot per group";
+  let description = [{
+    `compress` of `keys` `[T, D]` (operands and properties as `compress`),
+    then the codes and the scale of group `g` written into `pages` at
+    `slots[g]` (`slots` `[G]` i64, `G = floor(T / P)`): page
+    `slots[g] / E`, entry `slots[g] % E`. A negative slot skips its group
+    (the write mask). The result is `pages` with those entries written and
+    every other byte unchanged (destination-passing style: bufferization
+    writes in place); the pooling weights are not kept.
+
+    `pages` is `[pages, E * (D + 4)]` i8, one row of bytes per page: the
+    `E = page_entries` (default 64) entries' codes, `E x D` bytes, then their
+    f32 scales, `4 * E` bytes little-endian (with `scales_first`, the scales
+    first). `codes` is the code type, `f8E4M3FN` (default) or `i8`. At D =
+    128 and E = 64 a page is 8448 bytes, the production layout. Slots must be
+    below `pages * E` and distinct; `indexpool-run` checks them at run time
+    (docs/serving-layout.md).
+
+    Example:
+
+    ```mlir
+    %pages2 = indexpool.compress_paged %keys, %scores bias(%b)
+        into %pages at %slots {pool_size = 4 : i64, rotate, pow2_scale}
+        : (tensor<4096x128xbf16>, tensor<4096xf32>, tensor<4xf32>,
+           tensor<1024x8448xi8>, tensor<1024xi64>) -> tensor<1024x8448xi8>
+    ```
+  }];
+  let arguments = !con(
+      (ins IndexPool_KeyTensor:$keys,
+           IndexPool_KeyTensor:$scores,
+           Optional<IndexPool_KeyTensor>:$bias,
+           IndexPool_PagesTensor:$pages,
+           IndexPool_I64Tensor:$slots,
+           I64Attr:$pool_size,
+           DefaultValuedAttr<F32Attr, "1.0">:$temperature,
+           UnitAttr:$rotate,
+           UnitAttr:$pow2_scale,
+           DefaultValuedAttr<F32Attr, "1.0e-4">:$min_absmax),
+      IndexPool_PageLayoutArgs.args);
+  let results = (outs IndexPool_PagesTensor:$result);
+  let assemblyFormat = [{
+    $keys `,` $scores
+    (`bias` `(` custom<OperandInParens>($bias)^ `)`)?
+    `into` $pages `at` $slots attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The code type: `codes`, f8E4M3FN when absent.
+    ::mlir::Type getCodesType();
+  }];
+}
+
+def IndexPool_SelectPagedOp : IndexPool_Op<"select_paged"> {
+  let summary = "select through block tables: pooled entries, then the tail";
+  let description = [{
+    For a batch of `B` sequences with `S` query rows each (`S > 1`:
+    speculative decoding): `query` `[B, S, H, D]`, head `weights`
+    `[B, S, H]` f32, the `pages` of `compress_paged` (same layout
+    properties), each sequence's page ids in order in `block_table`
+    `[B, max_pages]` i32, and `lengths` `[B, S]` i32, the tokens query row
+    `(b, s)` sees. For a row of length `L`, its `n = floor(L / P)` pooled
+    entries (entry `j` at page `block_table[b, j / E]`, entry `j % E`) are
+    scored as `score` does, the `k` best kept as `topk` does (ties to the
+    smaller entry, NaN lowest) and expanded as `expand` does; then the
+    `L mod P` tail tokens `n*P .. L-1`, which have no pooled entry, are
+    appended. `tokens` is `[B, S, k * P + P - 1]` i32: `k * P` expanded
+    tokens (-1 for empty top-k slots), then the tail tokens and -1 after
+    them. A length whose `n` exceeds `max_pages * E`, or a page id outside
+    the pages among the `ceil(n / E)` a row uses, is an error that
+    `indexpool-run` reports at run time; page ids after those are never
+    read.
+
+    Example:
+
+    ```mlir
+    %tok = indexpool.select_paged %q, %w pages(%pages)
+        block_table(%table) lengths(%len) {k = 512 : i64, pool_size = 4 : i64}
+        : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<1024x8448xi8>,
+           tensor<8x128xi32>, tensor<8x1xi32>) -> tensor<8x1x2051xi32>
+    ```
+  }];
+  let arguments = !con(
+      (ins IndexPool_QueryTensor:$query,
+           IndexPool_F32Tensor:$weights,
+           IndexPool_PagesTensor:$pages,
+           IndexPool_I32Tensor:$block_table,
+           IndexPool_I32Tensor:$lengths,
+           I64Attr:$k,
+           I64Attr:$pool_size),
+      IndexPool_PageLayoutArgs.args);
+  let results = (outs IndexPool_I32Tensor:$tokens);
+  let assemblyFormat = [{
+    $query `,` $weights `pages` `(` $pages `)`
+    `block_table` `(` $block_table `)` `lengths` `(` $lengths `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The code type: `codes`, f8E4M3FN when absent.
+    ::mlir::Type getCodesType();
+  }];
+}
+
+def IndexPool_AppendPagedOp : IndexPool_Op<"append_paged"> {
+  let summary = "decode-time append: complete groups into pages, keep the tail";
+  let description = [{
+    One decode step for `B` sequences: `n` new tokens each, `keys`
+    `[B, n, D]` and gate `scores` `[B, n]` or `[B, n, D]`; the tails
+    `tail_keys` `[B, P - 1, D]` and `tail_scores` `[B, P - 1]` or
+    `[B, P - 1, D]` (of the keys' and scores' types); `lengths` `[B]` i32,
+    the tokens each sequence held before (its tail is the last `L mod P` of
+    them); the `pages` and `block_table` `[B, max_pages]` i32 of
+    `select_paged`; `bias` and the properties of `compress`. Per sequence,
+    the tail tokens and the new ones in order; each group of `P` they
+    complete (group `g` = tokens `g*P .. g*P+P-1`) is compressed as
+    `compress` does and written at entry `g` of the sequence; the tokens
+    left over become the new tail, at its first rows (later rows keep their
+    values). Results: the pages, the tail keys and the tail scores. The
+    caller adds `n` to its lengths. A prefill with `compress_paged` followed
+    by any appends leaves the pages exactly as one `compress_paged` of the
+    whole sequence does. A sequence whose groups reach beyond its table is
+    an error that `indexpool-run` reports at run time.
+
+    Example:
+
+    ```mlir
+    %pages2, %tk2, %ts2 = indexpool.append_paged %keys, %scores
+        tail(%tk, %ts) lengths(%len) into %pages block_table(%table)
+        {pool_size = 4 : i64, rotate}
+        : (tensor<8x1x128xbf16>, tensor<8x1xbf16>, tensor<8x3x128xbf16>,
+           tensor<8x3xbf16>, tensor<8xi32>, tensor<1024x8448xi8>,
+           tensor<8x128xi32>)
+          -> (tensor<1024x8448xi8>, tensor<8x3x128xbf16>, tensor<8x3xbf16>)
+    ```
+  }];
+  let arguments = !con(
+      (ins IndexPool_KeyTensor:$keys,
+           IndexPool_KeyTensor:$scores,
+           Optional<IndexPool_KeyTensor>:$bias,
+           IndexPool_KeyTensor:$tail_keys,
+           IndexPool_KeyTensor:$tail_scores,
+           IndexPool_I32Tensor:$lengths,
+           IndexPool_PagesTensor:$pages,
+           IndexPool_I32Tensor:$block_table,
+           I64Attr:$pool_size,
+           DefaultValuedAttr<F32Attr, "1.0">:$temperature,
+           UnitAttr:$rotate,
+           UnitAttr:$pow2_scale,
+           DefaultValuedAttr<F32Attr, "1.0e-4">:$min_absmax),
+      IndexPool_PageLayoutArgs.args);
+  let results = (outs IndexPool_PagesTensor:$result,
+                      IndexPool_KeyTensor:$new_tail_keys,
+                      IndexPool_KeyTensor:$new_tail_scores);
+  let assemblyFormat = [{
+    $keys `,` $scores (`bias` `(` custom<OperandInParens>($bias)^ `)`)?
+    `tail` `(` $tail_keys `,` $tail_scores `)` `lengths` `(` $lengths `)`
+    `into` $pages `block_table` `(` $block_table `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The code type: `codes`, f8E4M3FN when absent.
+    ::mlir::Type getCodesType();
   }];
 }
 

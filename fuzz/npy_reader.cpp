@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (ref::ElementType type :
        {ref::ElementType::F32, ref::ElementType::F16, ref::ElementType::BF16,
         ref::ElementType::F8E4M3FN, ref::ElementType::I8,
-        ref::ElementType::I32}) {
+        ref::ElementType::I32, ref::ElementType::I64}) {
     ref::HostTensor tensor;
     if (!runtime::npyToHostTensor(array, type, tensor, error)) {
       if (error.empty() || error.find('\n') != std::string::npos)

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Dialect/IndexPoolOps.h"
+
+#include "mlir/IR/TypeUtilities.h"
 #include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Reference/Numerics.h"
@@ -45,6 +47,8 @@ static std::optional<Element> elementOf(Type t) {
     return Element::F8E4M3FN;
   if (t.isSignlessInteger(32))
     return Element::I32;
+  if (t.isSignlessInteger(64))
+    return Element::I64;
   return std::nullopt;
 }
 
@@ -648,6 +652,229 @@ LogicalResult SelectOp::verify() {
   // Every token index n * P + s of the N pools must fit i32.
   c.rule(tokenCountRule("N * P", c.size("N"), getPoolSize()));
   checkTokens(c, getTokens().getType(), getPoolSize());
+  return c.result();
+}
+
+//===----------------------------------------------------------------------===//
+// The paged serving layout (docs/serving-layout.md)
+//===----------------------------------------------------------------------===//
+
+static Type codesTypeOr(Operation *op, std::optional<Type> codes) {
+  return codes ? *codes : Float8E4M3FNType::get(op->getContext());
+}
+Type CompressPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
+Type SelectPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
+Type AppendPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
+
+/// The layout properties and the operand `pages` [pages, E * (D + 4)] i8.
+/// Binds W, the bytes of a page, when D is known.
+static void checkPages(Checker &c, RankedTensorType pages, int64_t entries,
+                       Type codes) {
+  c.require(entries >= 1, [&](InFlightDiagnostic &d) {
+    d << "page_entries must be at least 1, got " << entries;
+  });
+  c.require(isa<Float8E4M3FNType>(codes) || codes.isSignlessInteger(8),
+            [&](InFlightDiagnostic &d) {
+              d << "codes must be i8 or f8E4M3FN, got " << codes;
+            });
+  c.operand("pages", pages)
+      .rank("pages", pages, 2, "[pages, E * (D + 4)]");
+  int64_t d = c.size("D");
+  if (!c.ok() || d == ShapedType::kDynamic)
+    return;
+  std::optional<int64_t> bytes = checkedMulSizes(entries, d + 4);
+  c.require(bytes.has_value(), [&](InFlightDiagnostic &diag) {
+    diag << "a page of E = " << entries << " entries of D = " << d
+         << " overflows int64";
+  });
+  if (bytes)
+    c.define("W", *bytes);
+  c.dim("pages", pages, 1, "W", "E * (D + 4)");
+}
+
+/// A result that is an operand updated: the operand's type (a dynamic size
+/// on either side matches any).
+static void checkUpdated(Checker &c, StringRef result, RankedTensorType type,
+                         StringRef operand, RankedTensorType operandType) {
+  bool same = type.getElementType() == operandType.getElementType() &&
+              succeeded(verifyCompatibleShape(type, operandType));
+  c.require(same, [&](InFlightDiagnostic &d) {
+    d << resultLabel(result) << " must have the type of " << operand << " "
+      << operandType << ", got " << type;
+  });
+}
+
+/// block_table [B, max_pages] i32; binds MP (max_pages).
+static void checkBlockTable(Checker &c, RankedTensorType table) {
+  c.operand("block_table", table)
+      .rank("block_table", table, 2, "[B, max_pages]")
+      .dim("block_table", table, 0, "B", "B");
+  if (c.ok())
+    c.defines(table, 1, "MP");
+}
+
+/// The most entries a block table row reaches, max_pages * E, and the token
+/// indices they cover: max_pages * E * P must fit i32.
+static void checkTableTokens(Checker &c, int64_t entries, int64_t p) {
+  int64_t pages = c.size("MP");
+  if (!c.ok() || pages == ShapedType::kDynamic)
+    return;
+  std::optional<int64_t> capacity = checkedMulSizes(pages, entries);
+  c.require(capacity.has_value(), [&](InFlightDiagnostic &d) {
+    d << "max_pages * E = " << pages << " * " << entries
+      << " overflows int64";
+  });
+  if (capacity)
+    c.define("N", *capacity)
+        .rule(tokenCountRule("max_pages * E * P", *capacity, p));
+}
+
+LogicalResult CompressPagedOp::verify() {
+  Checker c(*this);
+  RankedTensorType keys = getKeys().getType();
+  checkPoolOperands(c, keys, getScores().getType(),
+                    getBias() ? getBias().getType() : nullptr, getPoolSize(),
+                    getTemperature());
+  if (!c.ok())
+    return failure();
+  if (getRotate())
+    checkHadamardDim(c, "keys' dimension D", c.size("D"));
+  checkPages(c, getPages().getType(), getPageEntries(), getCodesType());
+  if (!c.ok())
+    return failure();
+  auto [qmax, name] = qmaxOf(getCodesType());
+  c.rule(minAbsmaxRule(toDouble(getMinAbsmax()), qmax, name));
+  RankedTensorType slots = getSlots().getType();
+  c.operand("slots", slots)
+      .rank("slots", slots, 1, "[G]")
+      .dim("slots", slots, 0, "G", "G = floor(T / P)");
+  checkUpdated(c, "result", getResult().getType(), "pages",
+               getPages().getType());
+  return c.result();
+}
+
+LogicalResult SelectPagedOp::verify() {
+  Checker c(*this);
+  c.poolSize(getPoolSize());
+  RankedTensorType query = getQuery().getType(),
+                   weights = getWeights().getType();
+  c.operand("query", query).rank("query", query, 4, "[B, S, H, D]");
+  c.operand("weights", weights).rank("weights", weights, 3, "[B, S, H]");
+  if (!c.ok())
+    return failure();
+  c.defines(query, 0, "B").defines(query, 1, "S").defines(query, 2, "H");
+  c.defines(query, 3, "D");
+  c.dim("weights", weights, 0, "B", "B")
+      .dim("weights", weights, 1, "S", "S")
+      .dim("weights", weights, 2, "H", "H");
+  checkPages(c, getPages().getType(), getPageEntries(), getCodesType());
+  checkBlockTable(c, getBlockTable().getType());
+  RankedTensorType lengths = getLengths().getType();
+  c.operand("lengths", lengths)
+      .rank("lengths", lengths, 2, "[B, S]")
+      .dim("lengths", lengths, 0, "B", "B")
+      .dim("lengths", lengths, 1, "S", "S");
+  int64_t k = getK(), p = getPoolSize();
+  c.require(k > 0, [&](InFlightDiagnostic &d) {
+    d << "k must be positive, got " << k;
+  });
+  checkTableTokens(c, getPageEntries(), p);
+  int64_t capacity = c.size("N");
+  c.require(capacity == ShapedType::kDynamic || k <= capacity,
+            [&](InFlightDiagnostic &d) {
+              d << "k must be at most max_pages * E = " << capacity
+                << " (the entries a block table row holds), got " << k;
+            });
+  c.rule(tokenCountRule("K * P", k, p));
+  if (!c.ok())
+    return failure();
+  // k * P expanded tokens, then P - 1 tail slots.
+  c.define("K*P+P-1", k * p + p - 1);
+  RankedTensorType tokens = getTokens().getType();
+  c.result("tokens", tokens)
+      .rank("result 'tokens'", tokens, 3, "[B, S, k * P + P - 1]")
+      .dim("result 'tokens'", tokens, 0, "B", "B")
+      .dim("result 'tokens'", tokens, 1, "S", "S")
+      .dim("result 'tokens'", tokens, 2, "K*P+P-1", "k * P + P - 1");
+  return c.result();
+}
+
+LogicalResult AppendPagedOp::verify() {
+  Checker c(*this);
+  int64_t p = getPoolSize();
+  c.poolSize(p).rule(temperatureRule(toDouble(getTemperature())));
+  RankedTensorType keys = getKeys().getType(), scores = getScores().getType();
+  c.operand("keys", keys).rank("keys", keys, 3, "[B, n, D]");
+  c.operand("scores", scores)
+      .require(scores.getRank() == 2 || scores.getRank() == 3,
+               [&](InFlightDiagnostic &d) {
+                 d << "scores must be [B, n] (per token) or [B, n, D] (per "
+                      "channel), got "
+                   << scores;
+               });
+  if (!c.ok())
+    return failure();
+  bool perChannel = scores.getRank() == 3;
+  c.defines(keys, 0, "B").defines(keys, 1, "n").defines(keys, 2, "D");
+  c.define("P", p).define("P-1", p - 1);
+  c.dim("scores", scores, 0, "B", "B").dim("scores", scores, 1, "n", "n");
+  if (perChannel)
+    c.dim("scores", scores, 2, "D", "D");
+  if (RankedTensorType bias = getBias() ? getBias().getType() : nullptr) {
+    c.operand("bias", bias)
+        .rank("bias", bias, perChannel ? 2 : 1,
+              perChannel ? "[P, D] like the per-channel scores"
+                         : "[P] like the per-token scores")
+        .dim("bias", bias, 0, "P", "P");
+    if (perChannel)
+      c.dim("bias", bias, 1, "D", "D");
+  }
+  if (getRotate())
+    checkHadamardDim(c, "keys' dimension D", c.size("D"));
+  RankedTensorType tailKeys = getTailKeys().getType(),
+                   tailScores = getTailScores().getType();
+  c.operand("tail_keys", tailKeys)
+      .rank("tail_keys", tailKeys, 3, "[B, P - 1, D]")
+      .dim("tail_keys", tailKeys, 0, "B", "B")
+      .dim("tail_keys", tailKeys, 1, "P-1", "P - 1")
+      .dim("tail_keys", tailKeys, 2, "D", "D");
+  c.require(tailKeys.getElementType() == keys.getElementType(),
+            [&](InFlightDiagnostic &d) {
+              d << "tail_keys must have the keys' element type "
+                << keys.getElementType() << ", got "
+                << tailKeys.getElementType();
+            });
+  c.operand("tail_scores", tailScores)
+      .rank("tail_scores", tailScores, scores.getRank(),
+            perChannel ? "[B, P - 1, D] like the per-channel scores"
+                       : "[B, P - 1] like the per-token scores")
+      .dim("tail_scores", tailScores, 0, "B", "B")
+      .dim("tail_scores", tailScores, 1, "P-1", "P - 1");
+  if (perChannel)
+    c.dim("tail_scores", tailScores, 2, "D", "D");
+  c.require(tailScores.getElementType() == scores.getElementType(),
+            [&](InFlightDiagnostic &d) {
+              d << "tail_scores must have the scores' element type "
+                << scores.getElementType() << ", got "
+                << tailScores.getElementType();
+            });
+  RankedTensorType lengths = getLengths().getType();
+  c.operand("lengths", lengths)
+      .rank("lengths", lengths, 1, "[B]")
+      .dim("lengths", lengths, 0, "B", "B");
+  checkPages(c, getPages().getType(), getPageEntries(), getCodesType());
+  checkBlockTable(c, getBlockTable().getType());
+  checkTableTokens(c, getPageEntries(), p);
+  if (!c.ok())
+    return failure();
+  auto [qmax, name] = qmaxOf(getCodesType());
+  c.rule(minAbsmaxRule(toDouble(getMinAbsmax()), qmax, name));
+  checkUpdated(c, "result", getResult().getType(), "pages",
+               getPages().getType());
+  checkUpdated(c, "new_tail_keys", getNewTailKeys().getType(), "tail_keys",
+               tailKeys);
+  checkUpdated(c, "new_tail_scores", getNewTailScores().getType(),
+               "tail_scores", tailScores);
   return c.result();
 }
 

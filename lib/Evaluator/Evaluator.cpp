@@ -12,6 +12,7 @@
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Reference/RandomInputs.h"
+#include "indexpool/Reference/Paged.h"
 #include "indexpool/Reference/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,6 +60,8 @@ std::optional<ElementType> mlir::indexpool::toElementType(Type type) {
     return ElementType::I8;
   if (type.isSignlessInteger(32))
     return ElementType::I32;
+  if (type.isSignlessInteger(64))
+    return ElementType::I64;
   return std::nullopt;
 }
 
@@ -191,6 +194,9 @@ private:
   LogicalResult visitExpand(ExpandOp op);
   LogicalResult visitCompress(CompressOp op);
   LogicalResult visitSelect(SelectOp op);
+  LogicalResult visitCompressPaged(CompressPagedOp op);
+  LogicalResult visitSelectPaged(SelectPagedOp op);
+  LogicalResult visitAppendPaged(AppendPagedOp op);
   LogicalResult visitConstant(arith::ConstantOp op);
   LogicalResult visitElementwise(Operation *op);
   LogicalResult visitEmpty(tensor::EmptyOp op);
@@ -234,7 +240,7 @@ LogicalResult Interpreter::run(ArrayRef<HostTensor> inputs) {
         type ? toElementType(type.getElementType()) : std::nullopt;
     if (!element) {
       error = which + " has type " + typeString(arg.getType()) +
-              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8 or i32 "
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or i64 "
               "are supported";
       return failure();
     }
@@ -344,6 +350,9 @@ LogicalResult Interpreter::visit(Operation *op) {
       .Case([&](ExpandOp op) { return visitExpand(op); })
       .Case([&](CompressOp op) { return visitCompress(op); })
       .Case([&](SelectOp op) { return visitSelect(op); })
+      .Case([&](CompressPagedOp op) { return visitCompressPaged(op); })
+      .Case([&](SelectPagedOp op) { return visitSelectPaged(op); })
+      .Case([&](AppendPagedOp op) { return visitAppendPaged(op); })
       .Case([&](arith::ConstantOp op) { return visitConstant(op); })
       .Case<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
             arith::MaximumFOp, arith::MinimumFOp, arith::NegFOp, arith::AddIOp,
@@ -543,6 +552,104 @@ LogicalResult Interpreter::visitSelect(SelectOp op) {
   if (shapesOnly)
     return bindShape(op, op.getTokens(), {q.shape[0], k * p});
   return bind(op, op.getTokens(), ref::select(q, w, keys, scales, valid, k, p));
+}
+
+//===----------------------------------------------------------------------===//
+// The paged serving layout (docs/serving-layout.md)
+//===----------------------------------------------------------------------===//
+
+/// The page layout of a paged op whose keys or queries have `dim` channels.
+template <typename PagedOp>
+static ref::PageLayout pageLayoutOf(PagedOp op, int64_t dim) {
+  ref::PageLayout layout;
+  layout.entries = int64_t(op.getPageEntries());
+  layout.dim = dim;
+  layout.codes =
+      toElementType(op.getCodesType()).value_or(ElementType::F8E4M3FN);
+  layout.scalesFirst = op.getScalesFirst();
+  return layout;
+}
+
+/// The compress options of a paged op (its codes are the pages' codes).
+template <typename PagedOp>
+static ref::CompressOptions pagedCompressOptions(PagedOp op) {
+  ref::CompressOptions options;
+  options.poolSize = int64_t(op.getPoolSize());
+  options.temperature = op.getTemperature().convertToFloat();
+  options.rotate = op.getRotate();
+  options.quantizedType =
+      toElementType(op.getCodesType()).value_or(ElementType::F8E4M3FN);
+  options.pow2Scale = op.getPow2Scale();
+  options.minAbsmax = toDouble(op.getMinAbsmax());
+  return options;
+}
+
+LogicalResult Interpreter::visitCompressPaged(CompressPagedOp op) {
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor &scores = full(op.getScores());
+  const HostTensor *bias = fullOrNull(op.getBias());
+  const HostTensor &pages = full(op.getPages());
+  const HostTensor &slots = full(op.getSlots());
+  ref::CompressOptions options = pagedCompressOptions(op);
+  ref::PageLayout layout =
+      pageLayoutOf(op, keys.rank() == 2 ? keys.shape[1] : 0);
+  if (failed(checked(op, ref::checkCompressPaged(keys, scores, bias, pages,
+                                                 slots, options, layout))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getResult(), pages.shape);
+  return bind(op, op.getResult(),
+              ref::compressPaged(keys, scores, bias, pages, slots, options,
+                                 layout));
+}
+
+LogicalResult Interpreter::visitSelectPaged(SelectPagedOp op) {
+  int64_t k = int64_t(op.getK()), p = int64_t(op.getPoolSize());
+  const HostTensor &q = full(op.getQuery());
+  const HostTensor &w = full(op.getWeights());
+  const HostTensor &pages = full(op.getPages());
+  const HostTensor &table = full(op.getBlockTable());
+  const HostTensor &lengths = full(op.getLengths());
+  ref::PageLayout layout = pageLayoutOf(op, q.rank() == 4 ? q.shape[3] : 0);
+  if (failed(checked(op, ref::checkSelectPaged(q, w, pages, table, lengths, k,
+                                               p, layout))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getTokens(),
+                     {q.shape[0], q.shape[1], k * p + p - 1});
+  return bind(op, op.getTokens(),
+              ref::selectPaged(q, w, pages, table, lengths, k, p, layout));
+}
+
+LogicalResult Interpreter::visitAppendPaged(AppendPagedOp op) {
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor &scores = full(op.getScores());
+  const HostTensor *bias = fullOrNull(op.getBias());
+  const HostTensor &tailKeys = full(op.getTailKeys());
+  const HostTensor &tailScores = full(op.getTailScores());
+  const HostTensor &lengths = full(op.getLengths());
+  const HostTensor &pages = full(op.getPages());
+  const HostTensor &table = full(op.getBlockTable());
+  ref::CompressOptions options = pagedCompressOptions(op);
+  ref::PageLayout layout =
+      pageLayoutOf(op, keys.rank() == 3 ? keys.shape[2] : 0);
+  if (failed(checked(op, ref::checkAppendPaged(keys, scores, tailKeys,
+                                               tailScores, lengths, bias,
+                                               pages, table, options,
+                                               layout))))
+    return failure();
+  if (shapesOnly)
+    return failure(failed(bindShape(op, op.getResult(), pages.shape)) ||
+                   failed(bindShape(op, op.getNewTailKeys(), tailKeys.shape)) ||
+                   failed(bindShape(op, op.getNewTailScores(),
+                                    tailScores.shape)));
+  ref::AppendResult r =
+      ref::appendPaged(keys, scores, tailKeys, tailScores, lengths, bias,
+                       pages, table, options, layout);
+  return failure(failed(bind(op, op.getResult(), std::move(r.pages))) ||
+                 failed(bind(op, op.getNewTailKeys(), std::move(r.tailKeys))) ||
+                 failed(bind(op, op.getNewTailScores(),
+                             std::move(r.tailScores))));
 }
 
 //===----------------------------------------------------------------------===//
@@ -875,8 +982,18 @@ FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
   ReferenceRun run;
   run.results = std::move(interpreter.results);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (Value v : ret.getOperands())
+  for (Value v : ret.getOperands()) {
     run.selections.push_back(selectionContextOf(v, interpreter));
+    std::optional<ref::PageLayout> layout;
+    if (auto compress = v.getDefiningOp<CompressPagedOp>())
+      layout = pageLayoutOf(compress, interpreter.valueOf(compress.getKeys())
+                                          .shape[1]);
+    else if (auto append = v.getDefiningOp<AppendPagedOp>();
+             append && v == append.getResult())
+      layout =
+          pageLayoutOf(append, interpreter.valueOf(append.getKeys()).shape[2]);
+    run.pageLayouts.push_back(layout);
+  }
   return run;
 }
 
@@ -884,46 +1001,22 @@ FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
 // Random inputs
 //===----------------------------------------------------------------------===//
 
-/// The name (docs/IndexPoolOps.md, dialect/IndexPoolOps.td) of the operand that `use`
-/// fills; "" for an op that is not an indexpool one.
+/// The name (Dialect/OpContract.h, as docs/IndexPoolOps.md gives it) of the
+/// operand that `use` fills; "" for an op that is not an indexpool one.
 static std::string operandNameOfUse(OpOperand &use) {
-  Value v = use.get();
-  return llvm::TypeSwitch<Operation *, std::string>(use.getOwner())
-      .Case<PoolOp, CompressOp>([&](auto op) -> std::string {
-        if (v == op.getKeys())
-          return "keys";
-        if (v == op.getScores())
-          return "scores";
-        return "bias";
-      })
-      .Case([&](DequantizeOp op) -> std::string {
-        return v == op.getCodes() ? "codes" : "scales";
-      })
-      .Case<ScoreOp, SelectOp>([&](auto op) -> std::string {
-        if constexpr (std::is_same_v<decltype(op), SelectOp>)
-          if (v == op.getValid())
-            return "valid";
-        if (v == op.getScales())
-          return "scales";
-        if (v == op.getKeys())
-          return "keys";
-        if (v == op.getWeights())
-          return "weights";
-        return "query";
-      })
-      .Case([&](TopKOp op) -> std::string {
-        return v == op.getValid() ? "valid" : "logits";
-      })
-      .Case([&](ExpandOp) -> std::string { return "indices"; })
-      .Case<HadamardOp, QuantizeOp>(
-          [&](Operation *) -> std::string { return "input"; })
-      .Case([&](ResidualOp op) -> std::string {
-        return v == op.getKeys() ? "keys" : "pooled";
-      })
-      .Case([&](ReconstructOp op) -> std::string {
-        return v == op.getPooled() ? "pooled" : "residual";
-      })
-      .Default([&](Operation *) -> std::string { return ""; });
+  Operation *op = use.getOwner();
+  if (!isa<IndexPoolDialect>(op->getDialect()))
+    return "";
+  // The contract's operands in order, absent optional ones skipped.
+  unsigned number = 0;
+  for (auto [contract, value] : llvm::zip_equal(
+           getOpContract(op).operands, getContractOperands(op))) {
+    if (!value)
+      continue;
+    if (number++ == use.getOperandNumber())
+      return contract.name;
+  }
+  return "";
 }
 
 /// The distribution a use of a value asks for (ref::distributionOfOperand),
@@ -972,9 +1065,10 @@ mlir::indexpool::describeInputs(func::FuncOp func) {
       first = false;
       description.distribution = distribution;
       description.use = name + " of " + describeOp(use->getOwner());
-      description.lengthsOf = distribution == InputDistribution::ValidLengths
-                                  ? use->getOwner()
-                                  : nullptr;
+      bool bounded = distribution == InputDistribution::ValidLengths ||
+                     distribution == InputDistribution::PageSlots ||
+                     distribution == InputDistribution::PageIds;
+      description.lengthsOf = bounded ? use->getOwner() : nullptr;
     }
   }
   return descriptions;
@@ -995,7 +1089,7 @@ mlir::indexpool::generateRandomInputs(func::FuncOp func,
       error = "argument #" + std::to_string(i) + " of @" +
               func.getSymName().str() + " has type " +
               typeString(arg.getType()) +
-              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8 or i32 "
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or i64 "
               "are supported";
       return failure();
     }
@@ -1020,13 +1114,36 @@ mlir::indexpool::generateRandomInputs(func::FuncOp func,
   for (auto [i, description] : llvm::enumerate(descriptions)) {
     ElementType type = shapeOnlyInputs[i].type;
     const Shape &shape = shapeOnlyInputs[i].shape;
+    // The bound of lengths, slots and page ids, from the shapes.
     int64_t columns = 0;
-    if (description.distribution == InputDistribution::ValidLengths) {
-      Operation *op = description.lengthsOf;
+    auto sizeOf = [&](Value v, unsigned dim) {
+      return shapesRun.valueOf(v).shape[dim];
+    };
+    if (Operation *op = description.lengthsOf) {
       if (auto topk = dyn_cast<TopKOp>(op))
-        columns = shapesRun.valueOf(topk.getLogits()).shape[1];
+        columns = sizeOf(topk.getLogits(), 1);
       else if (auto select = dyn_cast<SelectOp>(op))
-        columns = shapesRun.valueOf(select.getKeys()).shape[0];
+        columns = sizeOf(select.getKeys(), 0);
+      else if (auto compress = dyn_cast<CompressPagedOp>(op))
+        columns = mulDims(sizeOf(compress.getPages(), 0),
+                          int64_t(compress.getPageEntries()));
+      else if (auto paged = dyn_cast<SelectPagedOp>(op))
+        // Lengths: every entry of a table row, and a tail of P - 1.
+        columns = description.distribution == InputDistribution::PageIds
+                      ? sizeOf(paged.getPages(), 0)
+                      : addDims(mulDims(mulDims(sizeOf(paged.getBlockTable(), 1),
+                                                int64_t(paged.getPageEntries())),
+                                        int64_t(paged.getPoolSize())),
+                                int64_t(paged.getPoolSize()) - 1);
+      else if (auto append = dyn_cast<AppendPagedOp>(op))
+        // Lengths: room for the n new tokens in the table's entries.
+        columns = description.distribution == InputDistribution::PageIds
+                      ? sizeOf(append.getPages(), 0)
+                      : addDims(mulDims(mulDims(sizeOf(append.getBlockTable(), 1),
+                                                int64_t(append.getPageEntries())),
+                                        int64_t(append.getPoolSize())),
+                                -sizeOf(append.getKeys(), 1));
+      columns = std::max<int64_t>(columns, 0);
     }
     HostTensor t = ref::drawRandomInput(description.distribution, type, shape,
                                         rng, columns);

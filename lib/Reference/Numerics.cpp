@@ -149,6 +149,8 @@ const char *elementTypeName(ElementType type) {
     return "i8";
   case ElementType::I32:
     return "i32";
+  case ElementType::I64:
+    return "i64";
   }
   return "<invalid>";
 }
@@ -156,7 +158,8 @@ const char *elementTypeName(ElementType type) {
 std::optional<ElementType> parseElementType(std::string_view name) {
   for (ElementType type :
        {ElementType::F32, ElementType::F16, ElementType::BF16,
-        ElementType::F8E4M3FN, ElementType::I8, ElementType::I32})
+        ElementType::F8E4M3FN, ElementType::I8, ElementType::I32,
+        ElementType::I64})
     if (name == elementTypeName(type))
       return type;
   return std::nullopt;
@@ -173,12 +176,15 @@ int64_t elementTypeBytes(ElementType type) {
   case ElementType::F8E4M3FN:
   case ElementType::I8:
     return 1;
+  case ElementType::I64:
+    return 8;
   }
   return 0;
 }
 
 bool isFloatType(ElementType type) {
-  return type != ElementType::I8 && type != ElementType::I32;
+  return type != ElementType::I8 && type != ElementType::I32 &&
+         type != ElementType::I64;
 }
 
 double roundToF32(double x) { return roundToFormat(x, kF32); }
@@ -189,6 +195,12 @@ double roundToI8(double x) { return roundToInteger(x, -128, 127); }
 double roundToI32(double x) {
   return roundToInteger(x, std::numeric_limits<int32_t>::min(),
                         std::numeric_limits<int32_t>::max());
+}
+
+double roundToI64(double x) {
+  // The int64 range as doubles: -2^63 and the largest double below 2^63.
+  return roundToInteger(x, double(std::numeric_limits<int64_t>::min()),
+                        0x1p63 - 1024);
 }
 
 double roundTo(double x, ElementType type) {
@@ -205,6 +217,8 @@ double roundTo(double x, ElementType type) {
     return roundToI8(x);
   case ElementType::I32:
     return roundToI32(x);
+  case ElementType::I64:
+    return roundToI64(x);
   }
   return x;
 }

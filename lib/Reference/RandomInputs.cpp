@@ -51,11 +51,27 @@ InputDistribution distributionOfOperand(std::string_view op,
     return operand == "valid" ? D::ValidLengths : D::Normal;
   if (op == "expand")
     return D::PoolIndices;
+  // The paged forms (docs/serving-layout.md): pages are random bytes.
+  if (op == "compress_paged")
+    return operand == "slots" ? D::PageSlots
+           : operand == "pages" ? D::Default
+                                : D::Normal;
+  if (op == "select_paged" || op == "append_paged") {
+    if (operand == "block_table")
+      return D::PageIds;
+    if (operand == "lengths")
+      return D::ValidLengths;
+    return operand == "pages" ? D::Default : D::Normal;
+  }
   return D::Default;
 }
 
 int distributionSpecificity(InputDistribution distribution) {
   switch (distribution) {
+  case InputDistribution::PageSlots:
+    return 7;
+  case InputDistribution::PageIds:
+    return 6;
   case InputDistribution::ValidLengths:
     return 5;
   case InputDistribution::PoolIndices:
@@ -82,7 +98,8 @@ HostTensor drawRandomInput(InputDistribution distribution, ElementType type,
     avoidAllZeros(ints);
     return ints;
   };
-  bool isInteger = type == ElementType::I8 || type == ElementType::I32;
+  bool isInteger = type == ElementType::I8 || type == ElementType::I32 ||
+                   type == ElementType::I64;
   switch (distribution) {
   case InputDistribution::PositiveScales:
     t = HostTensor::zeros(type, shape);
@@ -110,9 +127,35 @@ HostTensor drawRandomInput(InputDistribution distribution, ElementType type,
   case InputDistribution::PoolIndices:
     t = isInteger ? uniformInts(-1, 1000) : randomNormal(type, shape, rng);
     break;
+  case InputDistribution::PageSlots:
+  case InputDistribution::PageIds: {
+    // A shuffled run of [0, N) (Fisher-Yates on raw draws, portable).
+    int64_t count = std::clamp<int64_t>(lengthBound, 0,
+                                        std::numeric_limits<int32_t>::max());
+    t = HostTensor::zeros(type, shape);
+    std::vector<double> ids;
+    for (size_t i = 0; i < t.data.size(); ++i) {
+      if (ids.empty()) {
+        if (count == 0 || (distribution == InputDistribution::PageSlots &&
+                           i >= size_t(count))) {
+          t.data[i] = -1; // nothing left to write to
+          continue;
+        }
+        for (int64_t id = count - 1; id >= 0; --id)
+          ids.push_back(double(id));
+        for (size_t j = ids.size() - 1; j > 0; --j)
+          std::swap(ids[j], ids[rng() % (j + 1)]);
+      }
+      t.data[i] = ids.back();
+      ids.pop_back();
+      if (distribution == InputDistribution::PageSlots && rng() % 8 == 0)
+        t.data[i] = -1; // the write mask
+    }
+    break;
+  }
   case InputDistribution::Normal:
   case InputDistribution::Default:
-    if (type == ElementType::I32)
+    if (type == ElementType::I32 || type == ElementType::I64)
       t = uniformInts(0, 100);
     else if (type == ElementType::I8)
       t = uniformInts(-127, 127);

@@ -227,6 +227,10 @@ Comparison compareWithReference(const HostTensor &actual,
         fail("element " + std::to_string(i) + " is " + formatDouble(a) +
              ", expected " + formatDouble(r));
       break;
+    case ElementType::I64:
+      fail("element " + std::to_string(i) + " is " + formatDouble(a) +
+           ", expected " + formatDouble(r));
+      break;
     }
   }
   if (type == ElementType::F32) {
@@ -247,6 +251,56 @@ Comparison compareWithReference(const HostTensor &actual,
       fail("a selection result must be [M, K]");
     else
       compareSelection(actual, expected, *selection, c);
+  }
+  return c;
+}
+
+Comparison comparePages(const HostTensor &actual, const HostTensor &expected,
+                        const ref::PageLayout &layout) {
+  Comparison c;
+  c.elements = int64_t(actual.data.size());
+  if (actual.shape != expected.shape || !hasData(actual) ||
+      !hasData(expected) || actual.rank() != 2 ||
+      actual.shape[1] != layout.pageBytes()) {
+    c.ok = false;
+    c.reason = "pages " + ref::shapeString(actual.shape) +
+               " do not match the reference's " +
+               ref::shapeString(expected.shape) + " and the page layout";
+    return c;
+  }
+  // Every entry of every page, in slot order: one table row listing them.
+  int64_t pages = actual.shape[0], entries = pages * layout.entries;
+  HostTensor table = HostTensor::zeros(ElementType::I32, {1, pages});
+  for (int64_t i = 0; i < pages; ++i)
+    table.data[size_t(i)] = double(i);
+  ref::Entries a = ref::gatherEntries(actual, layout, table, 0, entries);
+  ref::Entries r = ref::gatherEntries(expected, layout, table, 0, entries);
+  // Identical bytes are equal whatever they encode: entries no kernel writes
+  // keep the caller's bytes, NaN patterns of any sign included.
+  int64_t pageBytes = layout.pageBytes();
+  for (int64_t e = 0; e < entries; ++e)
+    for (int64_t d = 0; d < layout.dim; ++d) {
+      size_t byte = size_t((e / layout.entries) * pageBytes +
+                           layout.codesOffset(e % layout.entries) + d);
+      if (actual.data[byte] == expected.data[byte])
+        a.codes.data[size_t(e * layout.dim + d)] =
+            r.codes.data[size_t(e * layout.dim + d)] = 0;
+    }
+  Comparison codes = compareWithReference(a.codes, r.codes);
+  c = codes;
+  c.elements = int64_t(actual.data.size());
+  for (int64_t e = 0; e < entries && c.ok; ++e) {
+    double x = a.scale.data[size_t(e)], y = r.scale.data[size_t(e)];
+    if (sameValue(x, y))
+      continue;
+    ++c.differing;
+    double abs = std::fabs(x - y);
+    c.maxAbsError = std::max(c.maxAbsError, abs);
+    if (!(abs <= kF32NormwiseTolerance * std::fabs(y))) {
+      c.ok = false;
+      c.reason = "the scale of entry " + std::to_string(e) + " is " +
+                 formatDouble(x) + ", expected " + formatDouble(y);
+    }
   }
   return c;
 }

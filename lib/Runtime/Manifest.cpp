@@ -66,6 +66,15 @@ std::vector<const char *> namesOf(const std::vector<T> &entries) {
   return names;
 }
 
+/// The ops a manifest may describe.
+std::vector<const char *> manifestOpNames() {
+  std::vector<const char *> names;
+  for (const OpContract &op : mlir::indexpool::opContracts())
+    if (op.inManifests)
+      names.push_back(op.name);
+  return names;
+}
+
 /// "a, b or c".
 std::string listOf(const std::vector<const char *> &names) {
   std::string text;
@@ -357,7 +366,7 @@ bool Reader::readBuffers(const json::Value &v) {
     if (!element)
       return fail(*type, sub(field, "type"),
                   "unknown element type " + describeValue(*type) +
-                      " (expected f32, f16, bf16, f8E4M3FN, i8 or i32)");
+                      " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
     buffer.type = *element;
     const json::Value *shape = member(b, field, "shape");
     if (!shape || !readShape(*shape, sub(field, "shape"), buffer.shape))
@@ -427,7 +436,7 @@ bool Reader::readValues(const json::Value &v) {
     if (!element)
       return fail(*type, sub(field, "type"),
                   "unknown element type " + describeValue(*type) +
-                      " (expected f32, f16, bf16, f8E4M3FN, i8 or i32)");
+                      " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
     std::vector<int64_t> sizes;
     if (!readShape(*shape, sub(field, "shape"), sizes))
       return false;
@@ -683,10 +692,10 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
   const OpContract *op = opValue->isString()
                              ? mlir::indexpool::findOpContract(opValue->string)
                              : nullptr;
-  if (!op)
+  if (!op || !op->inManifests)
     return fail(*opValue, sub(field, "op"),
                 "unknown op " + describeValue(*opValue) + " (expected " +
-                    listOf(namesOf(mlir::indexpool::opContracts())) + ")");
+                    listOf(manifestOpNames()) + ")");
   compute.op = op->name;
   std::string named = field + " (" + compute.op + ")";
 
@@ -837,6 +846,8 @@ bool Reader::readProperties(const json::Value *v,
                     "expected true or false, got " + describeValue(*p));
       (key == "rotate" ? compute.rotate : compute.pow2Scale) = p->boolean;
       break;
+    case PropertyKind::Type: // only ops that are not in manifests
+      return fail(*p, pField, "no manifest op has a type property");
     }
   }
   return true;

@@ -422,6 +422,8 @@ NpyArray hostTensorToNpy(const HostTensor &tensor) {
     array.dtype = "|i1";
   else if (tensor.type == ElementType::I32)
     array.dtype = "<i4";
+  else if (tensor.type == ElementType::I64)
+    array.dtype = "<i8";
   array.bytes.reserve(tensor.data.size() * size_t(npyItemSize(array.dtype)));
   // Rounding first keeps the casts exact (and defined) even for a value the
   // tensor's type cannot hold.
@@ -430,6 +432,8 @@ NpyArray hostTensorToNpy(const HostTensor &tensor) {
       appendElement(array.bytes, int8_t(ref::roundToI8(value)));
     else if (tensor.type == ElementType::I32)
       appendElement(array.bytes, int32_t(ref::roundToI32(value)));
+    else if (tensor.type == ElementType::I64)
+      appendElement(array.bytes, int64_t(ref::roundToI64(value)));
     else
       appendElement(array.bytes, float(ref::roundToF32(value)));
   }

@@ -44,6 +44,9 @@ void runtime::storeTensor(const HostTensor &t, char *out) {
     case ElementType::I32:
       put(out, int32_t(ref::roundToI32(value)));
       break;
+    case ElementType::I64:
+      put(out, int64_t(ref::roundToI64(value)));
+      break;
     }
   }
 }
@@ -68,6 +71,8 @@ double runtime::loadElement(const char *in, ElementType type) {
     return double(get<int8_t>(in));
   case ElementType::I32:
     return double(get<int32_t>(in));
+  case ElementType::I64:
+    return double(get<int64_t>(in));
   }
   return 0;
 }
@@ -93,6 +98,8 @@ std::string runtime::expectedNpyDtypes(const std::string &dtype,
     return dtype == "|i1" ? "" : "int8";
   case ElementType::I32:
     return dtype == "<i4" ? "" : "int32";
+  case ElementType::I64:
+    return dtype == "<i8" ? "" : "int64";
   }
   return "?";
 }

@@ -3,11 +3,11 @@
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with cvt.rn.satfinite.e4m3x2.f32;
 // score reads keys with 16-byte loads; compress, score, the three select
-// kernels and the unfused pool / hadamard / quantize kernels spill no
+// kernels and the unfused (--fuse=false) pool / hadamard / quantize kernels spill no
 // register and have no stack frame (test/ptxas_report.py parses ptxas -v).
-// RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_89 --emit=cubin -o %t
+// RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_89 --emit=cubin --fuse=false -o %t
 // RUN: test -s %t/compress.sm_89.cubin && test -s %t/score.sm_89.cubin && test -s %t/select.sm_89.cubin && test -s %t/chain.sm_89.cubin
-// RUN: indexpool-compile %S/Inputs/kernels.mlir --chip=sm_89 --emit=ptx -o %t
+// RUN: indexpool-compile %S/Inputs/kernels.mlir --chip=sm_89 --emit=ptx --fuse=false -o %t
 // RUN: FileCheck %s --check-prefix=COMPRESS < %t/compress.sm_89.ptx
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_89.ptx
 // RUN: python3 %S/../ptxas_report.py --arch=sm_89 --no-spills --no-stack %t/compress.sm_89.ptx | FileCheck %s --check-prefix=ONE

@@ -27,7 +27,7 @@
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE --implicit-check-not=error:
 // DEVICE: indexpool-run: error: unknown device 'tpu' (expected --device=cpu, cuda or gpu-emulator)
 // RUN: not indexpool-run %s --function=f64_argument --random-inputs=1 2>&1 | FileCheck %s --check-prefix=ARGTYPE --implicit-check-not=error:
-// ARGTYPE: indexpool-run: error: argument #0 of @f64_argument has type tensor<4xf64>: indexpool-run takes ranked tensors of f32, f16, bf16, f8E4M3FN, i8 or i32
+// ARGTYPE: indexpool-run: error: argument #0 of @f64_argument has type tensor<4xf64>: indexpool-run takes ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or i64
 
 // Command-line mistakes end the same way.
 // RUN: sh -c "indexpool-run %s 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=NOFUNCTION --implicit-check-not=error:

@@ -1,7 +1,8 @@
 //===- indexpool-compile.cpp - kernels + manifest for a GPU ---------------===//
 //
 // indexpool-compile FILE.mlir --chip=sm_90 --emit=ptx|cubin|mlir -o DIR
-//     [--function=NAME [--input-shape=I:AxBxC ...]]
+//     [--function=NAME [--input-shape=I:AxBxC ...]] [--fuse=false]
+//     [--tuning-db=FILE.json | --threads-per-block=N]
 //
 // For each public function (static shapes), runs --indexpool-to-nvvm and
 // writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json (NAME with
@@ -89,6 +90,19 @@ static cl::opt<int64_t> threadsPerBlock(
              "one; a multiple of 32 up to 1024"),
     cl::cat(category));
 
+static cl::opt<bool> fuseOps(
+    "fuse", cl::init(true),
+    cl::desc("Run --indexpool-fuse first (default): compress and select "
+             "chains become one kernel each, without their intermediates "
+             "in device memory (--fuse=false compiles each op as written)"),
+    cl::cat(category));
+static cl::opt<std::string> tuningDb(
+    "tuning-db", cl::value_desc("FILE.json"),
+    cl::desc("Configure every op from this tuning database and the chip's "
+             "cost model (--indexpool-configure's tuning-db), replacing any "
+             "#indexpool.launch the IR carries"),
+    cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "indexpool-compile: error: " << message << "\n";
   return 1;
@@ -173,6 +187,8 @@ static int compileFunction(ModuleOp module, func::FuncOp func) {
   options->threadsPerBlock = threadsPerBlock;
   // An explicit block size replaces the chip's configuration.
   options->configureUnconfigured = threadsPerBlock.getNumOccurrences() == 0;
+  options->fuse = fuseOps;
+  options->tuningDb = tuningDb;
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options->cudaToolkit = cuda;
 
@@ -215,9 +231,12 @@ int main(int argc, char **argv) {
       "outside MLIR\n");
   if (emit != "ptx" && emit != "cubin" && emit != "mlir")
     return fail("--emit must be ptx, cubin or mlir, got '" + emit + "'");
-  if (threadsPerBlock < 32 || threadsPerBlock > 1024 || threadsPerBlock % 32)
-    return fail("--threads-per-block must be a multiple of 32 in [32, 1024], "
-                "got " + std::to_string(threadsPerBlock));
+  std::string rule = ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
+  if (!rule.empty())
+    return fail("--" + rule);
+  if (!tuningDb.empty() && threadsPerBlock.getNumOccurrences())
+    return fail("--tuning-db and --threads-per-block both choose the block "
+                "sizes: give one of them");
 
   DialectRegistry registry;
   registerAllDialects(registry);

@@ -98,7 +98,7 @@ static cl::list<std::string> inputFiles(
     cl::desc("One .npy input per argument, in argument order. f32, f16, bf16 "
              "and f8E4M3FN arguments read float32 or float16 arrays (rounded "
              "to nearest even), i8 arguments int8 arrays, i32 arguments int32 "
-             "arrays"),
+             "arrays, i64 arguments int64 arrays"),
     cl::cat(category));
 
 // Numbers are parsed here, not by cl, so that a bad value ends in the one
@@ -108,9 +108,10 @@ static cl::opt<std::string> randomInputs(
     cl::desc("Instead of --input: draw every input at random from SEED, as "
              "the argument is used (keys, queries, scores, bias, weights: "
              "N(0,1); scales: uniform [1e-3, 1e-2]; quantized keys: valid "
-             "codes; valid lengths: [0, N]; expand indices: [-1, 1000]; other "
-             "i32: [0, 100]). Dynamic sizes are 256 unless --input-shape "
-             "gives them"),
+             "codes; valid lengths: [0, N]; expand indices: [-1, 1000]; paged "
+             "slots: distinct, one in eight -1; block tables: page ids; pages: "
+             "random bytes; other integers: [0, 100]). Dynamic sizes are 256 "
+             "unless --input-shape gives them"),
     cl::cat(category));
 
 static cl::list<std::string> inputShapes(
@@ -123,7 +124,7 @@ static cl::list<std::string> outputFiles(
     "output", cl::value_desc("@FILE.npy"),
     cl::desc("One .npy file per result, in result order: f32, f16, bf16 and "
              "f8E4M3FN results as float32 (decoded values), i8 as int8, i32 "
-             "as int32"),
+             "as int32, i64 as int64"),
     cl::cat(category));
 
 static cl::opt<std::string>
@@ -395,8 +396,11 @@ static int report(func::FuncOp func, ArrayRef<HostTensor> inputs,
     for (size_t i = 0; i < results.size(); ++i) {
       const std::optional<SelectionContext> &selection =
           reference->selections[i];
-      Comparison comparison = compareWithReference(
-          results[i], reference->results[i], selection ? &*selection : nullptr);
+      const std::optional<ref::PageLayout> &pages = reference->pageLayouts[i];
+      Comparison comparison =
+          pages ? runtime::comparePages(results[i], reference->results[i], *pages)
+                : compareWithReference(results[i], reference->results[i],
+                                       selection ? &*selection : nullptr);
       failures += !comparison.ok;
       llvm::outs() << "result #" << i << " (" << resultType(i)
                    << "): " << formatComparison(comparison, results[i].type)
@@ -447,6 +451,7 @@ static int runOnCuda(ModuleOp module, func::FuncOp func,
   if (failed(options))
     return fail(error);
   options->format = "isa";
+  options->fuse = fuseOps;
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options->cudaToolkit = cuda;
   std::string binaryName = func.getSymName().str() + "." + chipName + ".ptx";
@@ -535,7 +540,7 @@ static int runMain() {
       return fail("argument #" + std::to_string(i) + " of @" + name +
                   " has type " + str(type) +
                   ": indexpool-run takes ranked tensors of f32, f16, bf16, "
-                  "f8E4M3FN, i8 or i32");
+                  "f8E4M3FN, i8, i32 or i64");
   }
   for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -543,7 +548,7 @@ static int runMain() {
       return fail("result #" + std::to_string(i) + " of @" + name +
                   " has type " + str(type) +
                   ": indexpool-run returns ranked tensors of f32, f16, bf16, "
-                  "f8E4M3FN, i8 or i32");
+                  "f8E4M3FN, i8, i32 or i64");
   }
   unsigned numArgs = func.getNumArguments();
   unsigned numResults = func.getNumResults();

@@ -161,7 +161,8 @@ TEST(OpContractTest, NamesOrderAndWordsAreTheGeneratedDoc) {
     for (size_t i = 0; i < op.properties.size(); ++i) {
       EXPECT_EQ(d.attributes[i].first, op.properties[i].name);
       const char *storage[] = {"::mlir::IntegerAttr", "::mlir::FloatAttr",
-                               "::mlir::UnitAttr"};
+                               "::mlir::UnitAttr", "::mlir::TypeAttr"};
+      static_assert(std::size(storage) == size_t(PropertyKind::Type) + 1);
       EXPECT_EQ(d.attributes[i].second, storage[int(op.properties[i].kind)]);
     }
   }
@@ -277,8 +278,8 @@ TEST_F(OpInstanceTest, PropertiesAreTheODSAttributes) {
       // except unit attributes, absent when false.
       std::optional<Attribute> attr = o->getInherentAttr(p.name);
       ASSERT_TRUE(attr.has_value()) << p.name;
-      if (p.kind == PropertyKind::Unit)
-        EXPECT_FALSE(*attr) << p.name;
+      if (p.kind == PropertyKind::Unit || p.kind == PropertyKind::Type)
+        EXPECT_FALSE(*attr) << p.name; // absent: false, the default type
       else if (p.kind == PropertyKind::I64)
         EXPECT_TRUE(isa_and_nonnull<IntegerAttr>(*attr)) << p.name;
       else

@@ -68,6 +68,13 @@ struct GPUPipelineOptions {
   /// compileForGPU: run --indexpool-configure for the chip first when the
   /// function's ops carry no #indexpool.launch.
   bool configureUnconfigured = true;
+  /// compileForGPU: run --indexpool-fuse first (one kernel per fused chain,
+  /// no intermediates in device memory).
+  bool fuse = true;
+  /// compileForGPU: a JSON tuning database (--indexpool-configure's
+  /// tuning-db); when set, every op is configured from it and the cost
+  /// model, replacing any #indexpool.launch it carries.
+  std::string tuningDb;
   int64_t vectorWidth = 8;
 };
 

@@ -26,13 +26,14 @@ namespace mlir::indexpool {
 /// The element types of the ops: those of the reference (one enum for the
 /// compiler and the runtimes).
 using Element = ::indexpool::ref::ElementType;
-constexpr int kNumElements = 6;
+constexpr int kNumElements = 7;
 
-/// The MLIR spelling of `e`: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32"
-/// (ref::elementTypeName, here constexpr and without linking the reference).
+/// The MLIR spelling of `e`: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32",
+/// "i64" (ref::elementTypeName, here constexpr and without linking the
+/// reference).
 constexpr const char *elementName(Element e) {
-  constexpr const char *names[kNumElements] = {"f32", "f16", "bf16",
-                                               "f8E4M3FN", "i8", "i32"};
+  constexpr const char *names[kNumElements] = {
+      "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64"};
   return names[int(e)];
 }
 
@@ -68,6 +69,9 @@ constexpr ElementSet kCacheTypes = {uint8_t(kKeyTypes.bits | kQuantTypes.bits),
                                     "f32, f16, bf16, i8 or f8E4M3FN"};
 constexpr ElementSet kF32Types = {bitOf(Element::F32), "f32"};
 constexpr ElementSet kI32Types = {bitOf(Element::I32), "i32"};
+constexpr ElementSet kI64Types = {bitOf(Element::I64), "i64"};
+/// The bytes of a paged cache (docs/serving-layout.md).
+constexpr ElementSet kPagesTypes = {bitOf(Element::I8), "i8"};
 
 struct OperandContract {
   const char *name;
@@ -84,8 +88,9 @@ struct ResultContract {
   const char *f32OrTypeOf = nullptr;
 };
 
-/// I64: I64Attr; F32: F32Attr; Unit: UnitAttr (false when absent).
-enum class PropertyKind { I64, F32, Unit };
+/// I64: I64Attr; F32: F32Attr; Unit: UnitAttr (false when absent); Type:
+/// OptionalAttr<TypeAttr> (the op's default type when absent).
+enum class PropertyKind { I64, F32, Unit, Type };
 
 struct PropertyContract {
   const char *name;
@@ -100,6 +105,9 @@ struct OpContract {
   std::vector<OperandContract> operands;
   std::vector<ResultContract> results;
   std::vector<PropertyContract> properties;
+  /// Whether a kernel manifest (docs/manifest.md) may describe the op: false
+  /// for the paged ops, which have no GPU kernels yet.
+  bool inManifests = true;
 
   /// The operand, result or property `name`, or nullptr.
   const OperandContract *findOperand(std::string_view n) const {
@@ -187,6 +195,57 @@ inline const std::vector<OpContract> &opContracts() {
         {"valid", opt, kI32Types}},
        {{"tokens", kI32Types}},
        {{"k", K::I64, required}, {"pool_size", K::I64, required}}},
+      // The paged serving layout (docs/serving-layout.md).
+      {"compress_paged",
+       {{"keys", req, kKeyTypes},
+        {"scores", req, kKeyTypes},
+        {"bias", opt, kKeyTypes},
+        {"pages", req, kPagesTypes},
+        {"slots", req, kI64Types}},
+       {{"result", kPagesTypes}},
+       {{"pool_size", K::I64, required},
+        {"temperature", K::F32, defaulted},
+        {"rotate", K::Unit, defaulted},
+        {"pow2_scale", K::Unit, defaulted},
+        {"min_absmax", K::F32, defaulted},
+        {"page_entries", K::I64, defaulted},
+        {"codes", K::Type, defaulted},
+        {"scales_first", K::Unit, defaulted}},
+       /*inManifests=*/false},
+      {"select_paged",
+       {{"query", req, kQueryTypes},
+        {"weights", req, kF32Types},
+        {"pages", req, kPagesTypes},
+        {"block_table", req, kI32Types},
+        {"lengths", req, kI32Types}},
+       {{"tokens", kI32Types}},
+       {{"k", K::I64, required},
+        {"pool_size", K::I64, required},
+        {"page_entries", K::I64, defaulted},
+        {"codes", K::Type, defaulted},
+        {"scales_first", K::Unit, defaulted}},
+       /*inManifests=*/false},
+      {"append_paged",
+       {{"keys", req, kKeyTypes},
+        {"scores", req, kKeyTypes},
+        {"bias", opt, kKeyTypes},
+        {"tail_keys", req, kKeyTypes},
+        {"tail_scores", req, kKeyTypes},
+        {"lengths", req, kI32Types},
+        {"pages", req, kPagesTypes},
+        {"block_table", req, kI32Types}},
+       {{"result", kPagesTypes},
+        {"new_tail_keys", kKeyTypes},
+        {"new_tail_scores", kKeyTypes}},
+       {{"pool_size", K::I64, required},
+        {"temperature", K::F32, defaulted},
+        {"rotate", K::Unit, defaulted},
+        {"pow2_scale", K::Unit, defaulted},
+        {"min_absmax", K::F32, defaulted},
+        {"page_entries", K::I64, defaulted},
+        {"codes", K::Type, defaulted},
+        {"scales_first", K::Unit, defaulted}},
+       /*inManifests=*/false},
   };
   return table;
 }

@@ -119,6 +119,9 @@ LogicalResult specializeShapes(func::FuncOp func,
 struct ReferenceRun {
   std::vector<ref::HostTensor> results;
   std::vector<std::optional<SelectionContext>> selections;
+  /// The page layout of every result that is pages of the paged layout
+  /// (compared with runtime::comparePages).
+  std::vector<std::optional<ref::PageLayout>> pageLayouts;
 };
 
 /// evaluateFunction (full, not shapes-only) that also collects the

@@ -15,14 +15,15 @@
 
 namespace indexpool::ref {
 
-/// The element types of the indexpool ops.
-enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32 };
+/// The element types of the indexpool ops. I64 (slots of the paged layout)
+/// holds integers exactly up to 2^53, far beyond any slot or length.
+enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32, I64 };
 
-/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32".
+/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64".
 const char *elementTypeName(ElementType type);
 /// Inverse of elementTypeName; std::nullopt for any other string.
 std::optional<ElementType> parseElementType(std::string_view name);
-/// Storage size of one element in bytes (f8E4M3FN and i8: 1).
+/// Storage size of one element in bytes (f8E4M3FN and i8: 1, i64: 8).
 int64_t elementTypeBytes(ElementType type);
 /// True for F32, F16, BF16 and F8E4M3FN.
 bool isFloatType(ElementType type);
@@ -38,6 +39,7 @@ double roundToF8E4M3FN(double x);
 // Integers: round half to even, saturate to the type's range, NaN -> 0.
 double roundToI8(double x);
 double roundToI32(double x);
+double roundToI64(double x);
 /// Dispatches to the roundTo* of `type`.
 double roundTo(double x, ElementType type);
 

@@ -34,6 +34,12 @@ enum class InputDistribution {
   ValidLengths,
   /// Uniform integers in [-1, 1000]: `indices` of expand.
   PoolIndices,
+  /// Distinct slots in [0, N), N the entries of the pages, one in eight -1
+  /// (skipped), -1 once the slots run out: `slots` of compress_paged.
+  PageSlots,
+  /// Page ids in [0, N), N the pages: a shuffled run of every id, repeated
+  /// when the table is larger: `block_table` of select_paged / append_paged.
+  PageIds,
   /// Anything else: floats N(0, 1), i8 uniform in [-127, 127], i32 uniform in
   /// [0, 100].
   Default,
@@ -49,12 +55,13 @@ InputDistribution distributionOfOperand(std::string_view op,
                                         ElementType operandType);
 
 /// When an input has several uses, the more specific distribution wins
-/// (ValidLengths > PoolIndices > QuantizedCodes > PositiveScales > Normal >
-/// Default).
+/// (PageSlots > PageIds > ValidLengths > PoolIndices > QuantizedCodes >
+/// PositiveScales > Normal > Default).
 int distributionSpecificity(InputDistribution distribution);
 
 /// Draws one tensor of `type` and `shape` from `rng`. `lengthBound` is the N
-/// of ValidLengths (ignored otherwise; clamped to int32). Never all zeros
+/// of ValidLengths, PageSlots and PageIds (ignored otherwise; clamped to
+/// int32). Never all zeros
 /// (unless the tensor is empty or N = 0 for lengths). The draws depend only
 /// on the engine's raw output, so a seed gives the same tensor everywhere.
 HostTensor drawRandomInput(InputDistribution distribution, ElementType type,

@@ -10,6 +10,7 @@
 #define INDEXPOOL_RUNTIME_COMPARE_H
 
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Reference/Paged.h"
 
 #include <cstdint>
 #include <optional>
@@ -77,6 +78,14 @@ struct Comparison {
 Comparison compareWithReference(const ref::HostTensor &actual,
                                 const ref::HostTensor &expected,
                                 const SelectionContext *selection = nullptr);
+
+/// Pages of the paged layout (docs/serving-layout.md), compared as what they
+/// hold rather than as bytes: every entry's codes by the codes rule above and
+/// its f32 scale within 1e-5 relative (bytes no kernel writes are copied
+/// unchanged, so they compare equal, NaN patterns included).
+Comparison comparePages(const ref::HostTensor &actual,
+                        const ref::HostTensor &expected,
+                        const ref::PageLayout &layout);
 
 /// One line: "max_abs_err=... max_rel_err=... [normwise_rel_err=...]
 /// [max_ulp_err=... beyond_one_ulp=...] differing=D/N (P%) [off_by_one=O

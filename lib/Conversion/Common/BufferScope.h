@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace mlir::indexpool::loops {
@@ -44,12 +45,35 @@ public:
     return buffer;
   }
 
+  /// `out` for a result that may have no use: then no buffer is allocated
+  /// and null is returned (the code skips its stores), and the result is an
+  /// empty tensor that nothing reads (it costs no memory and no time).
+  Value outIfUsed(Value result, ArrayRef<Value> sizes) {
+    if (!result.use_empty())
+      return out(result.getType(), sizes);
+    auto tensor = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynamic;
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (tensor.isDynamicDim(i))
+        dynamic.push_back(size);
+    results.push_back(
+        {tensor::EmptyOp::create(b, tensor.getShape(),
+                                 tensor.getElementType(), dynamic),
+         tensor});
+    return {};
+  }
+
   /// The result tensors, in the order `out` was called.
   SmallVector<Value> finish() {
     SmallVector<Value> tensors;
-    for (auto [buffer, type] : results)
-      tensors.push_back(bufferization::ToTensorOp::create(
-          b, type, buffer, b.getUnitAttr(), b.getUnitAttr()));
+    for (auto [value, type] : results)
+      tensors.push_back(
+          isa<RankedTensorType>(value.getType())
+              ? value
+              : bufferization::ToTensorOp::create(b, type, value,
+                                                  b.getUnitAttr(),
+                                                  b.getUnitAttr())
+                    .getResult());
     return tensors;
   }
 

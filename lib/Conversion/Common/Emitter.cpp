@@ -112,6 +112,10 @@ void Emitter::parallelFor(Value n, function_ref<void(Value)> body) {
                                       ValueRange{index(1)});
   if (threadsPerBlock)
     loop->setAttr(kThreadsAttrName, b.getI64IntegerAttr(threadsPerBlock));
+  if (itemsPerBlock)
+    loop->setAttr(kItemsAttrName, b.getI64IntegerAttr(itemsPerBlock));
+  if (gridStrideBlocks)
+    loop->setAttr(kMaxBlocksAttrName, b.getI64IntegerAttr(*gridStrideBlocks));
   OpBuilder::InsertionGuard guard(b);
   setInsertionBeforeTerminator(b, loop.getBody());
   body(loop.getInductionVars()[0]);

@@ -18,9 +18,12 @@
 
 namespace mlir::indexpool::loops {
 
-/// On a row scf.parallel: the threads per block its op's launch
-/// configuration chose (read by --indexpool-tile-rows).
+/// On a row scf.parallel, from its op's launch configuration (read by
+/// --indexpool-tile-rows): the threads per block, the rows of a block's tile
+/// and, for a grid-stride grid, the blocks of one wave.
 constexpr llvm::StringLiteral kThreadsAttrName = "indexpool.threads_per_block";
+constexpr llvm::StringLiteral kItemsAttrName = "indexpool.items_per_block";
+constexpr llvm::StringLiteral kMaxBlocksAttrName = "indexpool.max_blocks";
 
 /// A chunk of one row: `vl` lanes starting at `offset`; `mask` is null for a
 /// full chunk and an i1 vector for the tail of a row whose length is not a
@@ -40,6 +43,12 @@ public:
   /// most kMaxRowThreads.
   void setThreadsPerBlock(int64_t threads) {
     threadsPerBlock = std::min(threads, kMaxRowThreads);
+  }
+  /// The rows of a block's tile (kItemsAttrName) and, when set, the blocks
+  /// of a grid-stride wave (kMaxBlocksAttrName), recorded on every row loop.
+  void setTile(int64_t items, std::optional<int64_t> maxBlocks) {
+    itemsPerBlock = items;
+    gridStrideBlocks = maxBlocks;
   }
   /// A row kernel keeps a whole row's state per thread (up to ~170
   /// registers as ptxas reports them); ptxas caps registers at 65536 / block
@@ -133,6 +142,8 @@ private:
   int64_t vl;
   bool scopes;
   int64_t threadsPerBlock = 0;
+  int64_t itemsPerBlock = 0;
+  std::optional<int64_t> gridStrideBlocks;
 };
 
 } // namespace mlir::indexpool::loops

@@ -105,7 +105,8 @@ void mlir::indexpool::loops::emitPoolGroup(
     SmallVector<Value> w = emitSlotWeights(e, p, first, std::nullopt);
     SmallVector<Value> wv;
     for (int64_t s = 0; s < p.poolSize; ++s) {
-      memref::StoreOp::create(b, w[s], p.weights, ValueRange{g, e.index(s)});
+      if (p.weights)
+        memref::StoreOp::create(b, w[s], p.weights, ValueRange{g, e.index(s)});
       wv.push_back(e.splat(w[s]));
     }
     e.chunks(dimD, [&](Chunk c) { sink(c, emitWeightedSum(e, p, first, c, wv)); });
@@ -114,7 +115,7 @@ void mlir::indexpool::loops::emitPoolGroup(
   // One weight per slot and channel: the softmax runs across P vectors.
   e.chunks(dimD, [&](Chunk c) {
     SmallVector<Value> w = emitSlotWeights(e, p, first, c);
-    for (int64_t s = 0; s < p.poolSize; ++s)
+    for (int64_t s = 0; s < p.poolSize && p.weights; ++s)
       e.storeF32(w[s], p.weights, {g, e.index(s), c.offset}, c.mask);
     sink(c, emitWeightedSum(e, p, first, c, w));
   });

@@ -19,7 +19,7 @@ namespace mlir::indexpool::loops {
 /// Buffers and properties of a pooling (pool or compress).
 struct PoolBuffers {
   Value keys, scores, bias; // bias may be null
-  Value weights;            // [G, P] or [G, P, D] f32 result
+  Value weights;            // [G, P] or [G, P, D] f32 result; null: unused
   int64_t poolSize;
   double temperature;
 };

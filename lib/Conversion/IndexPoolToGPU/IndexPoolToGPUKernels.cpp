@@ -42,17 +42,29 @@ using loops::BufferScope;
 
 namespace {
 
-/// What every kernel pattern knows: the chip's FP8 conversion and the
-/// block size of ops without a launch configuration.
+/// What every kernel pattern knows: the chip's FP8 conversion and SM
+/// limits, and the block size of ops without a launch configuration.
 struct KernelOptions {
   bool hardwareFp8;
   int64_t threadsPerBlock;
-  int64_t smCount;
+  const ::indexpool::target::ChipInfo *chip;
 
-  int64_t threadsFor(Operation *op) const {
-    if (auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName))
-      return launch.getThreadsPerBlock();
-    return threadsPerBlock;
+  /// The op's #indexpool.launch, every field; without one, the block size
+  /// and the kernels' own choices.
+  KernelLaunch launchFor(Operation *op) const {
+    KernelLaunch launch;
+    launch.threadsPerBlock = threadsPerBlock;
+    launch.smCount = chip->smCount;
+    launch.maxThreadsPerSM = chip->maxThreadsPerSM;
+    launch.maxBlocksPerSM = chip->maxBlocksPerSM;
+    if (auto attr = op->getAttrOfType<LaunchAttr>(kLaunchAttrName)) {
+      launch.threadsPerBlock = attr.getThreadsPerBlock();
+      launch.itemsPerBlock = attr.getItemsPerBlock();
+      launch.elementsPerThread = attr.getElementsPerThread();
+      launch.vectorBytes = attr.getVectorBytes();
+      launch.gridStride = attr.getGrid() == GridPolicy::GridStride;
+    }
+    return launch;
   }
 };
 
@@ -65,19 +77,22 @@ struct KernelPattern : OpRewritePattern<Op> {
 
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const final {
-    if (const char *why = unsupported(op))
+    KernelLaunch launch = options.launchFor(op);
+    if (const char *why = unsupported(op, launch))
       return rewriter.notifyMatchFailure(op, why);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     BufferScope buffers(b);
-    lower(op, b, buffers, options.threadsFor(op));
+    lower(op, b, buffers, launch);
     rewriter.replaceOp(op, buffers.finish());
     return success();
   }
 
   /// Why no kernel covers `op`, or null.
-  virtual const char *unsupported(Op op) const { return nullptr; }
+  virtual const char *unsupported(Op op, const KernelLaunch &launch) const {
+    return nullptr;
+  }
   virtual void lower(Op op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-                     int64_t threads) const = 0;
+                     const KernelLaunch &launch) const = 0;
 
   KernelOptions options;
 };
@@ -96,8 +111,8 @@ static MemRefType bufferType(Value tensor) {
 }
 
 /// Why the warp-row kernels do not cover rows of `tensor`, or null.
-static const char *rowsUnsupported(Value tensor) {
-  return canRowKernel(bufferType(tensor))
+static const char *rowsUnsupported(Value tensor, const KernelLaunch &launch) {
+  return canRowKernel(bufferType(tensor), launch)
              ? nullptr
              : "D is dynamic or not made of power-of-two 16-byte chunks";
 }
@@ -132,45 +147,48 @@ static loops::PoolBuffers poolBuffers(ImplicitLocOpBuilder &b, Op op,
 
 struct CompressKernel : KernelPattern<CompressOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(CompressOp op) const override {
-    return rowsUnsupported(op.getKeys());
+  const char *unsupported(CompressOp op,
+                          const KernelLaunch &launch) const override {
+    return rowsUnsupported(op.getKeys(), launch);
   }
   void lower(CompressOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     CompressBuffers c;
     Value groups, dimD;
     c.pool = poolBuffers(b, op, buffers, groups, dimD);
     c.codes = buffers.out(op.getCodes().getType(), {groups, dimD});
     c.scales = buffers.out(op.getScales().getType(), {groups});
-    c.pool.weights =
-        buffers.out(op.getWeights().getType(),
-                    weightSizes(b, c.pool.scores, groups, c.pool.poolSize, dimD));
+    c.pool.weights = buffers.outIfUsed(
+        op.getWeights(),
+        weightSizes(b, c.pool.scores, groups, c.pool.poolSize, dimD));
     c.rotate = op.getRotate();
     c.pow2Scale = op.getPow2Scale();
     c.minAbsmax = op.getMinAbsmax().convertToDouble();
-    emitCompressKernel(b, c, threads, options.hardwareFp8);
+    emitCompressKernel(b, c, launch, options.hardwareFp8);
   }
 };
 
 struct PoolKernel : KernelPattern<PoolOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(PoolOp op) const override {
-    return rowsUnsupported(op.getKeys());
+  const char *unsupported(PoolOp op,
+                          const KernelLaunch &launch) const override {
+    return rowsUnsupported(op.getKeys(), launch);
   }
   void lower(PoolOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     Value groups, dimD;
     loops::PoolBuffers p = poolBuffers(b, op, buffers, groups, dimD);
     Value pooled = buffers.out(op.getPooled().getType(), {groups, dimD});
-    p.weights = buffers.out(op.getWeights().getType(),
-                            weightSizes(b, p.scores, groups, p.poolSize, dimD));
-    emitPoolKernel(b, p, pooled, threads);
+    p.weights = buffers.outIfUsed(
+        op.getWeights(), weightSizes(b, p.scores, groups, p.poolSize, dimD));
+    emitPoolKernel(b, p, pooled, launch);
   }
 };
 
 struct HadamardKernel : KernelPattern<HadamardOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(HadamardOp op) const override {
+  const char *unsupported(HadamardOp op,
+                          const KernelLaunch &launch) const override {
     auto type = cast<RankedTensorType>(op.getInput().getType());
     if (type.getRank() < 2 || !type.hasStaticShape())
       return "not static rows of D";
@@ -183,12 +201,12 @@ struct HadamardKernel : KernelPattern<HadamardOp> {
       return "more rows than an int64_t counts";
     MemRefType flat = MemRefType::get({*rows, type.getShape().back()},
                                       type.getElementType());
-    if (!canRowKernel(flat))
+    if (!canRowKernel(flat, launch))
       return "D is not made of power-of-two 16-byte chunks";
     return nullptr;
   }
   void lower(HadamardOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     auto type = cast<RankedTensorType>(op.getInput().getType());
     Value input = buffers.in(op.getInput());
     Value output = buffers.out(op.getResult().getType(), {});
@@ -202,17 +220,18 @@ struct HadamardKernel : KernelPattern<HadamardOp> {
                  ? m
                  : Value(memref::CollapseShapeOp::create(b, m, collapse));
     };
-    emitHadamardKernel(b, flatten(input), flatten(output), threads);
+    emitHadamardKernel(b, flatten(input), flatten(output), launch);
   }
 };
 
 struct QuantizeKernel : KernelPattern<QuantizeOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(QuantizeOp op) const override {
-    return rowsUnsupported(op.getInput());
+  const char *unsupported(QuantizeOp op,
+                          const KernelLaunch &launch) const override {
+    return rowsUnsupported(op.getInput(), launch);
   }
   void lower(QuantizeOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     Value input = buffers.in(op.getInput());
     Value rows = dimOf(b, input, 0);
     Value codes =
@@ -220,13 +239,13 @@ struct QuantizeKernel : KernelPattern<QuantizeOp> {
     Value scales = buffers.out(op.getScales().getType(), {rows});
     emitQuantizeKernel(b, input, codes, scales, op.getPow2Scale(),
                        op.getMinAbsmax().convertToDouble(),
-                       threads, options.hardwareFp8);
+                       launch, options.hardwareFp8);
   }
 };
 
 struct ScoreKernel : KernelPattern<ScoreOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(ScoreOp op) const override {
+  const char *unsupported(ScoreOp op, const KernelLaunch &) const override {
     if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
       return "H or D dynamic, H > 128, or the query beyond 48 KiB";
     // No shared buffer of 0 elements: the loops write the zero logits.
@@ -235,21 +254,20 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     return nullptr;
   }
   void lower(ScoreOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     Value query = buffers.in(op.getQuery());
     Value weights = buffers.in(op.getWeights());
     Value keys = buffers.in(op.getKeys());
     Value scales = buffers.in(op.getScales());
     Value logits = buffers.out(op.getLogits().getType(),
                                {dimOf(b, query, 0), dimOf(b, keys, 0)});
-    emitScoreKernel(b, query, weights, keys, scales, logits,
-                    threads, options.smCount);
+    emitScoreKernel(b, query, weights, keys, scales, logits, launch);
   }
 };
 
 struct TopKKernel : KernelPattern<TopKOp> {
   using KernelPattern::KernelPattern;
-  const char *unsupported(TopKOp op) const override {
+  const char *unsupported(TopKOp op, const KernelLaunch &) const override {
     // The [M, 2k] i32 candidates, in bytes, must be countable.
     std::optional<int64_t> bytes =
         llvm::checkedMul<int64_t>(2 * 4, static_cast<int64_t>(op.getK()));
@@ -259,7 +277,7 @@ struct TopKKernel : KernelPattern<TopKOp> {
     return bytes ? nullptr : "the [M, 2k] candidates overflow int64_t";
   }
   void lower(TopKOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     Value logits = buffers.in(op.getLogits());
     Value valid = buffers.in(op.getValid());
     Value dimM = dimOf(b, logits, 0);
@@ -275,15 +293,14 @@ struct TopKKernel : KernelPattern<TopKOp> {
         b, candidatesType,
         candidatesType.isDynamicDim(0) ? ValueRange{dimM} : ValueRange{},
         b.getI64IntegerAttr(64));
-    emitTopKKernel(b, logits, valid, values, indices, candidates,
-                   threads);
+    emitTopKKernel(b, logits, valid, values, indices, candidates, launch);
   }
 };
 
 struct ExpandKernel : KernelPattern<ExpandOp> {
   using KernelPattern::KernelPattern;
   void lower(ExpandOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             int64_t threads) const override {
+             const KernelLaunch &launch) const override {
     Value indices = buffers.in(op.getIndices());
     int64_t p = op.getPoolSize();
     Value tokens = buffers.out(
@@ -291,7 +308,7 @@ struct ExpandKernel : KernelPattern<ExpandOp> {
         {dimOf(b, indices, 0),
          arith::MulIOp::create(b, dimOf(b, indices, 1),
                                arith::ConstantIndexOp::create(b, p))});
-    emitExpandKernel(b, indices, tokens, p, threads);
+    emitExpandKernel(b, indices, tokens, p, launch);
   }
 };
 
@@ -403,7 +420,7 @@ void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
     RewritePatternSet &patterns, const ::indexpool::target::ChipInfo &chip,
     int64_t threadsPerBlock) {
   MLIRContext *ctx = patterns.getContext();
-  KernelOptions options{chip.hasFp8Convert, threadsPerBlock, chip.smCount};
+  KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip};
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
                ScoreKernel, TopKKernel, ExpandKernel>(ctx, options);

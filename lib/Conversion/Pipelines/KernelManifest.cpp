@@ -95,6 +95,8 @@ static std::pair<json::Object, json::Object> describe(Operation *op,
     case PropertyKind::Unit:
       props[property.name] = bool(attr);
       break;
+    case PropertyKind::Type: // ops not in manifests (describeComputes)
+      break;
     }
   }
   return {std::move(operands), std::move(props)};
@@ -111,6 +113,13 @@ static LogicalResult describeComputes(func::FuncOp func, Computes &c,
       error = "@" + func.getSymName().str() + " holds '" +
               op.getName().getStringRef().str() +
               "': a manifest describes functions made of indexpool ops only";
+      return failure();
+    }
+    if (!getOpContract(&op).inManifests) {
+      error = "@" + func.getSymName().str() + " holds '" +
+              op.getName().getStringRef().str() +
+              "', which has no GPU kernel yet (the paged ops run on the CPU: "
+              "docs/serving-layout.md)";
       return failure();
     }
     auto [operands, props] = describe(&op, c);
@@ -411,16 +420,29 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
 
   GPUCompilation result;
   result.module = module.clone();
+  // Only this function and what it calls, fused (the manifest's computes
+  // above describe the function as written: the reference run computes
+  // the same values either way).
+  PassManager prepare(module.getContext());
+  prepare.addPass(createSymbolPrivatizePass({name}));
+  prepare.addPass(createSymbolDCEPass());
+  if (options.fuse)
+    prepare.addNestedPass<func::FuncOp>(createIndexPoolFuse());
+  if (failed(prepare.run(*result.module))) {
+    error = "preparing @" + name + " for " + options.chip +
+            " failed (see the diagnostics above)";
+    return failure();
+  }
+  auto compiled = result.module->lookupSymbol<func::FuncOp>(name);
   PassManager pm(module.getContext());
-  // Only this function and what it calls.
-  pm.addPass(createSymbolPrivatizePass({name}));
-  pm.addPass(createSymbolDCEPass());
-  // The chip's launch configuration from the cost model, unless the
-  // function's ops already carry one (--indexpool-configure with a tuning
-  // database, or written by hand).
-  if (!hasLaunchConfiguration(func) && options.configureUnconfigured) {
+  // The chip's launch configuration: from the tuning database when one is
+  // given, else from the cost model unless the ops already carry one
+  // (--indexpool-configure run before, or written by hand).
+  if (!options.tuningDb.empty() ||
+      (!hasLaunchConfiguration(compiled) && options.configureUnconfigured)) {
     IndexPoolConfigureOptions configure;
     configure.chip = options.chip;
+    configure.tuningDb = options.tuningDb;
     pm.addPass(createIndexPoolConfigure(configure));
   }
   buildIndexPoolToNVVMPipeline(pm, options);

@@ -1,8 +1,11 @@
 //===- ExpandKernel.cpp - indexpool.expand on the GPU ---------------------===//
 //
-// One thread per selected pool (m, j): its P token indices in one store,
-// computed by the CPU's emitExpandEntry, so that both give -1 for negative
-// indices and for those whose tokens would not fit in i32.
+// One thread per selected pool (m, j) at a time: its P token indices in one
+// store, computed by the CPU's emitExpandEntry, so that both give -1 for
+// negative indices and for those whose tokens would not fit in i32. A block
+// handles a tile of items_per_block query rows (one block per tile, or a
+// wave of blocks striding over the tiles); its threads take the tile's
+// entries in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
@@ -21,17 +26,35 @@ using mlir::indexpool::loops::Emitter;
 void mlir::indexpool::gpukernels::emitExpandKernel(ImplicitLocOpBuilder &b,
                                                    Value indices, Value tokens,
                                                    int64_t poolSize,
-                                                   int64_t threadsPerBlock) {
+                                                   const KernelLaunch &launch) {
   Emitter e(b, 1, /*stackScopes=*/false);
-  Value dimK = e.dim(indices, 1);
-  Value threads = e.index(threadsPerBlock);
-  Value grid = arith::CeilDivUIOp::create(b, dimK, threads);
-  launchKernel(b, grid, e.dim(indices, 0), threadsPerBlock, {},
-               [&](const KernelIds &ids) {
-    Value j = e.add(e.mul(ids.block, threads), ids.thread);
-    Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, dimK);
-    e.ifThen(exists, [&]() {
-      loops::emitExpandEntry(e, indices, tokens, poolSize, ids.blockY, j);
+  const int64_t threads = launch.threadsPerBlock;
+  // Without a tile: as many rows as the block has threads for, at least one.
+  auto type = cast<MemRefType>(indices.getType());
+  int64_t items = launch.itemsPerBlock;
+  if (!items)
+    items = type.isDynamicDim(1) || type.getDimSize(1) == 0
+                ? 1
+                : std::max<int64_t>(1, threads / type.getDimSize(1));
+  const bool gridStride = launch.gridStride.value_or(false);
+  Value tiles =
+      arith::CeilDivUIOp::create(b, e.dim(indices, 0), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, launch.wave(threads));
+  launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
+    Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
+    Value entries = e.mul(dimM, dimK);
+    Value tileEntries = e.mul(e.index(items), dimK);
+    forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
+      // The tile's entries (m, j), flattened: consecutive threads take
+      // consecutive entries.
+      Value first = e.mul(tile, tileEntries);
+      Value end = arith::MinUIOp::create(b, e.add(first, tileEntries), entries);
+      e.forLoop(e.add(first, ids.thread), end, e.index(threads),
+                [&](Value entry) {
+        Value m = arith::DivUIOp::create(b, entry, dimK);
+        Value j = arith::RemUIOp::create(b, entry, dimK);
+        loops::emitExpandEntry(e, indices, tokens, poolSize, m, j);
+      });
     });
   });
 }

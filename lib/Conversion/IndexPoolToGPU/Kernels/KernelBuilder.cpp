@@ -6,8 +6,34 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
+
+int64_t KernelLaunch::wave(int64_t threads) const {
+  return smCount * std::min(maxThreadsPerSM / threads, maxBlocksPerSM);
+}
+
+Value mlir::indexpool::gpukernels::gridSize(ImplicitLocOpBuilder &b,
+                                            Value tiles, bool gridStride,
+                                            int64_t wave) {
+  if (!gridStride)
+    return tiles;
+  return arith::MinUIOp::create(b, tiles,
+                                arith::ConstantIndexOp::create(b, wave));
+}
+
+void mlir::indexpool::gpukernels::forEachTile(
+    ImplicitLocOpBuilder &b, Value block, Value grid, Value tiles,
+    bool gridStride, function_ref<void(Value)> body) {
+  if (!gridStride)
+    return body(block);
+  auto loop = scf::ForOp::create(b, block, tiles, grid);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(loop.getInductionVar());
+}
 
 void mlir::indexpool::gpukernels::launchKernel(
     ImplicitLocOpBuilder &b, Value gridX, Value gridY, int64_t threads,

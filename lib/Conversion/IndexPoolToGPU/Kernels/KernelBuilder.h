@@ -16,6 +16,8 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
+
 namespace mlir::indexpool::gpukernels {
 
 using ::indexpool::target::kWarpSize;
@@ -27,6 +29,39 @@ struct KernelIds {
   Value blockY; ///< block id y
   ArrayRef<BlockArgument> shared; ///< the workgroup buffers, in order
 };
+
+/// An op's #indexpool.launch as the kernels read it. An op without one
+/// leaves every field but the block size unset: each kernel then makes its
+/// own choice (GPUKernels.h says which).
+struct KernelLaunch {
+  int64_t threadsPerBlock = 0;
+  /// Work items per tile; 0: the kernel's own tile.
+  int64_t itemsPerBlock = 0;
+  /// The width of the row accesses and a thread's share; 0: the kernel's.
+  int64_t elementsPerThread = 0, vectorBytes = 0;
+  /// grid_stride (true) or tiled (false); unset: the kernel's policy.
+  std::optional<bool> gridStride;
+  /// The chip's SMs and per-SM limits: the size of one wave of blocks.
+  int64_t smCount = 0, maxThreadsPerSM = 0, maxBlocksPerSM = 0;
+
+  /// Blocks of `threads` threads resident at once, as far as threads and
+  /// the block limit allow: the SM count (of the chip table, not yet of the
+  /// device at launch) x the blocks that fit one SM.
+  int64_t wave(int64_t threads) const;
+};
+
+/// The blocks a kernel of `tiles` tiles launches: one per tile, or with
+/// `gridStride` min(tiles, wave) (index values).
+Value gridSize(ImplicitLocOpBuilder &b, Value tiles, bool gridStride,
+               int64_t wave);
+
+/// Runs `body(tile)` for the tiles of block `block`: that one tile, or with
+/// `gridStride` the tiles block, block + grid, ... below `tiles`. The trip
+/// count is the same for every thread of a block, so barriers and
+/// shuffles in `body` stay uniform.
+void forEachTile(ImplicitLocOpBuilder &b, Value block, Value grid,
+                 Value tiles, bool gridStride,
+                 function_ref<void(Value tile)> body);
 
 /// Builds `gpu.launch` with grid (gridX, gridY) and `threads` threads per
 /// block, with one workgroup (shared memory) buffer per type in `shared`,

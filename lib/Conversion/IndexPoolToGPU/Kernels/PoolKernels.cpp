@@ -1,7 +1,7 @@
 //===- PoolKernels.cpp - compress and pool as warp-row kernels ------------===//
 //
 // One pool group per row of lanes (WarpRows.h): the P keys of the group are
-// read chunk by chunk with 16-byte loads (per-channel scores too), the
+// read chunk by chunk with the layout's loads (per-channel scores too), the
 // softmax over the slots runs in registers, and the weighted sum follows
 // loops::emitPoolGroup's slot order and fma chain. compress then rounds to
 // the key type, rotates and quantizes in the same kernel: ONE kernel, no
@@ -34,11 +34,12 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
   if (cast<MemRefType>(p.scores.getType()).getRank() == 1) {
     // One weight per slot: a scalar softmax, the same in every lane.
     SmallVector<Value> w = loops::emitSlotWeights(e, p, first, std::nullopt);
-    e.ifThen(row.leader, [&]() {
-      for (int64_t s = 0; s < p.poolSize; ++s)
-        memref::StoreOp::create(b, w[s], p.weights,
-                                ValueRange{row.index, e.index(s)});
-    });
+    if (p.weights)
+      e.ifThen(row.leader, [&]() {
+        for (int64_t s = 0; s < p.poolSize; ++s)
+          memref::StoreOp::create(b, w[s], p.weights,
+                                  ValueRange{row.index, e.index(s)});
+      });
     SmallVector<Value> wv;
     for (Value ws : w)
       wv.push_back(e.splat(ws));
@@ -50,10 +51,12 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
   for (Value offset : row.offsets) {
     loops::Chunk chunk{offset, nullptr};
     SmallVector<Value> w = loops::emitSlotWeights(e, p, first, chunk);
-    e.ifThen(row.active, [&]() {
-      for (int64_t s = 0; s < p.poolSize; ++s)
-        e.storeF32(w[s], p.weights, {row.index, e.index(s), offset}, nullptr);
-    });
+    if (p.weights)
+      e.ifThen(row.active, [&]() {
+        for (int64_t s = 0; s < p.poolSize; ++s)
+          e.storeF32(w[s], p.weights, {row.index, e.index(s), offset},
+                     nullptr);
+      });
     x.push_back(loops::emitWeightedSum(e, p, first, chunk, w));
   }
   return x;
@@ -61,14 +64,11 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
 
 void mlir::indexpool::gpukernels::emitCompressKernel(
     ImplicitLocOpBuilder &b, const CompressBuffers &c,
-    int64_t threadsPerBlock, bool hardwareFp8) {
-  WarpLayout lay = warpLayoutOf(c.pool.keys);
+    const KernelLaunch &launch, bool hardwareFp8) {
+  WarpLayout lay = warpLayoutOf(c.pool.keys, launch);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   Type keyType = cast<MemRefType>(c.pool.keys.getType()).getElementType();
-  Value groups = e.dim(c.codes, 0);
-  launchKernel(b, rowGrid(e, groups, lay, threadsPerBlock), e.index(1),
-               threadsPerBlock, {}, [&](const KernelIds &ids) {
-    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(c.codes, 0));
+  forEachRow(e, lay, launch, c.codes, [&](const WarpRow &row) {
     SmallVector<Value> x = poolGroup(e, row, c.pool);
     for (Value &v : x)
       v = e.roundTrip(v, keyType);
@@ -82,13 +82,10 @@ void mlir::indexpool::gpukernels::emitCompressKernel(
 void mlir::indexpool::gpukernels::emitPoolKernel(ImplicitLocOpBuilder &b,
                                                  const PoolBuffers &p,
                                                  Value pooled,
-                                                 int64_t threadsPerBlock) {
-  WarpLayout lay = warpLayoutOf(p.keys);
+                                                 const KernelLaunch &launch) {
+  WarpLayout lay = warpLayoutOf(p.keys, launch);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
-  Value groups = e.dim(pooled, 0);
-  launchKernel(b, rowGrid(e, groups, lay, threadsPerBlock), e.index(1),
-               threadsPerBlock, {}, [&](const KernelIds &ids) {
-    WarpRow row = warpRow(e, lay, ids, threadsPerBlock, e.dim(pooled, 0));
+  forEachRow(e, lay, launch, pooled, [&](const WarpRow &row) {
     storeRow(e, poolGroup(e, row, p), pooled, row);
   });
 }

@@ -1,12 +1,14 @@
 //===- ScoreKernel.cpp - indexpool.score on the GPU -----------------------===//
 //
 // Block (x, m): the query row m (H x D, decoded to f32) and its head weights
-// go to shared memory once; then the block's threads stride over the key
-// rows (grid-stride, at most one block per SM and row m: the query is loaded
-// once per block, and a thread of 255 registers leaves room for one block
-// of 256 per SM anyway); a thread streams its row in 16-byte loads and keeps
-// one f32 accumulator per head, reading the query as broadcast 16-byte shared loads
-// (every lane of a warp reads the same address). Heads beyond 64 are done
+// go to shared memory once; then the block's threads take the key rows of
+// its tiles of items_per_block rows (by default grid-stride, one wave of one
+// block per SM and row m: the query is loaded once per block, and a thread
+// of 255 registers leaves room for one block of 256 per SM anyway; `tiled`:
+// one block per tile); a thread streams its row in 16-byte (vector_bytes)
+// loads and keeps one f32 accumulator per head, reading the query as
+// broadcast 16-byte shared loads (every lane of a warp reads the same
+// address). Heads beyond 64 are done
 // in blocks of 64, re-reading the key row from L1.
 //
 // With M = 1 (decode) this moves N x D key bytes once; at H = 64 it does
@@ -56,20 +58,34 @@ bool mlir::indexpool::gpukernels::canScore(MemRefType query, MemRefType keys) {
 
 void mlir::indexpool::gpukernels::emitScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
-    Value scales, Value logits, int64_t threadsPerBlock, int64_t maxBlocks) {
+    Value scales, Value logits, const KernelLaunch &launch) {
   auto queryType = cast<MemRefType>(query.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
-  const int64_t E = chunkOf(cast<MemRefType>(keys.getType()));
+  auto keysType = cast<MemRefType>(keys.getType());
+  // vector_bytes narrows the key loads: canScore's whole 16-byte chunks
+  // are whole chunks of any narrower width too.
+  int64_t E = chunkOf(keysType);
+  int64_t width =
+      launch.vectorBytes / (keysType.getElementTypeBitWidth() / 8);
+  if (width >= 1 && width < E)
+    E = width;
+  // Query values per shared-memory load: 4 (16 bytes) or the whole chunk.
+  const int64_t QE = std::min<int64_t>(E, 4);
   const int64_t HB = std::min(H, kHeadBlock);
   Emitter e(b, E, /*stackScopes=*/false);
-  threadsPerBlock = std::min(threadsPerBlock, kMaxThreads);
+  const int64_t threadsPerBlock =
+      std::min(launch.threadsPerBlock, kMaxThreads);
   Type f32 = b.getF32Type();
   MLIRContext *ctx = b.getContext();
 
-  Value grid = arith::MinUIOp::create(
-      b,
-      arith::CeilDivUIOp::create(b, e.dim(keys, 0), e.index(threadsPerBlock)),
-      e.index(maxBlocks));
+  // Tiles of key rows (default one row per thread); by default one wave of
+  // blocks strides over them: one block per SM (registers, see above).
+  const int64_t items =
+      launch.itemsPerBlock ? launch.itemsPerBlock : threadsPerBlock;
+  const bool gridStride = launch.gridStride.value_or(true);
+  Value tiles =
+      arith::CeilDivUIOp::create(b, e.dim(keys, 0), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, launch.smCount);
   SmallVector<Type> shared{sharedBuffer(ctx, H * D, f32),
                            sharedBuffer(ctx, H, f32)};
   launchKernel(b, grid, e.dim(query, 0), threadsPerBlock, shared,
@@ -90,9 +106,11 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     barrier(b);
 
     Value dimN = e.dim(keys, 0);
-    auto quad = VectorType::get({4}, f32);
-    Value first = e.add(e.mul(ids.block, step), tid);
-    e.forLoop(first, dimN, e.mul(grid, step), [&](Value n) {
+    auto quad = VectorType::get({QE}, f32);
+    forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
+    Value first = e.mul(tile, e.index(items));
+    Value end = arith::MinUIOp::create(b, e.add(first, e.index(items)), dimN);
+    e.forLoop(e.add(first, tid), end, step, [&](Value n) {
       Value scale = scales ? e.loadScalarF32(scales, {n}) : Value();
       Value logit = e.f32(0.0);
       for (int64_t h0 = 0; h0 < H; h0 += HB) {
@@ -108,11 +126,11 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
               SmallVector<Value> next(acc.begin(), acc.end());
               for (int64_t h = 0; h < HB; ++h) {
                 Value base = e.add(e.index((h0 + h) * D), d0);
-                for (int64_t i = 0; i < E; i += 4) {
+                for (int64_t i = 0; i < E; i += QE) {
                   Value q = vector::LoadOp::create(
                       b, quad, qs, ValueRange{e.add(base, e.index(i))},
-                      /*nontemporal=*/false, llvm::Align(16));
-                  for (int64_t t = 0; t < 4; ++t)
+                      /*nontemporal=*/false, llvm::Align(4 * QE));
+                  for (int64_t t = 0; t < QE; ++t)
                     next[h] = math::FmaOp::create(
                         b, vector::ExtractOp::create(b, q, t), k[i + t],
                         next[h]);
@@ -131,6 +149,7 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
         }
       }
       memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
+    });
     });
   });
 }

@@ -1,6 +1,8 @@
 //===- TopKKernel.cpp - indexpool.topk on the GPU: radix select -----------===//
 //
-// One block per row. Every column n < len gets a 64-bit key: the value's
+// One block per row at a time: a tile of items_per_block rows (default 1)
+// per block, one block per tile or a wave of blocks striding over the
+// tiles (grid_stride). Every column n < len gets a 64-bit key: the value's
 // bits made order-preserving as the high word (NaN lowest, -0 as +0), and
 // ~n as the low word, so that keys are distinct and "larger key" is exactly
 // the order topk wants (larger value first, then smaller column). An exact
@@ -127,18 +129,42 @@ static void countInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
 
 void mlir::indexpool::gpukernels::emitTopKKernel(
     ImplicitLocOpBuilder &b, Value logits, Value valid, Value values,
-    Value indices, Value candidates, int64_t threadsPerBlock) {
+    Value indices, Value candidates, const KernelLaunch &launch) {
   Emitter e(b, 1, /*stackScopes=*/false);
+  const int64_t threadsPerBlock = launch.threadsPerBlock;
+  const int64_t items = launch.itemsPerBlock ? launch.itemsPerBlock : 1;
+  const bool gridStride = launch.gridStride.value_or(false);
   MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 64); };
   SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
                            sharedBuffer(ctx, 3, i64),
                            sharedBuffer(ctx, 1, i32)};
-  launchKernel(b, e.dim(logits, 0), e.index(1), threadsPerBlock, shared,
+  Value tiles =
+      arith::CeilDivUIOp::create(b, e.dim(logits, 0), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, launch.wave(threadsPerBlock));
+  launchKernel(b, grid, e.index(1), threadsPerBlock, shared,
                [&](const KernelIds &ids) {
     Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];
-    Value m = ids.block, tid = ids.thread;
+    Value tid = ids.thread;
+    // The rows of the block's tiles, one at a time.
+    auto eachRow = [&](function_ref<void(Value)> body) {
+      forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
+        if (items == 1 && !gridStride)
+          return body(tile);
+        e.forLoop(e.index(0), e.index(items), [&](Value r) {
+          Value m = e.add(e.mul(tile, e.index(items)), r);
+          Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                               m, e.dim(logits, 0));
+          e.ifThen(exists, [&]() {
+            // The previous row's threads may still read the shared state.
+            barrier(b);
+            body(m);
+          });
+        });
+      });
+    };
+    eachRow([&](Value m) {
     Value step = e.index(threadsPerBlock);
     Value zero = e.index(0), one = e.index(1);
     Value dimN = e.dim(logits, 1), k = e.dim(values, 1);
@@ -295,6 +321,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
                               values, ValueRange{m, j});
       memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});
+    });
     });
   });
 }

@@ -47,49 +47,62 @@ mlir::indexpool::gpukernels::warpLayoutFor(int64_t d, int64_t elementBytes) {
   return WarpLayout{e, kWarpSize, n / kWarpSize};
 }
 
-bool mlir::indexpool::gpukernels::canRowKernel(MemRefType rows) {
+std::optional<WarpLayout>
+mlir::indexpool::gpukernels::warpLayoutFor(int64_t d, int64_t elementBytes,
+                                           const KernelLaunch &launch) {
+  int64_t bytes = launch.vectorBytes, share = launch.elementsPerThread;
+  if (ShapedType::isDynamic(d) || d < 1 || elementBytes < 1 || bytes < 1 ||
+      share < 1 || bytes % elementBytes != 0)
+    return warpLayoutFor(d, elementBytes);
+  int64_t e = bytes / elementBytes;
+  if (share % e != 0 || !llvm::isPowerOf2_64(e))
+    return warpLayoutFor(d, elementBytes);
+  int64_t c = share / e;
+  if (c > kMaxChunks || d % share != 0)
+    return warpLayoutFor(d, elementBytes);
+  int64_t l = d / share;
+  if (!llvm::isPowerOf2_64(l) || l > kWarpSize)
+    return warpLayoutFor(d, elementBytes);
+  return WarpLayout{e, l, c};
+}
+
+bool mlir::indexpool::gpukernels::canRowKernel(MemRefType rows,
+                                               const KernelLaunch &launch) {
   return rows.getRank() == 2 &&
-         warpLayoutFor(rows.getDimSize(1), rows.getElementTypeBitWidth() / 8)
+         warpLayoutFor(rows.getDimSize(1), rows.getElementTypeBitWidth() / 8,
+                       launch)
              .has_value();
 }
 
-WarpLayout mlir::indexpool::gpukernels::warpLayoutOf(Value rows) {
+WarpLayout mlir::indexpool::gpukernels::warpLayoutOf(
+    Value rows, const KernelLaunch &launch) {
   auto type = cast<MemRefType>(rows.getType());
-  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8);
+  return *warpLayoutFor(type.getDimSize(1), type.getElementTypeBitWidth() / 8,
+                        launch);
 }
 
-int64_t mlir::indexpool::gpukernels::rowsPerBlock(const WarpLayout &lay,
-                                                  int64_t threadsPerBlock) {
-  return threadsPerBlock / kWarpSize * lay.rowsPerWarp();
-}
-
-Value mlir::indexpool::gpukernels::rowGrid(Emitter &e, Value rows,
-                                           const WarpLayout &lay,
-                                           int64_t threadsPerBlock) {
-  return arith::CeilDivUIOp::create(
-      e.builder(), rows, e.index(rowsPerBlock(lay, threadsPerBlock)));
-}
-
-WarpRow mlir::indexpool::gpukernels::warpRow(Emitter &e, const WarpLayout &lay,
-                                             const KernelIds &ids,
-                                             int64_t threadsPerBlock,
-                                             Value rows) {
+/// The row of group `group`'s step `step` in tile `tile` of `items` rows.
+static WarpRow warpRow(Emitter &e, const WarpLayout &lay, Value thread,
+                       Value tile, Value step, int64_t groups, int64_t items,
+                       Value rows) {
   ImplicitLocOpBuilder &b = e.builder();
-  auto div = [&](Value v, int64_t n) {
-    return arith::DivUIOp::create(b, v, e.index(n)).getResult();
+  auto ult = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y)
+        .getResult();
   };
-  auto rem = [&](Value v, int64_t n) {
-    return arith::RemUIOp::create(b, v, e.index(n)).getResult();
-  };
-  Value lane = rem(ids.thread, kWarpSize), warp = div(ids.thread, kWarpSize);
   WarpRow row;
-  row.lane = rem(lane, lay.lanes);
-  row.index = e.add(
-      e.add(e.mul(ids.block, e.index(rowsPerBlock(lay, threadsPerBlock))),
-            e.mul(warp, e.index(lay.rowsPerWarp()))),
-      div(lane, lay.lanes));
-  row.active =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row.index, rows);
+  row.lane = arith::RemUIOp::create(b, thread, e.index(lay.lanes));
+  // Groups are consecutive lanes: group g is thread / L.
+  Value slot = arith::DivUIOp::create(b, thread, e.index(lay.lanes));
+  if (step)
+    slot = e.add(e.mul(step, e.index(groups)), slot);
+  row.index = e.add(e.mul(tile, e.index(items)), slot);
+  row.active = ult(row.index, rows);
+  // A tile that is not a whole number of steps leaves groups idle in its
+  // last step.
+  if (items % groups != 0)
+    row.active =
+        arith::AndIOp::create(b, row.active, ult(slot, e.index(items)));
   row.clamped = arith::MinUIOp::create(
       b, row.index, arith::SubIOp::create(b, rows, e.index(1)));
   row.leader = arith::AndIOp::create(
@@ -100,6 +113,31 @@ WarpRow mlir::indexpool::gpukernels::warpRow(Emitter &e, const WarpLayout &lay,
     row.offsets.push_back(e.mul(e.add(e.index(c * lay.lanes), row.lane),
                                 e.index(lay.elems)));
   return row;
+}
+
+void mlir::indexpool::gpukernels::forEachRow(
+    Emitter &e, const WarpLayout &lay, const KernelLaunch &launch,
+    Value rowsOf, function_ref<void(const WarpRow &)> body) {
+  ImplicitLocOpBuilder &b = e.builder();
+  const int64_t threads = launch.threadsPerBlock;
+  const int64_t groups = threads / lay.lanes;
+  const int64_t items = launch.itemsPerBlock ? launch.itemsPerBlock : groups;
+  const int64_t steps = llvm::divideCeil(items, groups);
+  const bool gridStride = launch.gridStride.value_or(false);
+  Value tiles =
+      arith::CeilDivUIOp::create(b, e.dim(rowsOf, 0), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, launch.wave(threads));
+  launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
+    Value rows = e.dim(rowsOf, 0);
+    forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
+      if (steps == 1)
+        return body(warpRow(e, lay, ids.thread, tile, nullptr, groups, items,
+                            rows));
+      e.forLoop(e.index(0), e.index(steps), [&](Value step) {
+        body(warpRow(e, lay, ids.thread, tile, step, groups, items, rows));
+      });
+    });
+  });
 }
 
 SmallVector<Value> mlir::indexpool::gpukernels::loadRow(Emitter &e,

@@ -3,14 +3,19 @@
 // The building blocks of the warp-cooperative row kernels (compress, pool,
 // hadamard, quantize). A row of D values is held by L lanes of a warp: lane
 // l's chunk c has the E channels d = (c*L + l)*E + i, E*bytes = 16, so every
-// row is read with one 16-byte access per lane and chunk. Bit j of d is an
+// row is read with one 16-byte access per lane and chunk (or E*bytes =
+// vector_bytes and E*C = elements_per_thread of the op's #indexpool.launch,
+// where those make a layout). Bit j of d is an
 // in-register element bit for j < log2 E, a lane bit next, then a chunk
 // bit: the Hadamard butterflies h = 1, 2, 4, ... run in that order as vector
 // shuffles, `gpu.shuffle xor` and register pairs, with the CPU's fma(+-1,
 // .., ..), so the rotated values agree with the CPU bit for bit.
 //
-// Every lane of a warp runs every shuffle: the last warp of a grid clamps
-// its row index, and only stores are guarded.
+// A block of T threads has T / L row groups; its tile of items_per_block
+// rows (default: one per group) is handled by each group a row at a time,
+// rows g, g + T/L, ... of the tile, so that each step reads consecutive
+// rows. Every lane of a warp runs every shuffle: rows past the tile or the
+// last row clamp their row index, and only stores are guarded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_WARPROWS_H
@@ -36,25 +41,31 @@ struct WarpLayout {
 /// smaller) are a power of two or a multiple of 32 (at most 8 per lane).
 std::optional<WarpLayout> warpLayoutFor(int64_t d, int64_t elementBytes);
 
+/// The layout `launch` asks for: E = vector_bytes / elementBytes, C =
+/// elements_per_thread / E, L = d / (E*C), where that is a layout (E and L
+/// powers of two, L <= 32, C <= 8); otherwise warpLayoutFor's.
+std::optional<WarpLayout> warpLayoutFor(int64_t d, int64_t elementBytes,
+                                        const KernelLaunch &launch);
+
 /// The layout of the rows of a 2-d buffer that canRowKernel accepted.
-WarpLayout warpLayoutOf(Value rows);
+WarpLayout warpLayoutOf(Value rows, const KernelLaunch &launch);
 
 /// What one thread knows of its row.
 struct WarpRow {
   Value index;   ///< the row, for stores (may be past the last row)
   Value clamped; ///< the row, for loads: min(index, rows - 1)
-  Value active;  ///< index < rows
+  Value active;  ///< within the tile and index < rows
   Value leader;  ///< active and the row's lane 0
   Value lane;    ///< lane within the row, [0, L)
   SmallVector<Value> offsets; ///< first channel of each chunk
 };
 
-/// Rows [0, rows) over a grid of `threadsPerBlock`-thread blocks.
-int64_t rowsPerBlock(const WarpLayout &lay, int64_t threadsPerBlock);
-Value rowGrid(loops::Emitter &e, Value rows, const WarpLayout &lay,
-              int64_t threadsPerBlock);
-WarpRow warpRow(loops::Emitter &e, const WarpLayout &lay, const KernelIds &ids,
-                int64_t threadsPerBlock, Value rows);
+/// Launches a warp-row kernel over the rows [0, dim 0 of `rowsOf`) as
+/// `launch` says (block size, tile, grid) and runs `body` for every row of
+/// the thread's share: tiles (one, or grid-stride) x rows per group.
+void forEachRow(loops::Emitter &e, const WarpLayout &lay,
+                const KernelLaunch &launch, Value rowsOf,
+                function_ref<void(const WarpRow &)> body);
 
 /// The row's chunks of `memref[row, :]` as f32 vectors of E lanes.
 SmallVector<Value> loadRow(loops::Emitter &e, Value memref,
