@@ -11,13 +11,14 @@
 
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Dialect/Shapes.h"
-#include "indexpool/Reference/RandomInputs.h"
 #include "indexpool/Reference/Paged.h"
+#include "indexpool/Reference/RandomInputs.h"
 #include "indexpool/Reference/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -25,6 +26,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -202,6 +204,12 @@ private:
   LogicalResult visitEmpty(tensor::EmptyOp op);
   LogicalResult visitCast(tensor::CastOp op);
   LogicalResult visitDim(tensor::DimOp op);
+  LogicalResult visitExtractSlice(tensor::ExtractSliceOp op);
+  LogicalResult visitInsertSlice(tensor::InsertSliceOp op);
+  LogicalResult visitReshape(Operation *op, Value source, Value result,
+                             ValueRange dynamicSizes);
+  /// The values of mixed static / dynamic sizes (offsets, sizes, strides).
+  FailureOr<Shape> valuesOf(Operation *op, ArrayRef<OpFoldResult> mixed);
   LogicalResult visitReturn(func::ReturnOp op);
 
   func::FuncOp func;
@@ -361,6 +369,15 @@ LogicalResult Interpreter::visit(Operation *op) {
       .Case([&](tensor::EmptyOp op) { return visitEmpty(op); })
       .Case([&](tensor::CastOp op) { return visitCast(op); })
       .Case([&](tensor::DimOp op) { return visitDim(op); })
+      .Case([&](tensor::ExtractSliceOp op) { return visitExtractSlice(op); })
+      .Case([&](tensor::InsertSliceOp op) { return visitInsertSlice(op); })
+      .Case([&](tensor::CollapseShapeOp op) {
+        return visitReshape(op, op.getSrc(), op.getResult(), {});
+      })
+      .Case([&](tensor::ExpandShapeOp op) {
+        return visitReshape(op, op.getSrc(), op.getResult(),
+                            op.getOutputShape());
+      })
       .Case([&](func::ReturnOp op) { return visitReturn(op); })
       .Default([&](Operation *op) {
         return fail(op, "this op is not supported by the reference evaluator");
@@ -818,6 +835,151 @@ LogicalResult Interpreter::visitDim(tensor::DimOp op) {
                         ref::shapeString(source.shape));
   scalars[op.getResult()] = source.shape[size_t(index->second)];
   return success();
+}
+
+FailureOr<Shape> Interpreter::valuesOf(Operation *op,
+                                       ArrayRef<OpFoldResult> mixed) {
+  Shape values;
+  for (OpFoldResult v : mixed) {
+    if (std::optional<int64_t> c = getConstantIntValue(v)) {
+      values.push_back(*c);
+      continue;
+    }
+    auto known = scalars.find(cast<Value>(v));
+    if (known == scalars.end()) {
+      (void)fail(op, "an offset, size or stride is not a known integer");
+      return failure();
+    }
+    values.push_back(known->second);
+  }
+  return values;
+}
+
+/// The flat positions of the elements of a slice of `shape` (row-major),
+/// or an error when the slice leaves the tensor.
+static std::string slicePositions(const Shape &shape, const Shape &offsets,
+                                  const Shape &sizes, const Shape &strides,
+                                  std::vector<int64_t> &positions) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (sizes[d] < 0 || strides[d] < 1 || offsets[d] < 0)
+      return "dimension " + std::to_string(d) + ": offset " +
+             std::to_string(offsets[d]) + ", size " + std::to_string(sizes[d]) +
+             " and stride " + std::to_string(strides[d]) + " are not a slice";
+    if (sizes[d] > 0 &&
+        offsets[d] + (sizes[d] - 1) * strides[d] >= shape[d])
+      return "dimension " + std::to_string(d) + ": the slice [" +
+             std::to_string(offsets[d]) + ", +" + std::to_string(sizes[d]) +
+             " x " + std::to_string(strides[d]) + ") leaves the size " +
+             std::to_string(shape[d]);
+  }
+  int64_t count = ref::numElements(sizes);
+  positions.clear();
+  positions.reserve(size_t(std::max<int64_t>(count, 0)));
+  std::vector<int64_t> at(sizes.size(), 0);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      flat = flat * shape[d] + offsets[d] + at[d] * strides[d];
+    positions.push_back(flat);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++at[d] < sizes[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return "";
+}
+
+LogicalResult Interpreter::visitExtractSlice(tensor::ExtractSliceOp op) {
+  if (!hasValue(op.getSource()))
+    return fail(op, "the source is not a tensor the evaluator computed");
+  const HostTensor &source = operand(op.getSource());
+  FailureOr<Shape> offsets = valuesOf(op, op.getMixedOffsets());
+  FailureOr<Shape> sizes = valuesOf(op, op.getMixedSizes());
+  FailureOr<Shape> strides = valuesOf(op, op.getMixedStrides());
+  if (failed(offsets) || failed(sizes) || failed(strides))
+    return failure();
+  std::vector<int64_t> positions;
+  std::string why =
+      slicePositions(source.shape, *offsets, *sizes, *strides, positions);
+  if (!why.empty())
+    return fail(op, why);
+  // A rank-reducing slice drops unit dimensions: the result type says which.
+  Shape shape;
+  llvm::SmallBitVector dropped = op.getDroppedDims();
+  for (size_t d = 0; d < sizes->size(); ++d)
+    if (!dropped.test(d))
+      shape.push_back((*sizes)[d]);
+  HostTensor t{source.type, shape, {}};
+  if (!shapesOnly)
+    for (int64_t position : positions)
+      t.data.push_back(source.data[size_t(position)]);
+  return bind(op, op.getResult(), std::move(t));
+}
+
+LogicalResult Interpreter::visitInsertSlice(tensor::InsertSliceOp op) {
+  if (!hasValue(op.getSource()) || !hasValue(op.getDest()))
+    return fail(op, "the source or the destination is not a tensor the "
+                    "evaluator computed");
+  const HostTensor &source = operand(op.getSource());
+  HostTensor t = operand(op.getDest());
+  FailureOr<Shape> offsets = valuesOf(op, op.getMixedOffsets());
+  FailureOr<Shape> sizes = valuesOf(op, op.getMixedSizes());
+  FailureOr<Shape> strides = valuesOf(op, op.getMixedStrides());
+  if (failed(offsets) || failed(sizes) || failed(strides))
+    return failure();
+  std::vector<int64_t> positions;
+  std::string why =
+      slicePositions(t.shape, *offsets, *sizes, *strides, positions);
+  if (!why.empty())
+    return fail(op, why);
+  if (int64_t(positions.size()) != source.numElements())
+    return fail(op, "the source " + ref::shapeString(source.shape) +
+                        " does not fill the slice " +
+                        ref::shapeString(*sizes));
+  if (!shapesOnly)
+    for (size_t i = 0; i < positions.size(); ++i)
+      t.data[size_t(positions[i])] = source.data[i];
+  return bind(op, op.getResult(), std::move(t));
+}
+
+LogicalResult Interpreter::visitReshape(Operation *op, Value source,
+                                        Value result,
+                                        ValueRange dynamicSizes) {
+  if (!hasValue(source))
+    return fail(op, "the source is not a tensor the evaluator computed");
+  HostTensor t = operand(source);
+  auto type = cast<RankedTensorType>(result.getType());
+  // The result's sizes: static ones from its type; a dynamic one from the
+  // op's output_shape (expand) or as what the elements leave (collapse).
+  Shape shape = shapeOf(type);
+  size_t next = 0;
+  int64_t known = 1, unknown = -1;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!ShapedType::isDynamic(size)) {
+      known *= size;
+      continue;
+    }
+    if (next < dynamicSizes.size()) {
+      auto value = scalars.find(dynamicSizes[next++]);
+      if (value == scalars.end())
+        return fail(op, "a dynamic size is not a known integer");
+      size = value->second;
+      known *= size;
+      continue;
+    }
+    if (unknown >= 0)
+      return fail(op, "more than one size to infer");
+    unknown = int64_t(d);
+  }
+  int64_t elements = t.numElements();
+  if (unknown >= 0)
+    shape[size_t(unknown)] = known > 0 ? elements / known : 0;
+  if (ref::numElements(shape) != elements)
+    return fail(op, "the source " + ref::shapeString(t.shape) +
+                        " does not reshape to " + ref::shapeString(shape));
+  t.shape = shape;
+  return bind(op, result, std::move(t));
 }
 
 LogicalResult Interpreter::visitReturn(func::ReturnOp op) {

@@ -10,6 +10,7 @@
 #include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -196,6 +197,21 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
     return nullptr;
   }
   SmallVector<StringRef> sharedLibs{libomp};
+  // memrefCopy of strided views; only needed (and only looked for) when the
+  // function's tensor code copies one.
+  StringRef runnerUtils = INDEXPOOL_C_RUNNER_UTILS_PATH;
+  bool copiesViews = false;
+  lowered->walk([&](LLVM::CallOp call) {
+    copiesViews |= call.getCallee() == StringRef("memrefCopy");
+  });
+  if (copiesViews) {
+    if (!llvm::sys::fs::exists(runnerUtils)) {
+      error = "the MLIR runtime library " + runnerUtils.str() +
+              " is missing (the function copies strided tensor slices)";
+      return nullptr;
+    }
+    sharedLibs.push_back(runnerUtils);
+  }
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
                                                /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);

@@ -1,4 +1,4 @@
-// Every example of SPEC.md §3, with static and dynamic shapes, printed,
+// Every example of the op reference (docs/IndexPoolOps.md), with static and dynamic shapes, printed,
 // re-parsed and printed again; then the same through the generic form.
 // RUN: indexpool-opt %s --verify-roundtrip | indexpool-opt | FileCheck %s
 // RUN: indexpool-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC

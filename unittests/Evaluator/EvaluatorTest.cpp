@@ -265,7 +265,7 @@ TEST_F(EvaluatorTest, ChainMatchesCallingTheReferenceDirectly) {
   EXPECT_EQ((*results)[2].data, pooled.weights.data);
   EXPECT_EQ((*results)[0].shape, (std::vector<int64_t>{4, 128}));
 
-  // And the fused op gives the same (SPEC §3: compress == the chain).
+  // And the fused op gives the same (compress == the chain, docs/IndexPoolOps.md).
   ref::CompressOptions options;
   options.rotate = true;
   options.pow2Scale = true;

@@ -92,7 +92,7 @@ TEST_F(ReferenceRunTest, MatchesCallingTheReferenceDirectly) {
   EXPECT_EQ(values.at(4).data, pooled.weights.data);
   EXPECT_EQ(values.at(6).data, q.q.data);
   EXPECT_EQ(values.at(7).data, q.scale.data);
-  // The same chain, fused, gives the same codes (SPEC §3).
+  // The same chain, fused, gives the same codes (docs/IndexPoolOps.md, compress).
   ref::CompressOptions options;
   options.temperature = double(0.5f);
   options.rotate = true;

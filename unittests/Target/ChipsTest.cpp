@@ -9,7 +9,7 @@
 using namespace indexpool::target;
 
 TEST(Chips, EverySpecChipIsThere) {
-  // SPEC.md §4: sm_80 to sm_120 at least.
+  // docs/design.md: sm_80 to sm_120 at least.
   for (const char *name :
        {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_120"}) {
     const ChipInfo *chip = lookupChip(name);

@@ -1,0 +1,39 @@
+// docs/manifest.md describes what indexpool-compile writes: every key of a
+// fresh manifest is documented and every op of the computes table appears
+// with its documented operand and property names (optional ones in
+// brackets). The functions hold every manifest op, unfused, optional
+// operands included.
+// RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --fuse=false -o %t
+// RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json | FileCheck %s
+// CHECK: manifest doc ok: 11 ops, every key documented
+
+func.func @rows(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>,
+    %c: tensor<16x64xi8>, %cs: tensor<16xf32>)
+    -> (tensor<16x64xf8E4M3FN>, tensor<16xf32>, tensor<16x64xbf16>,
+        tensor<64x64xbf16>, tensor<64x64xbf16>) {
+  %p, %w = indexpool.pool %k, %s bias(%b) {pool_size = 4 : i64}
+      : (tensor<64x64xbf16>, tensor<64xf32>, tensor<4xf32>) -> (tensor<16x64xbf16>, tensor<16x4xf32>)
+  %h = indexpool.hadamard %p : (tensor<16x64xbf16>) -> tensor<16x64xbf16>
+  %q, %qs = indexpool.quantize %h : (tensor<16x64xbf16>) -> (tensor<16x64xf8E4M3FN>, tensor<16xf32>)
+  %d = indexpool.dequantize %c, %cs : (tensor<16x64xi8>, tensor<16xf32>) -> tensor<16x64xbf16>
+  %r = indexpool.residual %k, %p {pool_size = 4 : i64} : (tensor<64x64xbf16>, tensor<16x64xbf16>) -> tensor<64x64xbf16>
+  %k2 = indexpool.reconstruct %p residual(%r) {pool_size = 4 : i64} : (tensor<16x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  return %q, %qs, %d, %r, %k2 : tensor<16x64xf8E4M3FN>, tensor<16xf32>, tensor<16x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>
+}
+
+func.func @selection(%q: tensor<2x4x64xbf16>, %w: tensor<2x4xf32>,
+    %keys: tensor<128x64xf8E4M3FN>, %s: tensor<128xf32>, %v: tensor<2xi32>)
+    -> (tensor<2x32xi32>, tensor<2x32xi32>) {
+  %l = indexpool.score %q, %w, %keys scales(%s) : (tensor<2x4x64xbf16>, tensor<2x4xf32>, tensor<128x64xf8E4M3FN>, tensor<128xf32>) -> tensor<2x128xf32>
+  %vals, %idx = indexpool.topk %l valid(%v) {k = 8 : i64} : (tensor<2x128xf32>, tensor<2xi32>) -> (tensor<2x8xf32>, tensor<2x8xi32>)
+  %t = indexpool.expand %idx {pool_size = 4 : i64} : (tensor<2x8xi32>) -> tensor<2x32xi32>
+  %t2 = indexpool.select %q, %w, %keys scales(%s) valid(%v) {k = 8 : i64, pool_size = 4 : i64} : (tensor<2x4x64xbf16>, tensor<2x4xf32>, tensor<128x64xf8E4M3FN>, tensor<128xf32>, tensor<2xi32>) -> tensor<2x32xi32>
+  return %t, %t2 : tensor<2x32xi32>, tensor<2x32xi32>
+}
+
+func.func @fused(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>)
+    -> (tensor<16x64xf8E4M3FN>, tensor<16xf32>) {
+  %q, %qs, %w = indexpool.compress %k, %s bias(%b) {pool_size = 4 : i64, rotate}
+      : (tensor<64x64xbf16>, tensor<64xf32>, tensor<4xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>)
+  return %q, %qs : tensor<16x64xf8E4M3FN>, tensor<16xf32>
+}
