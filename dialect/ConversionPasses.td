@@ -171,6 +171,25 @@ def IndexPoolAlignSharedBuffers
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def IndexPoolRecordParamAlignment
+    : Pass<"indexpool-record-param-alignment", "ModuleOp"> {
+  let summary = "Record on each gpu.launch_func the alignment its kernel's "
+                "pointer parameters need";
+  let description = [{
+    A kernel that reads a buffer with 16-byte vector loads needs a 16-byte
+    aligned pointer: a runtime outside MLIR that passes its own device
+    pointers must know it. For every `gpu.launch_func`, this pass looks at
+    the launched `gpu.func`'s memref arguments (and the views made of them)
+    and records, as `indexpool.param_alignment = array<i64: ...>` on the
+    launch, the largest alignment any access needs: a vector access's
+    `alignment` when it has one, else its vector's bytes, else (scalar
+    accesses) the element's bytes; 0 for a parameter that is not a memref.
+    indexpool-compile writes it as each buffer parameter's `align` in the
+    manifest (docs/manifest.md), and the launcher checks it.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def IndexPoolLowerVectorMasks
     : Pass<"indexpool-lower-vector-masks", "gpu::GPUModuleOp"> {
   let summary = "Lower vector.create_mask / constant_mask in GPU kernels";

@@ -138,11 +138,18 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
   // half, little-endian), and cuLaunchKernel's array of pointers to them.
   for (const Launch &launch : manifest.launches) {
     std::vector<uint64_t> values;
+    const Kernel *kernel = manifest.findKernel(launch.kernel);
     for (const LaunchParam &param : launch.params) {
       uint64_t slot = 0;
       switch (param.kind) {
       case LaunchParam::Kind::Buffer:
         slot = launcher->pointerOf(param.buffer);
+        // Checked like any pointer a caller could pass (docs/manifest.md).
+        if (kernel) {
+          error = checkPointerAlignment(*kernel, values.size(), slot);
+          if (!error.empty())
+            return nullptr;
+        }
         break;
       case LaunchParam::Kind::I32: {
         int32_t v = int32_t(param.integer);

@@ -513,7 +513,7 @@ bool Reader::readKernels(const json::Value &v) {
     for (size_t j = 0; j < params->elements.size(); ++j) {
       const json::Value &p = params->elements[j];
       std::string paramField = at(pField, j);
-      if (!checkObject(p, paramField, {"kind", "bytes"}))
+      if (!checkObject(p, paramField, {"kind", "bytes", "align"}))
         return false;
       KernelParam param;
       const json::Value *kind = member(p, paramField, "kind");
@@ -531,6 +531,17 @@ bool Reader::readKernels(const json::Value &v) {
         if (!integer(*bytes, sub(paramField, "bytes"), 0,
                      kMaxBufferElements * 4, param.bytes))
           return false;
+      }
+      if (const json::Value *align = member(p, paramField, "align", false)) {
+        if (param.kind != LaunchParam::Kind::Buffer)
+          return fail(*align, sub(paramField, "align"),
+                      "only buffer parameters have an alignment");
+        if (!integer(*align, sub(paramField, "align"), 1, 256, param.align))
+          return false;
+        if (param.align & (param.align - 1))
+          return fail(*align, sub(paramField, "align"),
+                      "expected a power of two, got " +
+                          std::to_string(param.align));
       }
       kernel.params.push_back(param);
     }
@@ -909,6 +920,20 @@ const Kernel *Manifest::findKernel(std::string_view name) const {
     if (k.name == name)
       return &k;
   return nullptr;
+}
+
+std::string checkPointerAlignment(const Kernel &kernel, size_t index,
+                                  uint64_t pointer) {
+  if (index >= kernel.params.size())
+    return "";
+  int64_t align = kernel.params[index].align;
+  if (align <= 1 || pointer % uint64_t(align) == 0)
+    return "";
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", (unsigned long long)pointer);
+  return "kernel '" + printable(kernel.name, '\'') + "' needs a " +
+         std::to_string(align) + "-byte aligned pointer as parameter " +
+         std::to_string(index) + ", got " + text;
 }
 
 std::string checkLaunchParams(const Manifest &manifest, const Launch &launch,

@@ -5,6 +5,10 @@
 // sm_90 with T >= 65536, D = 128) instead of the cost model (512).
 // RUN: indexpool-compile %s --chip=sm_90 -o %t.fused
 // RUN: FileCheck %s --check-prefix=FUSED < %t.fused/chain.sm_90.json
+// The keys' pointer must be 16-byte aligned (16-byte vector loads), the
+// per-token scores' only 4 (scalar loads): the manifest says so per kernel
+// parameter.
+// RUN: FileCheck %s --check-prefix=ALIGN < %t.fused/chain.sm_90.json
 // RUN: indexpool-compile %s --chip=sm_90 --fuse=false -o %t.unfused
 // RUN: FileCheck %s --check-prefix=UNFUSED < %t.unfused/chain.sm_90.json
 // RUN: indexpool-compile %s --chip=sm_90 --tuning-db=%S/../Transforms/Inputs/tuning-db.json -o %t.tuned
@@ -18,6 +22,11 @@
 // FUSED-NEXT: 512,
 // FUSED: "kernel": "chain_kernel",
 // FUSED-NOT: "kernel":
+// ALIGN: "kernels": [
+// ALIGN: "align": 4,
+// ALIGN-NEXT: "bytes": 262144,
+// ALIGN: "align": 16,
+// ALIGN-NEXT: "bytes": 16777216,
 // UNFUSED: "role": "temporary",
 // UNFUSED-NEXT: "shape": [
 // UNFUSED-NEXT: 16384,

@@ -1,6 +1,8 @@
 // The manifest indexpool-compile writes carries each kernel's parameter
 // signature (format_version 2, docs/manifest.md), read from the launch's
-// operand types, with the bytes the kernel may access through each buffer;
+// operand types, with the bytes the kernel may access through each buffer
+// and the alignment its pointer needs (the indices are read as i32, the
+// tokens written with 16-byte vector stores);
 // indexpool-launch loads it and checks every launch against it (then stops
 // here at the missing driver, after every check that needs none). Sizes the
 // reader would reject are refused at compile time.
@@ -13,10 +15,12 @@
 // MANIFEST-NEXT: "name": "expand_tokens_kernel",
 // MANIFEST-NEXT: "params": [
 // MANIFEST-NEXT: {
+// MANIFEST-NEXT: "align": 4,
 // MANIFEST-NEXT: "bytes": 1024,
 // MANIFEST-NEXT: "kind": "buffer"
 // MANIFEST-NEXT: },
 // MANIFEST-NEXT: {
+// MANIFEST-NEXT: "align": 16,
 // MANIFEST-NEXT: "bytes": 4096,
 // MANIFEST-NEXT: "kind": "buffer"
 // MANIFEST-NEXT: }

@@ -118,6 +118,31 @@ TEST(ManifestTest, TheDocumentedExampleLoads) {
   EXPECT_EQ(tensorTypeString({}, ElementType::F32), "tensor<f32>");
 }
 
+TEST(ManifestTest, PointerAlignment) {
+  Manifest m;
+  std::string error;
+  std::string text = edited("{\"kind\": \"buffer\", \"bytes\": 16384}",
+                            "{\"kind\": \"buffer\", \"bytes\": 16384, "
+                            "\"align\": 16}");
+  ASSERT_TRUE(parseManifest(text, "m.json", "/dir", m, error)) << error;
+  const Kernel &kernel = m.kernels[0];
+  EXPECT_EQ(kernel.params[0].align, 16);
+  EXPECT_EQ(kernel.params[1].align, 0); // not stated
+  EXPECT_EQ(checkPointerAlignment(kernel, 0, 0x7f0000000010), "");
+  EXPECT_EQ(checkPointerAlignment(kernel, 0, 0x7f0000000008),
+            "kernel 'compress_cache_kernel' needs a 16-byte aligned pointer "
+            "as parameter 0, got 0x7f0000000008");
+  EXPECT_EQ(checkPointerAlignment(kernel, 1, 0x7f0000000001), "");
+  EXPECT_EQ(errorOf(edited("{\"kind\": \"buffer\", \"bytes\": 16384}",
+                           "{\"kind\": \"buffer\", \"align\": 12}")),
+            "m.json:31:45: kernels[0].params[0].align: expected a power of "
+            "two, got 12");
+  EXPECT_EQ(errorOf(edited("{\"kind\": \"i64\"}",
+                           "{\"kind\": \"i64\", \"align\": 8}")),
+            "m.json:34:42: kernels[0].params[6].align: only buffer parameters "
+            "have an alignment");
+}
+
 TEST(ManifestTest, EveryMistakeIsOneLineNamingTheField) {
   EXPECT_EQ(errorOf("{\"format_version\": 1,, }"),
             "m.json:1:22: expected a string key after ',', got character ','");

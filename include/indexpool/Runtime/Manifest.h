@@ -107,6 +107,9 @@ struct KernelParam {
   /// Buffers: the bytes the kernel may access through the pointer (its
   /// memref's static size); -1 when the manifest does not say.
   int64_t bytes = -1;
+  /// Buffers: the alignment the pointer needs (a power of two: 16 for a
+  /// kernel that reads it with 16-byte vector loads); 0 when not stated.
+  int64_t align = 0;
 };
 
 /// A kernel of the binary and the parameters it takes, in order.
@@ -114,6 +117,11 @@ struct Kernel {
   std::string name;
   std::vector<KernelParam> params;
 };
+
+/// "" when `pointer` satisfies parameter `index` of `kernel` (its `align`),
+/// else the one line that says what the kernel needs.
+std::string checkPointerAlignment(const Kernel &kernel, size_t index,
+                                  uint64_t pointer);
 
 struct Launch {
   std::string kernel;

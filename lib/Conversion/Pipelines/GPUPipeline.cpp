@@ -81,6 +81,8 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createIndexPoolMergeKernelModules());
+  // While the kernels still hold their vector accesses (for the manifest).
+  pm.addPass(createIndexPoolRecordParamAlignment());
   pm.addNestedPass<gpu::GPUModuleOp>(createIndexPoolAlignSharedBuffers());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -342,6 +342,11 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
         }
       }
       json::Array params, signature;
+      // --indexpool-record-param-alignment's findings, one per parameter.
+      ArrayRef<int64_t> alignments;
+      if (auto attr = launch->getAttrOfType<DenseI64ArrayAttr>(
+              "indexpool.param_alignment"))
+        alignments = attr.asArrayRef();
       for (Value arg : launch.getKernelOperands()) {
         std::optional<StringRef> kind = paramKind(arg.getType());
         if (!kind) {
@@ -355,6 +360,9 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
             memref && memref.hasStaticShape())
           if (std::optional<int64_t> bytes = bufferBytes(memref))
             entry["bytes"] = *bytes;
+        if (size_t i = signature.size();
+            *kind == "buffer" && i < alignments.size() && alignments[i] > 1)
+          entry["align"] = alignments[i];
         signature.push_back(std::move(entry));
         if (auto it = buffer.find(arg); it != buffer.end()) {
           params.push_back(json::Object{{"buffer", it->second}});

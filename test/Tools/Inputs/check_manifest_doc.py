@@ -21,9 +21,13 @@ def keys_of(value, found):
 
 def main():
     doc = open(sys.argv[1]).read()
-    # Names the doc writes as code: `key`, `binary.path`, `{"op": OP, ...}`.
+    # Names the doc writes as code: fenced blocks (the example), then inline
+    # `key`, `binary.path`, `{"op": OP, ...}`.
     documented = set()
-    for span in re.findall(r"`([^`]+)`", doc):
+    fenced = re.compile(r"```.*?```", re.S)
+    for block in fenced.findall(doc):
+        documented.update(re.findall(r"[a-z_]+", block))
+    for span in re.findall(r"`([^`]+)`", fenced.sub("", doc)):
         documented.update(re.findall(r"[a-z_]+", span))
     # The computes table: | `op` | operands | results | properties |
     table = {}
