@@ -47,7 +47,9 @@ cmake -G Ninja -S "$ROOT" -B "$FUZZ_BUILD_DIR" \
 # Only the targets and the libraries they link, not the tools and tests.
 cmake --build "$FUZZ_BUILD_DIR" --target indexpool-fuzzers
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+# allow_user_poisoning=0: see test/lit.cfg.py (LLVM's allocator poisons
+# slabs that the unsanitized libMLIR.so then uses).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # libomp keeps its worker threads' descriptors until exit (see the file).
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/test/lsan.supp}
