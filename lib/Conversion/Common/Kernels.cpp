@@ -292,44 +292,101 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
 }
 
 //===----------------------------------------------------------------------===//
+// compress
+//===----------------------------------------------------------------------===//
+
+void mlir::indexpool::loops::emitCompressGroup(
+    Emitter &e, const PoolBuffers &pool, Value g, bool rotate,
+    const QuantizeParams &params, Value row, Value codes, Value scales,
+    Value n) {
+  Type keyType = memrefType(pool.keys).getElementType();
+  emitPoolGroup(e, pool, g, [&](Chunk c, Value v) {
+    e.storeF32(e.roundTrip(v, keyType), row, {c.offset}, c.mask);
+  });
+  if (rotate)
+    emitHadamardRow(e, row, keyType);
+  emitQuantizeRow(
+      e, [&](Chunk c) { return e.loadF32(row, {c.offset}, c.mask); },
+      e.dim(row, 0), codes, scales, n, params);
+}
+
+//===----------------------------------------------------------------------===//
 // score
 //===----------------------------------------------------------------------===//
+
+Value mlir::indexpool::loops::emitDecodeQuery(Emitter &e, Value query) {
+  ImplicitLocOpBuilder &b = e.builder();
+  MemRefType qType = memrefType(query);
+  if (qType.getElementType().isF32())
+    return query;
+  Value dimM = e.dim(query, 0), dimH = e.dim(query, 1), dimD = e.dim(query, 2);
+  auto f32Type = MemRefType::get(qType.getShape(), b.getF32Type());
+  SmallVector<Value> dyn;
+  for (int64_t i = 0; i < 3; ++i)
+    if (qType.isDynamicDim(i))
+      dyn.push_back(e.dim(query, i));
+  Value q = memref::AllocOp::create(b, f32Type, dyn, b.getI64IntegerAttr(64));
+  // A parallel loop, so that on the GPU it runs on the device too.
+  e.parallelFor(e.mul(dimM, dimH), [&](Value mh) {
+    Value m = arith::DivUIOp::create(b, mh, dimH);
+    Value h = arith::RemUIOp::create(b, mh, dimH);
+    e.chunks(dimD, [&](Chunk c) {
+      e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
+                 {m, h, c.offset}, c.mask);
+    });
+  });
+  return q;
+}
+
+SmallVector<Value> mlir::indexpool::loops::emitScoreRows(
+    Emitter &e, Value q, Value weights, Value m, Value rows,
+    ArrayRef<Value> scaleOf) {
+  ImplicitLocOpBuilder &b = e.builder();
+  int64_t count = memrefType(rows).getDimSize(0);
+  Value dimH = e.dim(q, 1), dimD = e.dim(q, 2);
+  SmallVector<Value> zeros(count, e.f32(0.0));
+  return e.forLoop(
+      e.index(0), dimH, e.index(1), zeros,
+      [&](Value h, ValueRange acc) -> SmallVector<Value> {
+        SmallVector<Value> vzeros(count, e.f32Splat(0.0));
+        SmallVector<Value> dotV = e.chunks(
+            dimD, vzeros, [&](Chunk c, ValueRange a) -> SmallVector<Value> {
+              Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < count; ++r) {
+                Value k = e.loadF32(rows, {e.index(r), c.offset}, c.mask);
+                next.push_back(math::FmaOp::create(b, x, k, a[r]));
+              }
+              return next;
+            });
+        Value w = memref::LoadOp::create(b, weights, ValueRange{m, h});
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < count; ++r) {
+          Value dot = e.reduceAdd(dotV[r]);
+          if (!scaleOf.empty())
+            dot = arith::MulFOp::create(b, scaleOf[r], dot);
+          Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
+          next.push_back(math::FmaOp::create(b, w, relu, acc[r]));
+        }
+        return next;
+      });
+}
 
 void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
                                        Value keys, Value scales,
                                        Value logits) {
   ImplicitLocOpBuilder &b = e.builder();
-  Value dimM = e.dim(query, 0), dimH = e.dim(query, 1), dimD = e.dim(query, 2);
+  Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
   Value dimN = e.dim(keys, 0);
 
   // The query is small and read N times: decode it to f32 once (the
   // buffer-deallocation pipeline frees it).
-  Value q = query;
-  MemRefType qType = memrefType(query);
-  bool decodeQuery = !qType.getElementType().isF32();
-  if (decodeQuery) {
-    auto f32Type = MemRefType::get(qType.getShape(), b.getF32Type());
-    SmallVector<Value> dyn;
-    for (int64_t i = 0; i < 3; ++i)
-      if (qType.isDynamicDim(i))
-        dyn.push_back(e.dim(query, i));
-    q = memref::AllocOp::create(b, f32Type, dyn, b.getI64IntegerAttr(64));
-    // A parallel loop, so that on the GPU it runs on the device too.
-    e.parallelFor(e.mul(dimM, dimH), [&](Value mh) {
-      Value m = arith::DivUIOp::create(b, mh, dimH);
-      Value h = arith::RemUIOp::create(b, mh, dimH);
-      e.chunks(dimD, [&](Chunk c) {
-        e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
-                   {m, h, c.offset}, c.mask);
-      });
-    });
-  }
+  Value q = emitDecodeQuery(e, query);
 
   // Key rows are taken kScoreRows at a time: each query chunk loaded from
   // L1 feeds that many FMAs, and the per-row arithmetic (and so every bit of
   // the result) is the same as one row at a time. The last block clamps its
   // row indices and stores only the rows that exist.
-  constexpr int64_t kScoreRows = 4;
   int64_t staticD = memrefType(keys).getDimSize(1);
   auto rowType = MemRefType::get({kScoreRows, staticD}, b.getF32Type());
   Value rowsPerBlock = e.index(kScoreRows);
@@ -355,34 +412,8 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
           scaleOf.push_back(e.loadScalarF32(scales, {n}));
       }
       e.forLoop(e.index(0), dimM, [&](Value m) {
-        SmallVector<Value> zeros(kScoreRows, e.f32(0.0));
-        SmallVector<Value> logit = e.forLoop(
-            e.index(0), dimH, e.index(1), zeros,
-            [&](Value h, ValueRange acc) -> SmallVector<Value> {
-              SmallVector<Value> vzeros(kScoreRows, e.f32Splat(0.0));
-              SmallVector<Value> dotV = e.chunks(
-                  dimD, vzeros,
-                  [&](Chunk c, ValueRange a) -> SmallVector<Value> {
-                    Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
-                    SmallVector<Value> next;
-                    for (int64_t r = 0; r < kScoreRows; ++r) {
-                      Value k =
-                          e.loadF32(rows, {e.index(r), c.offset}, c.mask);
-                      next.push_back(math::FmaOp::create(b, x, k, a[r]));
-                    }
-                    return next;
-                  });
-              Value w = memref::LoadOp::create(b, weights, ValueRange{m, h});
-              SmallVector<Value> next;
-              for (int64_t r = 0; r < kScoreRows; ++r) {
-                Value dot = e.reduceAdd(dotV[r]);
-                if (scales)
-                  dot = arith::MulFOp::create(b, scaleOf[r], dot);
-                Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
-                next.push_back(math::FmaOp::create(b, w, relu, acc[r]));
-              }
-              return next;
-            });
+        SmallVector<Value> logit = emitScoreRows(e, q, weights, m, rows,
+                                                 scaleOf);
         for (int64_t r = 0; r < kScoreRows; ++r) {
           Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                                e.add(first, e.index(r)), dimN);

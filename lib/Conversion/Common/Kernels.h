@@ -69,6 +69,31 @@ void emitQuantizeRow(Emitter &e, function_ref<Value(Chunk)> load, Value dimD,
                      Value codes, Value scales, Value n,
                      const QuantizeParams &params);
 
+/// One group of indexpool.compress: group `g` of `pool` pooled, rounded to
+/// the keys' type into `row` (an f32 scratch of D elements), rotated there
+/// (`rotate`) and quantized into row `n` of `codes` / `scales`, with the
+/// roundings of the unfused pool -> hadamard -> quantize chain. The one code
+/// path of compress, compress_paged and append_paged, which is what makes a
+/// prefill plus appends write the same bytes as one compress.
+void emitCompressGroup(Emitter &e, const PoolBuffers &pool, Value g,
+                       bool rotate, const QuantizeParams &params, Value row,
+                       Value codes, Value scales, Value n);
+
+/// Key rows are scored kScoreRows at a time (each query chunk loaded feeds
+/// that many FMAs).
+constexpr int64_t kScoreRows = 4;
+
+/// `query` [M, H, D] as f32: the query itself when it is f32, else a fresh
+/// buffer (decoded once, as it is read once per key row).
+Value emitDecodeQuery(Emitter &e, Value query);
+
+/// The logits of query row `m` (of `q` [M, H, D] f32, `weights` [M, H]) for
+/// the key rows of `rows` ([R, D] f32, decoded) with their scales (`scaleOf`,
+/// one per row, or empty): sum_h w[m, h] * relu(scale * dot(q[m, h], row)),
+/// the arithmetic of indexpool.score, in head order.
+SmallVector<Value> emitScoreRows(Emitter &e, Value q, Value weights, Value m,
+                                 Value rows, ArrayRef<Value> scaleOf);
+
 /// logits[M, N] of indexpool.score, rows of keys distributed across threads.
 void emitScore(Emitter &e, Value query, Value weights, Value keys,
                Value scales, Value logits);

@@ -383,6 +383,19 @@ struct IndexPoolToGPUKernels
     });
     if (foreign.wasInterrupted())
       return signalPassFailure();
+    // The ops no manifest may describe have no kernel here either: refuse
+    // them in one line, not by running them on the CPU under the emulator.
+    WalkResult noKernel = getOperation().walk([&](Operation *op) {
+      if (!isa<IndexPoolDialect>(op->getDialect()) ||
+          getOpContract(op).inManifests)
+        return WalkResult::advance();
+      op->emitError() << "'" << op->getName()
+                      << "' has no GPU kernel yet (the paged ops run on the "
+                         "CPU: docs/serving-layout.md)";
+      return WalkResult::interrupt();
+    });
+    if (noKernel.wasInterrupted())
+      return signalPassFailure();
     if (requireStaticShapes) {
       WalkResult dynamic = getOperation().walk([&](Operation *op) {
         if (!isa<IndexPoolDialect>(op->getDialect()))

@@ -9,13 +9,10 @@
 
 #include "indexpool/Conversion/IndexPoolToLoops.h"
 #include "indexpool/Conversion/Passes.h"
-#include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
-#include "indexpool/Target/Chips.h"
 
-#include "Common/BufferScope.h"
-#include "Common/Emitter.h"
 #include "Common/Kernels.h"
+#include "LowerOp.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -37,55 +34,6 @@ using namespace mlir::indexpool::loops;
 
 namespace {
 
-/// The row loops of an op with a launch configuration: its block size (at
-/// most Emitter::kMaxRowThreads), a tile of items_per_block rows but at
-/// least one per thread (a row loop runs one thread per row, where the
-/// cost model's tile assumes several threads per row), and for grid_stride
-/// the blocks of one wave on its chip (SM count x the blocks of this size an
-/// SM holds).
-static void configure(Emitter &e, LaunchAttr launch) {
-  e.setThreadsPerBlock(launch.getThreadsPerBlock());
-  int64_t threads =
-      std::min<int64_t>(launch.getThreadsPerBlock(), Emitter::kMaxRowThreads);
-  std::optional<int64_t> wave;
-  const ::indexpool::target::ChipInfo *chip =
-      ::indexpool::target::lookupChip(launch.getChip());
-  if (launch.getGrid() == GridPolicy::GridStride && chip)
-    wave = int64_t(chip->smCount) *
-           std::max<int64_t>(1, std::min<int64_t>(chip->maxThreadsPerSM / threads,
-                                                  chip->maxBlocksPerSM));
-  e.setTile(std::max<int64_t>(launch.getItemsPerBlock(), threads), wave);
-}
-
-template <typename Op>
-struct LowerOp : OpRewritePattern<Op> {
-  LowerOp(MLIRContext *ctx, int64_t vectorWidth, bool stackScopes)
-      : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth),
-        stackScopes(stackScopes) {}
-
-  LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Emitter e(b, vectorWidth, stackScopes);
-    if (auto launch = op->template getAttrOfType<LaunchAttr>(kLaunchAttrName))
-      configure(e, launch);
-    BufferScope buffers(b);
-    lower(op, e, buffers);
-    rewriter.replaceOp(op, buffers.finish());
-    return success();
-  }
-
-  virtual void lower(Op op, Emitter &e, BufferScope &buffers) const = 0;
-
-  int64_t vectorWidth;
-  bool stackScopes;
-};
-
-/// G = floor(T / P) rows of a pooling, as an index value.
-static Value groups(Emitter &e, Value keys, int64_t poolSize) {
-  return arith::DivUIOp::create(e.builder(), e.dim(keys, 0),
-                                e.index(poolSize));
-}
-
 /// The result sizes of pool weights: [G, P] or [G, P, D].
 static SmallVector<Value> weightSizes(Emitter &e, Value scores, Value g,
                                       int64_t poolSize, Value dimD) {
@@ -93,16 +41,6 @@ static SmallVector<Value> weightSizes(Emitter &e, Value scores, Value g,
   if (cast<MemRefType>(scores.getType()).getRank() == 2)
     sizes.push_back(dimD);
   return sizes;
-}
-
-/// A per-row f32 scratch of D elements on the stack.
-static Value scratchRow(Emitter &e, Value like, Value dimD) {
-  int64_t d = cast<MemRefType>(like.getType()).getDimSize(1);
-  auto type = MemRefType::get({d}, e.builder().getF32Type());
-  return memref::AllocaOp::create(
-      e.builder(), type,
-      type.isDynamicDim(0) ? ValueRange{dimD} : ValueRange{},
-      e.builder().getI64IntegerAttr(32));
 }
 
 struct LowerPool : LowerOp<PoolOp> {
@@ -274,115 +212,17 @@ struct LowerCompress : LowerOp<CompressOp> {
     Value scales = buffers.out(op.getScales().getType(), {g});
     Value weights = buffers.outIfUsed(op.getWeights(),
                                       weightSizes(e, scores, g, p, dimD));
-    Type keyType = cast<MemRefType>(keys.getType()).getElementType();
     PoolBuffers pool{keys, scores, bias, weights, p,
                      op.getTemperature().convertToDouble()};
     QuantizeParams params{op.getPow2Scale(),
                           op.getMinAbsmax().convertToDouble()};
     bool rotate = op.getRotate();
-    // One group at a time through pool -> [hadamard] -> quantize, the pooled
-    // row kept in an L1 scratch with the roundings of the unfused chain.
+    // One group at a time through pool -> [hadamard] -> quantize, the
+    // pooled row kept in an L1 scratch.
     e.parallelFor(g, [&](Value row) {
       e.stackScope([&]() {
-        Value scratch = scratchRow(e, keys, dimD);
-        emitPoolGroup(e, pool, row, [&](Chunk c, Value v) {
-          e.storeF32(e.roundTrip(v, keyType), scratch, {c.offset}, c.mask);
-        });
-        if (rotate)
-          emitHadamardRow(e, scratch, keyType);
-        emitQuantizeRow(
-            e,
-            [&](Chunk c) { return e.loadF32(scratch, {c.offset}, c.mask); },
-            dimD, codes, scales, row, params);
-      });
-    });
-  }
-};
-
-/// compress_paged (docs/serving-layout.md): each group as compress computes
-/// it, its codes and scale then copied byte by byte into its page entry.
-/// Out-of-range slots are not written (indexpool-run --verify names them).
-/// The pages are copied into the result first: in-place writing through
-/// bufferization is the next step.
-struct LowerCompressPaged : LowerOp<CompressPagedOp> {
-  using LowerOp::LowerOp;
-  void lower(CompressPagedOp op, Emitter &e, BufferScope &buffers) const override {
-    ImplicitLocOpBuilder &b = e.builder();
-    Value keys = buffers.in(op.getKeys());
-    Value scores = buffers.in(op.getScores());
-    Value bias = buffers.in(op.getBias());
-    Value pagesIn = buffers.in(op.getPages());
-    Value slots = buffers.in(op.getSlots());
-    int64_t p = op.getPoolSize(), entries = op.getPageEntries();
-    Value g = groups(e, keys, p), dimD = e.dim(keys, 1);
-    Value pages = buffers.out(op.getResult().getType(),
-                              {e.dim(pagesIn, 0), e.dim(pagesIn, 1)});
-    memref::CopyOp::create(b, pagesIn, pages);
-    Type keyType = cast<MemRefType>(keys.getType()).getElementType();
-    Type codeType = op.getCodesType();
-    PoolBuffers pool{keys, scores, bias, /*weights=*/Value(), p,
-                     op.getTemperature().convertToDouble()};
-    QuantizeParams params{op.getPow2Scale(),
-                          op.getMinAbsmax().convertToDouble()};
-    bool rotate = op.getRotate(), scalesFirst = op.getScalesFirst();
-    Value capacity = e.mul(e.dim(pages, 0), e.index(entries));
-    Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    e.parallelFor(g, [&](Value row) {
-      Value slot = arith::IndexCastOp::create(
-          b, b.getIndexType(),
-          memref::LoadOp::create(b, slots, ValueRange{row}));
-      Value inRange = arith::AndIOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::sge, slot,
-                                e.index(0)),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, slot, capacity));
-      e.ifThen(inRange, [&]() {
-        e.stackScope([&]() {
-          Value scratch = scratchRow(e, keys, dimD);
-          emitPoolGroup(e, pool, row, [&](Chunk c, Value v) {
-            e.storeF32(e.roundTrip(v, keyType), scratch, {c.offset}, c.mask);
-          });
-          if (rotate)
-            emitHadamardRow(e, scratch, keyType);
-          // One row of codes and its scale, then their bytes into the page.
-          int64_t d = cast<MemRefType>(keys.getType()).getDimSize(1);
-          auto codesType = MemRefType::get({1, d}, codeType);
-          Value codes = memref::AllocaOp::create(
-              b, codesType,
-              codesType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
-              b.getI64IntegerAttr(32));
-          Value scale = memref::AllocaOp::create(
-              b, MemRefType::get({1}, b.getF32Type()));
-          emitQuantizeRow(
-              e,
-              [&](Chunk c) { return e.loadF32(scratch, {c.offset}, c.mask); },
-              dimD, codes, scale, e.index(0), params);
-          Value page = arith::DivUIOp::create(b, slot, e.index(entries));
-          Value entry = arith::RemUIOp::create(b, slot, e.index(entries));
-          Value codesAt = e.add(e.index(scalesFirst ? 4 * entries : 0),
-                                e.mul(entry, dimD));
-          Value scaleAt =
-              e.add(scalesFirst ? e.index(0) : e.mul(e.index(entries), dimD),
-                    e.mul(entry, e.index(4)));
-          e.forLoop(e.index(0), dimD, [&](Value i) {
-            Value code =
-                memref::LoadOp::create(b, codes, ValueRange{e.index(0), i});
-            Value byte = codeType.isInteger(8)
-                             ? code
-                             : arith::BitcastOp::create(b, i8, code).getResult();
-            memref::StoreOp::create(b, byte, pages,
-                                    ValueRange{page, e.add(codesAt, i)});
-          });
-          Value bits = arith::BitcastOp::create(
-              b, i32, memref::LoadOp::create(b, scale, ValueRange{e.index(0)}));
-          for (int64_t i = 0; i < 4; ++i) {
-            Value shifted = arith::ShRUIOp::create(
-                b, bits, arith::ConstantIntOp::create(b, 8 * i, 32));
-            memref::StoreOp::create(
-                b, arith::TruncIOp::create(b, i8, shifted), pages,
-                ValueRange{page, e.add(scaleAt, e.index(i))});
-          }
-        });
+        emitCompressGroup(e, pool, row, rotate, params,
+                          scratchRow(e, keys, dimD), codes, scales, row);
       });
     });
   }
@@ -483,8 +323,8 @@ struct IndexPoolToLoops
 void mlir::indexpool::populateIndexPoolToLoopsPatterns(
     RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes) {
   patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
-               LowerResidual, LowerReconstruct, LowerCompress,
-               LowerCompressPaged, LowerScore,
+               LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
                LowerTopK, LowerExpand, LowerSelect>(patterns.getContext(),
                                                     vectorWidth, stackScopes);
+  populatePagedPatterns(patterns, vectorWidth, stackScopes);
 }

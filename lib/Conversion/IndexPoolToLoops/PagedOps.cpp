@@ -1,0 +1,497 @@
+//===- PagedOps.cpp - the paged serving layout on buffers -----------------===//
+//
+// compress_paged, select_paged and append_paged (docs/serving-layout.md) as
+// loops over the bytes of the pages. Every group written is compressed by
+// emitCompressGroup, the code path of compress, and every entry read is
+// scored by emitScoreRows, the arithmetic of score: a paged op computes
+// what its dense op computes, bit for bit. Page ids, slots and lengths come
+// from the caller: those that would reach outside the pages are skipped or
+// clamped here, never followed (indexpool-run refuses them before it runs
+// the code, with the reference's message).
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Dialect/IndexPoolOps.h"
+
+#include "Common/Kernels.h"
+#include "LowerOp.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::indexpool;
+using namespace mlir::indexpool::loops;
+
+namespace {
+
+/// Where an entry's bytes are in its page: E entries of D code bytes, then
+/// their E little-endian f32 scales (or the scales first).
+struct PageEntries {
+  int64_t entries;
+  bool scalesFirst;
+  Type codeType; // f8E4M3FN or i8
+
+  template <typename Op>
+  static PageEntries of(Op op) {
+    return {static_cast<int64_t>(op.getPageEntries()), op.getScalesFirst(),
+            op.getCodesType()};
+  }
+  Value codesAt(Emitter &e, Value entry, Value dimD) const {
+    return e.add(e.index(scalesFirst ? 4 * entries : 0), e.mul(entry, dimD));
+  }
+  Value scaleAt(Emitter &e, Value entry, Value dimD) const {
+    return e.add(scalesFirst ? e.index(0) : e.mul(e.index(entries), dimD),
+                 e.mul(entry, e.index(4)));
+  }
+};
+
+Value toIndex(ImplicitLocOpBuilder &b, Value v) {
+  return arith::IndexCastOp::create(b, b.getIndexType(), v);
+}
+
+/// 0 <= v < bound, for index values.
+Value inRange(Emitter &e, Value v, Value bound) {
+  ImplicitLocOpBuilder &b = e.builder();
+  return arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, v, e.index(0)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, v, bound));
+}
+
+/// A length as an index, negative ones as 0.
+Value length(Emitter &e, Value lengths, ValueRange at) {
+  ImplicitLocOpBuilder &b = e.builder();
+  return arith::MaxSIOp::create(
+      b, toIndex(b, memref::LoadOp::create(b, lengths, at)), e.index(0));
+}
+
+/// The per-thread scratch of one group compressed into a page: the f32 row
+/// of emitCompressGroup, its codes [1, D] and its scale [1]. Allocated once
+/// per row of a parallel loop, inside its stack scope: a stack scope must
+/// sit directly in a parallel loop's body when it is lowered.
+struct PageScratch {
+  Value row, codes, scale;
+
+  static PageScratch create(Emitter &e, Value keys, Value dimD,
+                            Type codeType) {
+    ImplicitLocOpBuilder &b = e.builder();
+    int64_t d = cast<MemRefType>(keys.getType()).getDimSize(1);
+    auto codesType = MemRefType::get({1, d}, codeType);
+    return {scratchRow(e, keys, dimD),
+            memref::AllocaOp::create(
+                b, codesType,
+                codesType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
+                b.getI64IntegerAttr(32)),
+            memref::AllocaOp::create(b, MemRefType::get({1}, b.getF32Type()))};
+  }
+};
+
+/// Compresses group `g` of `pool` (emitCompressGroup) and writes the bytes
+/// of its codes and scale into entry `entry` of page `page`.
+void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
+                               bool rotate, const QuantizeParams &params,
+                               const PageScratch &scratch,
+                               const PageEntries &layout, Value pages,
+                               Value page, Value entry) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value zero = e.index(0);
+  emitCompressGroup(e, pool, g, rotate, params, scratch.row, scratch.codes,
+                    scratch.scale, zero);
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value dimD = e.dim(scratch.row, 0);
+  Value codesAt = layout.codesAt(e, entry, dimD);
+  e.forLoop(zero, dimD, [&](Value i) {
+    Value code = memref::LoadOp::create(b, scratch.codes, ValueRange{zero, i});
+    Value byte = layout.codeType.isInteger(8)
+                     ? code
+                     : arith::BitcastOp::create(b, i8, code).getResult();
+    memref::StoreOp::create(b, byte, pages, ValueRange{page, e.add(codesAt, i)});
+  });
+  Value scaleAt = layout.scaleAt(e, entry, dimD);
+  Value bits = arith::BitcastOp::create(
+      b, i32, memref::LoadOp::create(b, scratch.scale, ValueRange{zero}));
+  for (int64_t i = 0; i < 4; ++i) {
+    Value shifted = arith::ShRUIOp::create(
+        b, bits, arith::ConstantIntOp::create(b, 8 * i, 32));
+    memref::StoreOp::create(b, arith::TruncIOp::create(b, i8, shifted), pages,
+                            ValueRange{page, e.add(scaleAt, e.index(i))});
+  }
+}
+
+/// Entry `j` of sequence `seq`: its page (block_table[seq, j / E], clamped
+/// into the pages so that a bad id reads a wrong entry, never outside) and
+/// its entry in the page.
+std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
+                                    Value table, Value seq, Value j,
+                                    Value numPages) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value slot = arith::DivUIOp::create(b, j, e.index(layout.entries));
+  Value id = toIndex(b, memref::LoadOp::create(b, table, ValueRange{seq, slot}));
+  Value page = arith::MinSIOp::create(
+      b, arith::MaxSIOp::create(b, id, e.index(0)),
+      arith::SubIOp::create(b, numPages, e.index(1)));
+  return {page, arith::RemUIOp::create(b, j, e.index(layout.entries))};
+}
+
+/// The D codes of an entry as f32, chunk `c` of them: the page bytes read as
+/// the code type.
+Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
+                Value at, Chunk c) {
+  ImplicitLocOpBuilder &b = e.builder();
+  SmallVector<Value, 2> indices{page, e.add(at, c.offset)};
+  if (layout.codeType.isInteger(8))
+    return e.loadF32(pages, indices, c.mask);
+  VectorType bytesType = e.vecType(b.getI8Type());
+  Value raw;
+  if (c.mask)
+    raw = vector::MaskedLoadOp::create(
+        b, bytesType, pages, indices, c.mask,
+        arith::ConstantOp::create(
+            b, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0))));
+  else
+    raw = vector::LoadOp::create(b, bytesType, pages, indices);
+  return e.toF32(
+      arith::BitcastOp::create(b, e.vecType(layout.codeType), raw));
+}
+
+/// The f32 scale of an entry from its 4 little-endian bytes.
+Value loadScale(Emitter &e, Value pages, Value page, Value at) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i32 = b.getI32Type();
+  Value bits;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value byte = memref::LoadOp::create(
+        b, pages, ValueRange{page, e.add(at, e.index(i))});
+    Value part = arith::ShLIOp::create(
+        b, arith::ExtUIOp::create(b, i32, byte),
+        arith::ConstantIntOp::create(b, 8 * i, 32));
+    bits = bits ? Value(arith::OrIOp::create(b, bits, part)) : part;
+  }
+  return arith::BitcastOp::create(b, b.getF32Type(), bits);
+}
+
+/// logits[m, j] of select_paged for the valid[m] entries of query row m
+/// (sequence m / S), as emitScore computes them: kScoreRows entries per
+/// parallel item decoded into an f32 scratch, then every head of the row's
+/// query over them.
+void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
+                     Value pages, Value table, Value valid, Value dimS,
+                     Value logits) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimD = e.dim(q, 2), numPages = e.dim(pages, 0);
+  Value perRow =
+      arith::CeilDivUIOp::create(b, e.dim(logits, 1), e.index(kScoreRows));
+  auto rowType = MemRefType::get(
+      {kScoreRows, cast<MemRefType>(q.getType()).getDimSize(2)},
+      b.getF32Type());
+  e.parallelFor(e.mul(e.dim(logits, 0), perRow), [&](Value item) {
+    Value m = arith::DivUIOp::create(b, item, perRow);
+    Value first =
+        e.mul(arith::RemUIOp::create(b, item, perRow), e.index(kScoreRows));
+    Value n = toIndex(b, memref::LoadOp::create(b, valid, ValueRange{m}));
+    Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, first, n);
+    e.stackScope([&]() {
+      Value scratch = memref::AllocaOp::create(
+          b, rowType, rowType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
+          b.getI64IntegerAttr(32));
+      e.ifThen(any, [&]() {
+        Value seq = arith::DivUIOp::create(b, m, dimS);
+        Value lastEntry = arith::SubIOp::create(b, n, e.index(1));
+        SmallVector<Value> scaleOf;
+        for (int64_t r = 0; r < kScoreRows; ++r) {
+          // The block's last item clamps to the row's last entry and stores
+          // only the entries that exist.
+          Value j =
+              arith::MinUIOp::create(b, e.add(first, e.index(r)), lastEntry);
+          Value page, entry;
+          std::tie(page, entry) =
+              locateEntry(e, layout, table, seq, j, numPages);
+          Value codesAt = layout.codesAt(e, entry, dimD);
+          e.chunks(dimD, [&](Chunk c) {
+            e.storeF32(loadCodes(e, layout, pages, page, codesAt, c), scratch,
+                       {e.index(r), c.offset}, c.mask);
+          });
+          scaleOf.push_back(
+              loadScale(e, pages, page, layout.scaleAt(e, entry, dimD)));
+        }
+        SmallVector<Value> logit = emitScoreRows(e, q, w, m, scratch, scaleOf);
+        for (int64_t r = 0; r < kScoreRows; ++r) {
+          Value j = e.add(first, e.index(r));
+          e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, n),
+                   [&]() {
+                     memref::StoreOp::create(b, logit[r], logits,
+                                             ValueRange{m, j});
+                   });
+        }
+      });
+    });
+  });
+}
+
+/// A fresh result buffer holding a copy of `in`.
+Value copyOut(Emitter &e, BufferScope &buffers, Value result, Value in) {
+  auto type = cast<MemRefType>(in.getType());
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    sizes.push_back(e.dim(in, i));
+  Value out = buffers.out(result.getType(), sizes);
+  memref::CopyOp::create(e.builder(), in, out);
+  return out;
+}
+
+/// compress_paged: each group as compress computes it, written at its slot.
+/// Negative and out-of-range slots are not written. The pages are copied
+/// into the result first: in-place writing through bufferization is the
+/// next step.
+struct LowerCompressPaged : LowerOp<CompressPagedOp> {
+  using LowerOp::LowerOp;
+  void lower(CompressPagedOp op, Emitter &e,
+             BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value keys = buffers.in(op.getKeys());
+    Value scores = buffers.in(op.getScores());
+    Value bias = buffers.in(op.getBias());
+    Value pagesIn = buffers.in(op.getPages());
+    Value slots = buffers.in(op.getSlots());
+    int64_t p = op.getPoolSize();
+    PageEntries layout = PageEntries::of(op);
+    Value pages = copyOut(e, buffers, op.getResult(), pagesIn);
+    PoolBuffers pool{keys, scores, bias, /*weights=*/Value(), p,
+                     op.getTemperature().convertToDouble()};
+    QuantizeParams params{op.getPow2Scale(),
+                          op.getMinAbsmax().convertToDouble()};
+    Value capacity = e.mul(e.dim(pages, 0), e.index(layout.entries));
+    Value dimD = e.dim(keys, 1);
+    e.parallelFor(groups(e, keys, p), [&](Value row) {
+      e.stackScope([&]() {
+        auto scratch = PageScratch::create(e, keys, dimD, layout.codeType);
+        Value slot =
+            toIndex(b, memref::LoadOp::create(b, slots, ValueRange{row}));
+        e.ifThen(inRange(e, slot, capacity), [&]() {
+          Value entries = e.index(layout.entries);
+          emitCompressGroupIntoPage(
+              e, pool, row, op.getRotate(), params, scratch, layout, pages,
+              arith::DivUIOp::create(b, slot, entries),
+              arith::RemUIOp::create(b, slot, entries));
+        });
+      });
+    });
+  }
+};
+
+/// select_paged as select does it, on temporaries: every query row's
+/// entries scored into a row of logits [B*S, max_pages*E] (kScoreRows
+/// entries per parallel item), the row's top k by emitTopK with valid =
+/// floor(L / P) (capped at the table), expanded by emitExpand, then the
+/// tail tokens.
+struct LowerSelectPaged : LowerOp<SelectPagedOp> {
+  using LowerOp::LowerOp;
+  void lower(SelectPagedOp op, Emitter &e,
+             BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value pages = buffers.in(op.getPages());
+    Value table = buffers.in(op.getBlockTable());
+    Value lengths = buffers.in(op.getLengths());
+    int64_t p = op.getPoolSize(), k = op.getK();
+    PageEntries layout = PageEntries::of(op);
+    Value dimB = e.dim(query, 0), dimS = e.dim(query, 1);
+    Value tokens3 = buffers.out(op.getTokens().getType(),
+                                {dimB, dimS, e.index(k * p + p - 1)});
+    // Query rows (b, s) flattened to m = b * S + s.
+    auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
+      return Value(memref::CollapseShapeOp::create(b, buffer, groups));
+    };
+    Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
+    Value w = rows(weights, {{0, 1}, {2}});
+    Value len = rows(lengths, {{0, 1}});
+    Value tokens = rows(tokens3, {{0, 1}, {2}});
+    Value dimM = e.mul(dimB, dimS);
+    Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
+
+    auto temp = [&](ArrayRef<int64_t> shape, Type element,
+                    ValueRange dynamic) {
+      return memref::AllocOp::create(b, MemRefType::get(shape, element),
+                                     dynamic, b.getI64IntegerAttr(64));
+    };
+    int64_t dyn = ShapedType::kDynamic;
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    Value logits = temp({dyn, dyn}, f32, {dimM, capacity});
+    Value valid = temp({dyn}, i32, {dimM});
+    Value values = temp({dyn, k}, f32, {dimM});
+    Value indices = temp({dyn, k}, i32, {dimM});
+
+    // n = floor(L / P) entries per row, no more than the table holds.
+    e.parallelFor(dimM, [&](Value m) {
+      Value n = arith::MinUIOp::create(
+          b, arith::DivUIOp::create(b, length(e, len, {m}), e.index(p)),
+          capacity);
+      memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n), valid,
+                              ValueRange{m});
+    });
+
+    emitPagedScores(e, layout, q, w, pages, table, valid, dimS, logits);
+    emitTopK(e, logits, valid, values, indices);
+    emitExpand(e, indices, tokens, p);
+
+    // The L mod P tail tokens n*P .. L-1 after the k*P expanded ones.
+    e.parallelFor(dimM, [&](Value m) {
+      Value l = length(e, len, {m});
+      Value tail = arith::RemUIOp::create(b, l, e.index(p));
+      Value start = arith::SubIOp::create(b, l, tail);
+      for (int64_t t = 0; t + 1 < p; ++t) {
+        Value isTail = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                             e.index(t), tail);
+        Value token = arith::SelectOp::create(
+            b, isTail,
+            arith::IndexCastOp::create(b, i32, e.add(start, e.index(t))),
+            e.i32(-1));
+        memref::StoreOp::create(b, token, tokens,
+                                ValueRange{m, e.index(k * p + t)});
+      }
+    });
+  }
+};
+
+/// Copies the element at `from[fromAt]` to `to[toAt]`, or with `rowOfD` the
+/// D elements of the row there, as they are (no conversion).
+void copyRow(Emitter &e, Value from, SmallVector<Value> fromAt, Value to,
+             SmallVector<Value> toAt, bool rowOfD) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto element = [&](Value d) {
+    SmallVector<Value> src = fromAt, dst = toAt;
+    if (d) {
+      src.push_back(d);
+      dst.push_back(d);
+    }
+    memref::StoreOp::create(b, memref::LoadOp::create(b, from, src), to, dst);
+  };
+  if (rowOfD)
+    e.forLoop(e.index(0), e.dim(from, 2), element);
+  else
+    element(Value());
+}
+
+/// The tokens of one sequence of append_paged in order: its `tail` (L mod
+/// P) tail rows, then its new tokens.
+struct TokenStream {
+  Value seq, tail;
+  Value tailKeys, tailScores, keys, scores;
+
+  /// Token `t`'s key row and score(s) into `keysTo[at]` and `scoresTo[at]`.
+  void copy(Emitter &e, Value t, Value keysTo, Value scoresTo,
+            SmallVector<Value> at) const {
+    ImplicitLocOpBuilder &b = e.builder();
+    bool perChannel = cast<MemRefType>(scores.getType()).getRank() == 3;
+    auto from = [&](Value keysFrom, Value scoresFrom, Value row) {
+      copyRow(e, keysFrom, {seq, row}, keysTo, at, /*rowOfD=*/true);
+      copyRow(e, scoresFrom, {seq, row}, scoresTo, at, perChannel);
+    };
+    Value inTail = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, tail);
+    e.ifThen(inTail, [&]() { from(tailKeys, tailScores, t); });
+    e.ifThen(arith::XOrIOp::create(b, inTail,
+                                   arith::ConstantIntOp::create(b, 1, 1)),
+             [&]() {
+               from(keys, scores, arith::SubIOp::create(b, t, tail));
+             });
+  }
+};
+
+/// append_paged, one sequence per parallel item: each group of P its token
+/// stream completes is copied into a [P, D] scratch (keys and scores in
+/// their own types) and compressed there as group 0, the code path of
+/// compress_paged; the tokens left over become the new tail. Groups whose
+/// page is outside the table or the pages are not written.
+struct LowerAppendPaged : LowerOp<AppendPagedOp> {
+  using LowerOp::LowerOp;
+  void lower(AppendPagedOp op, Emitter &e,
+             BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value keys = buffers.in(op.getKeys());
+    Value scores = buffers.in(op.getScores());
+    Value bias = buffers.in(op.getBias());
+    Value tailKeys = buffers.in(op.getTailKeys());
+    Value tailScores = buffers.in(op.getTailScores());
+    Value lengths = buffers.in(op.getLengths());
+    Value pagesIn = buffers.in(op.getPages());
+    Value table = buffers.in(op.getBlockTable());
+    int64_t p = op.getPoolSize();
+    PageEntries layout = PageEntries::of(op);
+    Value pages = copyOut(e, buffers, op.getResult(), pagesIn);
+    Value newKeys = copyOut(e, buffers, op.getNewTailKeys(), tailKeys);
+    Value newScores = copyOut(e, buffers, op.getNewTailScores(), tailScores);
+    QuantizeParams params{op.getPow2Scale(),
+                          op.getMinAbsmax().convertToDouble()};
+    Value dimD = e.dim(keys, 2);
+    Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
+    Value numPages = e.dim(pages, 0);
+    Value zero = e.index(0), pIndex = e.index(p);
+    Value entries = e.index(layout.entries);
+
+    // The group's scratch: [P, D] keys, [P] or [P, D] scores.
+    auto scratchOf = [&](Value like) {
+      auto type = cast<MemRefType>(like.getType());
+      SmallVector<int64_t> shape{p};
+      SmallVector<Value> dynamic;
+      if (type.getRank() == 3) {
+        shape.push_back(type.getDimSize(2));
+        if (type.isDynamicDim(2))
+          dynamic.push_back(dimD);
+      }
+      return memref::AllocaOp::create(
+          b, MemRefType::get(shape, type.getElementType()), dynamic,
+          b.getI64IntegerAttr(32));
+    };
+
+    e.parallelFor(e.dim(keys, 0), [&](Value seq) {
+      e.stackScope([&]() {
+        Value groupKeys = scratchOf(keys), groupScores = scratchOf(scores);
+        auto scratch = PageScratch::create(e, groupKeys, dimD, layout.codeType);
+        PoolBuffers pool{groupKeys, groupScores, bias, /*weights=*/Value(), p,
+                         op.getTemperature().convertToDouble()};
+        Value l = length(e, lengths, {seq});
+        TokenStream stream{seq,      arith::RemUIOp::create(b, l, pIndex),
+                           tailKeys, tailScores,
+                           keys,     scores};
+        Value firstGroup = arith::DivUIOp::create(b, l, pIndex);
+        Value size = e.add(stream.tail, e.dim(keys, 1));
+        Value complete = arith::DivUIOp::create(b, size, pIndex);
+        e.forLoop(zero, complete, [&](Value i) {
+          Value g = e.add(firstGroup, i);
+          Value inTable =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, g, capacity);
+          e.ifThen(inTable, [&]() {
+            Value page = toIndex(
+                b, memref::LoadOp::create(
+                       b, table,
+                       ValueRange{seq, arith::DivUIOp::create(b, g, entries)}));
+            e.ifThen(inRange(e, page, numPages), [&]() {
+              for (int64_t s = 0; s < p; ++s)
+                stream.copy(e, e.add(e.mul(i, pIndex), e.index(s)), groupKeys,
+                            groupScores, {e.index(s)});
+              emitCompressGroupIntoPage(e, pool, zero, op.getRotate(), params,
+                                        scratch, layout, pages, page,
+                                        arith::RemUIOp::create(b, g, entries));
+            });
+          });
+        });
+        // The last (L + n) mod P tokens, at rows 0.. of the tail.
+        Value done = e.mul(complete, pIndex);
+        e.forLoop(zero, arith::SubIOp::create(b, size, done), [&](Value r) {
+          stream.copy(e, e.add(done, r), newKeys, newScores, {seq, r});
+        });
+      });
+    });
+  }
+};
+
+} // namespace
+
+void mlir::indexpool::loops::populatePagedPatterns(RewritePatternSet &patterns,
+                                                   int64_t vectorWidth,
+                                                   bool stackScopes) {
+  patterns.add<LowerCompressPaged, LowerSelectPaged, LowerAppendPaged>(
+      patterns.getContext(), vectorWidth, stackScopes);
+}

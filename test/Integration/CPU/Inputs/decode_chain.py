@@ -1,0 +1,110 @@
+"""Inputs and the check of decode-chain.mlir: 8 sequences of different
+lengths prefilled by compress_paged, then appends of 1 and 3 tokens; the
+final pages must be byte-identical to one compress_paged of the whole
+sequences (docs/serving-layout.md).
+
+  decode_chain.py make DIR      writes DIR/*.npy, the arguments of @chain
+  decode_chain.py check A B     A and B (int8 pages) byte-identical
+
+Plain Python (no NumPy), so that any python3 runs it."""
+import ast
+import random
+import struct
+import sys
+
+P, E, D = 4, 16, 64
+PREFILL = [0, 1, 3, 4, 5, 17, 38, 66]
+STEPS = [1, 3, 1, 3, 1, 3]
+TMAX = 80  # a multiple of P, at least every final length
+MAX_PAGES = 2
+PAGES = 18
+
+
+def write_npy(path, descr, shape, values):
+    fmt = {"<f4": "f", "|i1": "b", "<i4": "i", "<i8": "q"}[descr]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
+        descr, tuple(shape))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def read_npy(path):
+    data = open(path, "rb").read()
+    assert data[:6] == b"\x93NUMPY", path
+    length = struct.unpack("<H", data[8:10])[0]
+    header = ast.literal_eval(data[10:10 + length].decode())
+    return header["shape"], data[10 + length:]
+
+
+def bf16(x):
+    """x rounded down to a bf16 value (the low 16 bits of its f32 cleared)."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0] & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def make(out):
+    rng = random.Random(5)
+    keys = [[[bf16(rng.gauss(0, 1)) for _ in range(D)] for _ in range(TMAX)]
+            for _ in PREFILL]
+    scores = [[rng.gauss(0, 1) for _ in range(TMAX)] for _ in PREFILL]
+    ids = list(range(PAGES))
+    rng.shuffle(ids)
+    table = [ids[2 * b:2 * b + 2] for b in range(len(PREFILL))]
+
+    def slots(lengths):
+        return [table[b][g // E] * E + g % E if g < lengths[b] // P else -1
+                for b in range(len(PREFILL)) for g in range(TMAX // P)]
+
+    final = [l + sum(STEPS) for l in PREFILL]
+    flat = lambda rows: [x for row in rows for x in row]
+    write_npy(out + "/keys.npy", "<f4", (len(PREFILL) * TMAX, D),
+              flat(flat(keys)))
+    write_npy(out + "/scores.npy", "<f4", (len(PREFILL) * TMAX,),
+              flat(scores))
+    write_npy(out + "/pages.npy", "|i1", (PAGES, E * (D + 4)),
+              [rng.randrange(-128, 128) for _ in range(PAGES * E * (D + 4))])
+    write_npy(out + "/table.npy", "<i4", (len(PREFILL), MAX_PAGES),
+              flat(table))
+    write_npy(out + "/whole_slots.npy", "<i8", (len(slots(final)),),
+              slots(final))
+    write_npy(out + "/prefill_slots.npy", "<i8", (len(slots(PREFILL)),),
+              slots(PREFILL))
+    # The prefill's tail: its last L mod P tokens, then rows no one reads.
+    tail_keys, tail_scores = [], []
+    for b, l in enumerate(PREFILL):
+        for r in range(P - 1):
+            t = l - l % P + r if r < l % P else TMAX - 1
+            tail_keys += keys[b][t]
+            tail_scores.append(scores[b][t])
+    write_npy(out + "/tail_keys.npy", "<f4", (len(PREFILL), P - 1, D),
+              tail_keys)
+    write_npy(out + "/tail_scores.npy", "<f4", (len(PREFILL), P - 1),
+              tail_scores)
+    lengths = list(PREFILL)
+    for i, n in enumerate(STEPS):
+        write_npy(out + "/len%d.npy" % i, "<i4", (len(PREFILL),), lengths)
+        write_npy(out + "/keys%d.npy" % i, "<f4", (len(PREFILL), n, D),
+                  flat(flat(keys[b][l:l + n] for b, l in enumerate(lengths))))
+        write_npy(out + "/scores%d.npy" % i, "<f4", (len(PREFILL), n),
+                  flat(scores[b][l:l + n] for b, l in enumerate(lengths)))
+        lengths = [l + n for l in lengths]
+
+
+def check(a, b):
+    shape_a, bytes_a = read_npy(a)
+    shape_b, bytes_b = read_npy(b)
+    if shape_a != shape_b or bytes_a != bytes_b:
+        diff = next(i for i, (x, y) in enumerate(zip(bytes_a, bytes_b))
+                    if x != y)
+        sys.exit("pages differ: shapes %r %r, first byte %d" %
+                 (shape_a, shape_b, diff))
+    print("pages identical: %d bytes" % len(bytes_a))
+
+
+if sys.argv[1] == "make":
+    make(sys.argv[2])
+else:
+    check(sys.argv[2], sys.argv[3])

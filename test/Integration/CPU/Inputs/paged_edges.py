@@ -1,0 +1,72 @@
+"""Inputs of paged-edges.mlir: lengths 0, below P, P, at a page boundary and
+at the table's end, or (with `bad`) a page id outside the pages and a length
+beyond the table, which indexpool-run must refuse.
+
+  paged_edges.py select|append DIR [bad]
+
+Plain Python (no NumPy), so that any python3 runs it."""
+import random
+import struct
+import sys
+
+B, P, E, D, H, PAGES, MAX_PAGES = 4, 4, 16, 64, 2, 6, 2
+
+
+def write_npy(path, descr, shape, values):
+    fmt = {"<f4": "f", "|i1": "b", "<i4": "i"}[descr]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
+        descr, tuple(shape))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def pages(rng):
+    """f8 codes that are numbers, f32 scales in [1e-3, 1e-2]."""
+    out = []
+    for _ in range(PAGES):
+        page = [rng.choice([c for c in range(-128, 128) if c & 0x7F != 0x7F])
+                for _ in range(E * D)]
+        for _ in range(E):
+            page += struct.unpack("<4b", struct.pack("<f", rng.uniform(1e-3, 1e-2)))
+        out += page
+    return out
+
+
+def gauss(rng, n):
+    return [rng.gauss(0, 1) for _ in range(n)]
+
+
+def main():
+    mode, out, bad = sys.argv[1], sys.argv[2], sys.argv[3:] == ["bad"]
+    rng = random.Random(3)
+    table = [1, 4, 0, 5, 2, 3, 5, 2]
+    if bad and mode == "select":  # the second page of sequence 3
+        table[7] = PAGES + 3
+    write_npy(out + "/pages.npy", "|i1", (PAGES, E * (D + 4)), pages(rng))
+    write_npy(out + "/table.npy", "<i4", (B, MAX_PAGES), table)
+    capacity = MAX_PAGES * E * P
+    if mode == "select":
+        S = 2
+        lengths = [0, 1, 3, 4, 5, 64, 67, capacity + P - 1]
+        write_npy(out + "/q.npy", "<f4", (B, S, H, D), gauss(rng, B * S * H * D))
+        write_npy(out + "/w.npy", "<f4", (B, S, H), gauss(rng, B * S * H))
+        write_npy(out + "/lengths.npy", "<i4", (B, S), lengths)
+    else:
+        n = 3
+        # Nothing completed, one group, a page's end, the table's end.
+        lengths = [0, 1, 62, capacity - 3]
+        if bad:
+            lengths[3] = capacity + 5
+        write_npy(out + "/keys.npy", "<f4", (B, n, D), gauss(rng, B * n * D))
+        write_npy(out + "/scores.npy", "<f4", (B, n), gauss(rng, B * n))
+        write_npy(out + "/tail_keys.npy", "<f4", (B, P - 1, D),
+                  gauss(rng, B * (P - 1) * D))
+        write_npy(out + "/tail_scores.npy", "<f4", (B, P - 1),
+                  gauss(rng, B * (P - 1)))
+        write_npy(out + "/lengths.npy", "<i4", (B,), lengths)
+
+
+main()
