@@ -7,21 +7,15 @@ production layout, docs/serving-layout.md), every other byte unchanged.
 CODES.npy holds the dense codes as indexpool-run writes f8E4M3FN results
 (float32 values): they are encoded here. Plain Python (no NumPy), so that any
 python3 runs it."""
-import ast
 import math
+import os
 import struct
 import sys
 
-
-def read_npy(path):
-    data = open(path, "rb").read()
-    assert data[:6] == b"\x93NUMPY", path
-    length = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + length].decode())
-    body = data[10 + length:]
-    fmt = {"<f4": "f", "|i1": "b", "<i4": "i", "<i8": "q"}[header["descr"]]
-    count = len(body) // struct.calcsize(fmt)
-    return header["shape"], list(struct.unpack("<%d%s" % (count, fmt), body))
+# The plain-Python .npy reader and writer of scripts/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "scripts"))
+from npyio import read_npy  # noqa: E402
 
 
 def encode_e4m3(value):

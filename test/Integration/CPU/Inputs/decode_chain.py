@@ -7,10 +7,15 @@ sequences (docs/serving-layout.md).
   decode_chain.py check A B     A and B (int8 pages) byte-identical
 
 Plain Python (no NumPy), so that any python3 runs it."""
-import ast
+import os
 import random
 import struct
 import sys
+
+# The plain-Python .npy reader and writer of scripts/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "scripts"))
+from npyio import read_npy, write_npy  # noqa: E402
 
 P, E, D = 4, 16, 64
 PREFILL = [0, 1, 3, 4, 5, 17, 38, 66]
@@ -18,25 +23,6 @@ STEPS = [1, 3, 1, 3, 1, 3]
 TMAX = 80  # a multiple of P, at least every final length
 MAX_PAGES = 2
 PAGES = 18
-
-
-def write_npy(path, descr, shape, values):
-    fmt = {"<f4": "f", "|i1": "b", "<i4": "i", "<i8": "q"}[descr]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
-        descr, tuple(shape))
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode())
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
-
-
-def read_npy(path):
-    data = open(path, "rb").read()
-    assert data[:6] == b"\x93NUMPY", path
-    length = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + length].decode())
-    return header["shape"], data[10 + length:]
 
 
 def bf16(x):

@@ -5,22 +5,17 @@ beyond the table, which indexpool-run must refuse.
   paged_edges.py select|append DIR [bad]
 
 Plain Python (no NumPy), so that any python3 runs it."""
+import os
 import random
 import struct
 import sys
 
+# The plain-Python .npy reader and writer of scripts/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "scripts"))
+from npyio import write_npy  # noqa: E402
+
 B, P, E, D, H, PAGES, MAX_PAGES = 4, 4, 16, 64, 2, 6, 2
-
-
-def write_npy(path, descr, shape, values):
-    fmt = {"<f4": "f", "|i1": "b", "<i4": "i"}[descr]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
-        descr, tuple(shape))
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode())
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
 
 
 def pages(rng):

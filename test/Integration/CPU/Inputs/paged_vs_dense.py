@@ -7,32 +7,17 @@ tokens must be the same.
   paged_vs_dense.py check PAGED.npy DENSE.npy
 
 Plain Python (no NumPy), so that any python3 runs it."""
-import ast
+import os
 import random
-import struct
 import sys
+
+# The plain-Python .npy reader and writer of scripts/.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "..", "scripts"))
+from npyio import read_npy, write_npy  # noqa: E402
 
 T, D, H, P, E, K, PAGES = 512, 64, 4, 4, 16, 16, 10
 LENGTHS = [T, T - 7 * P]
-
-
-def write_npy(path, descr, shape, values):
-    fmt = {"<f4": "f", "|i1": "b", "<i4": "i", "<i8": "q"}[descr]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': %r, }" % (
-        descr, tuple(shape))
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode())
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
-
-
-def read_npy(path):
-    data = open(path, "rb").read()
-    length = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + length].decode())
-    body = data[10 + length:]
-    return header["shape"], list(struct.unpack("<%di" % (len(body) // 4), body))
 
 
 def make(out):
