@@ -16,7 +16,9 @@
 #include "indexpool/Reference/Reference.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -210,6 +212,11 @@ private:
                              ValueRange dynamicSizes);
   /// The values of mixed static / dynamic sizes (offsets, sizes, strides).
   FailureOr<Shape> valuesOf(Operation *op, ArrayRef<OpFoldResult> mixed);
+  LogicalResult visitIndexCast(Operation *op);
+  LogicalResult visitScalarDivision(Operation *op);
+  LogicalResult visitMaterialize(bufferization::MaterializeInDestinationOp op);
+  LogicalResult visitFor(scf::ForOp op);
+  LogicalResult visitExecuteRegion(scf::ExecuteRegionOp op);
   LogicalResult visitReturn(func::ReturnOp op);
 
   func::FuncOp func;
@@ -377,6 +384,15 @@ LogicalResult Interpreter::visit(Operation *op) {
       .Case([&](tensor::ExpandShapeOp op) {
         return visitReshape(op, op.getSrc(), op.getResult(),
                             op.getOutputShape());
+      })
+      .Case<arith::IndexCastOp, arith::IndexCastUIOp>(
+          [&](Operation *op) { return visitIndexCast(op); })
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+          [&](Operation *op) { return visitScalarDivision(op); })
+      .Case([&](scf::ForOp op) { return visitFor(op); })
+      .Case([&](scf::ExecuteRegionOp op) { return visitExecuteRegion(op); })
+      .Case([&](bufferization::MaterializeInDestinationOp op) {
+        return visitMaterialize(op);
       })
       .Case([&](func::ReturnOp op) { return visitReturn(op); })
       .Default([&](Operation *op) {
@@ -982,6 +998,185 @@ LogicalResult Interpreter::visitReshape(Operation *op, Value source,
   return bind(op, result, std::move(t));
 }
 
+LogicalResult Interpreter::visitIndexCast(Operation *op) {
+  Value result = op->getResult(0);
+  if (isa<RankedTensorType>(result.getType()))
+    return fail(op, "only index and integer scalars are supported by the "
+                    "reference evaluator");
+  auto known = scalars.find(op->getOperand(0));
+  if (known == scalars.end())
+    return fail(op, "the operand is not a known integer");
+  int64_t value = known->second;
+  // Casts to a narrower integer wrap; index is 64 bits here.
+  auto bitsOf = [](Type type) {
+    return type.isIndex() ? 64u : type.getIntOrFloatBitWidth();
+  };
+  unsigned bits = bitsOf(result.getType());
+  unsigned sourceBits = bitsOf(op->getOperand(0).getType());
+  if (isa<arith::IndexCastUIOp>(op) && sourceBits < 64)
+    value = int64_t(uint64_t(value) & ((uint64_t(1) << sourceBits) - 1));
+  scalars[result] = int64_t(wrapInteger(value, bits));
+  return success();
+}
+
+LogicalResult Interpreter::visitScalarDivision(Operation *op) {
+  if (isa<RankedTensorType>(op->getResult(0).getType()))
+    return fail(op, "only index and integer scalars are supported by the "
+                    "reference evaluator");
+  auto lhs = scalars.find(op->getOperand(0));
+  auto rhs = scalars.find(op->getOperand(1));
+  if (lhs == scalars.end() || rhs == scalars.end())
+    return fail(op, "an operand is not a known integer");
+  int64_t a = lhs->second, b = rhs->second;
+  bool isUnsigned = isa<arith::DivUIOp, arith::RemUIOp>(op);
+  // Sizes and offsets: the unsigned forms are only evaluated on values
+  // that are the same signed.
+  if (b == 0 || (isUnsigned && (a < 0 || b < 0)) ||
+      (a == std::numeric_limits<int64_t>::min() && b == -1))
+    return fail(op, std::to_string(a) + " and " + std::to_string(b) +
+                        ": the division is not defined here");
+  bool quotient = isa<arith::DivSIOp, arith::DivUIOp>(op);
+  scalars[op->getResult(0)] = quotient ? a / b : a % b;
+  return success();
+}
+
+/// On tensors, the destination's contents replaced by the source's: the
+/// result is the source (a loop yields it so that bufferization writes the
+/// new value into the iter_arg's own buffer).
+LogicalResult Interpreter::visitMaterialize(
+    bufferization::MaterializeInDestinationOp op) {
+  Value result = op.getResult();
+  if (!result || !hasValue(op.getSource()) || !hasValue(op.getDest()))
+    return fail(op, "only tensor sources and destinations are supported by "
+                    "the reference evaluator");
+  const HostTensor &source = operand(op.getSource());
+  if (source.shape != operand(op.getDest()).shape)
+    return fail(op, "the source " + ref::shapeString(source.shape) +
+                        " does not have the shape of the destination " +
+                        ref::shapeString(operand(op.getDest()).shape));
+  return bind(op, result, source);
+}
+
+/// More iterations than this are refused: shapes-only runs (which validate
+/// inputs before compiled code runs) walk every iteration too.
+constexpr int64_t kMaxIterations = int64_t(1) << 20;
+
+LogicalResult Interpreter::visitFor(scf::ForOp op) {
+  auto knownOf = [&](Value v) -> std::optional<int64_t> {
+    auto known = scalars.find(v);
+    if (known == scalars.end())
+      return std::nullopt;
+    return known->second;
+  };
+  std::optional<int64_t> lower = knownOf(op.getLowerBound());
+  std::optional<int64_t> upper = knownOf(op.getUpperBound());
+  std::optional<int64_t> step = knownOf(op.getStep());
+  if (!lower || !upper || !step)
+    return fail(op, "the bounds and the step must be known integers");
+  if (*step <= 0)
+    return fail(op, "the step must be positive, got " + std::to_string(*step));
+  if (op.getUnsignedCmp() && (*lower < 0 || *upper < 0))
+    return fail(op, "unsigned bounds beyond 2^63 are not supported by the "
+                    "reference evaluator");
+  int64_t iterations =
+      *upper > *lower ? (*upper - *lower - 1) / *step + 1 : 0;
+  if (iterations > kMaxIterations)
+    return fail(op, std::to_string(iterations) +
+                        " iterations: more than the reference evaluator "
+                        "runs (" +
+                        std::to_string(kMaxIterations) + ")");
+
+  // The loop-carried values: an index/integer scalar or a tensor each.
+  struct Carried {
+    std::optional<int64_t> scalar;
+    HostTensor tensor;
+  };
+  auto carry = [&](Value v, Carried &c) -> LogicalResult {
+    if (isa<RankedTensorType>(v.getType())) {
+      if (!hasValue(v))
+        return failure();
+      c.tensor = operand(v);
+      c.scalar.reset();
+      return success();
+    }
+    c.scalar = knownOf(v);
+    return success(c.scalar.has_value());
+  };
+  std::vector<Carried> carried(op.getInitArgs().size());
+  for (auto [i, init] : llvm::enumerate(op.getInitArgs()))
+    if (failed(carry(init, carried[i])))
+      return fail(op, "iter_arg #" + std::to_string(i) +
+                          " is neither a tensor the evaluator computed nor a "
+                          "known integer");
+
+  // Each iteration's values replace the previous iteration's (so that a
+  // long loop holds two iterations, not all of them); the last iteration's
+  // stay bound, for what reads body values after the run (--verify's
+  // page layouts and selection contexts).
+  size_t mark = computed.size();
+  Block *body = op.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (int64_t n = 0; n < iterations; ++n) {
+    computed.resize(mark);
+    scalars[op.getInductionVar()] = *lower + n * *step;
+    for (auto [arg, c] : llvm::zip_equal(op.getRegionIterArgs(), carried)) {
+      if (c.scalar) {
+        scalars[arg] = *c.scalar;
+        continue;
+      }
+      computed.push_back(std::move(c.tensor));
+      values[arg] = &computed.back();
+    }
+    for (Operation &bodyOp : body->without_terminator()) {
+      if (failed(visit(&bodyOp)))
+        return failure();
+      scratch.clear();
+    }
+    for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+      if (failed(carry(v, carried[i])))
+        return fail(yield, "yielded value #" + std::to_string(i) +
+                               " is neither a tensor the evaluator computed "
+                               "nor a known integer");
+  }
+  for (auto [result, c] : llvm::zip_equal(op.getResults(), carried)) {
+    if (c.scalar) {
+      scalars[result] = *c.scalar;
+      continue;
+    }
+    if (failed(bind(op, result, std::move(c.tensor))))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Interpreter::visitExecuteRegion(scf::ExecuteRegionOp op) {
+  if (!op.getRegion().hasOneBlock())
+    return fail(op, "a region of more than one block (control flow) is not "
+                    "supported by the reference evaluator");
+  Block &block = op.getRegion().front();
+  for (Operation &bodyOp : block.without_terminator()) {
+    if (failed(visit(&bodyOp)))
+      return failure();
+    scratch.clear();
+  }
+  auto yield = cast<scf::YieldOp>(block.getTerminator());
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(op.getResults(), yield.getOperands()))) {
+    auto [result, v] = pair;
+    if (auto known = scalars.find(v); known != scalars.end()) {
+      scalars[result] = known->second;
+      continue;
+    }
+    if (!hasValue(v))
+      return fail(yield, "yielded value #" + std::to_string(i) +
+                             " is neither a tensor the evaluator computed nor "
+                             "a known integer");
+    if (failed(bind(op, result, operand(v))))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult Interpreter::visitReturn(func::ReturnOp op) {
   results.clear();
   for (Value v : op.getOperands()) {
@@ -1044,9 +1239,44 @@ LogicalResult mlir::indexpool::specializeShapes(
   };
   for (BlockArgument arg : func.getArguments())
     retype(arg);
+  // A loop keeps the types it has: its values are rebound every iteration
+  // (their shapes may change with it), and its results must keep the types
+  // of its iter_args; an execute_region's results keep its yield's types.
   func.walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::ExecuteRegionOp>(op) ||
+        op->getParentOfType<scf::ForOp>() ||
+        op->getParentOfType<scf::ExecuteRegionOp>())
+      return;
     for (Value result : op->getResults())
       retype(result);
+  });
+  // Between the static code and a loop or execute_region that kept its
+  // types: casts, an init to its iter_arg's type, a result to its shape.
+  func.walk([&](Operation *op) {
+    if (!isa<scf::ForOp, scf::ExecuteRegionOp>(op) ||
+        op->getParentOfType<scf::ForOp>() ||
+        op->getParentOfType<scf::ExecuteRegionOp>())
+      return;
+    OpBuilder b(op);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      for (auto [init, arg] : llvm::zip_equal(loop.getInitArgsMutable(),
+                                              loop.getRegionIterArgs()))
+        if (init.get().getType() != arg.getType())
+          init.set(tensor::CastOp::create(b, loop.getLoc(), arg.getType(),
+                                          init.get()));
+    b.setInsertionPointAfter(op);
+    for (Value result : op->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || !interpreter.hasValue(result))
+        continue;
+      auto shaped =
+          RankedTensorType::get(interpreter.valueOf(result).shape,
+                                type.getElementType(), type.getEncoding());
+      if (shaped == type)
+        continue;
+      auto cast = tensor::CastOp::create(b, op->getLoc(), shaped, result);
+      result.replaceAllUsesExcept(cast, cast);
+    }
   });
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   func.setFunctionType(FunctionType::get(
@@ -1092,6 +1322,24 @@ mlir::indexpool::parseInputShape(StringRef text, unsigned numArgs,
   }
   shapes[index] = std::move(shape);
   return success();
+}
+
+/// The value a loop's (or an execute_region's) result was last yielded from,
+/// through nested ones and through materialize_in_destination (its source);
+/// `v` itself for any other value.
+static Value throughLoops(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (auto materialize =
+            dyn_cast<bufferization::MaterializeInDestinationOp>(op)) {
+      v = materialize.getSource();
+      continue;
+    }
+    if (!isa<scf::ForOp, scf::ExecuteRegionOp>(op))
+      break;
+    Block &body = op->getRegion(0).front();
+    v = body.getTerminator()->getOperand(cast<OpResult>(v).getResultNumber());
+  }
+  return v;
 }
 
 /// The selection context of a returned value, if it is one.
@@ -1144,7 +1392,13 @@ FailureOr<ReferenceRun> mlir::indexpool::evaluateReference(
   ReferenceRun run;
   run.results = std::move(interpreter.results);
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-  for (Value v : ret.getOperands()) {
+  for (Value returned : ret.getOperands()) {
+    // A loop's result is compared as what its last iteration computed (the
+    // interpreter keeps that iteration's values); a loop of no iterations
+    // returns its init value, compared as a plain tensor.
+    Value v = throughLoops(returned);
+    if (!interpreter.hasValue(v))
+      v = returned;
     run.selections.push_back(selectionContextOf(v, interpreter));
     std::optional<ref::PageLayout> layout;
     if (auto compress = v.getDefiningOp<CompressPagedOp>())

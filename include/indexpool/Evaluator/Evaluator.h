@@ -74,8 +74,15 @@ std::string describeOp(Operation *op);
 /// Supported ops: every indexpool op, func.return, arith.constant (dense
 /// tensors of the supported element types, integer and index scalars),
 /// elementwise arith ops on tensors (addf, subf, mulf, divf, maximumf,
-/// minimumf, negf, addi, subi, muli), tensor.empty, tensor.cast and
-/// tensor.dim. Anything else fails with a message naming the op.
+/// minimumf, negf, addi, subi, muli), arith.index_cast(ui), divsi / divui /
+/// remsi / remui on scalars,
+/// tensor.empty, tensor.cast, tensor.dim, extract_slice / insert_slice,
+/// collapse_shape / expand_shape, bufferization.materialize_in_destination
+/// on tensors (the source) and scf.for with known integer bounds and
+/// tensor or integer iter_args (every iteration evaluated, the induction
+/// variable a known integer in its body), scf.execute_region of one block.
+/// Anything else fails with a message
+/// naming the op.
 ///
 /// Inputs are checked against the argument types (rank, static sizes,
 /// element type), every op's operands with the reference check function and
