@@ -212,6 +212,10 @@ private:
                              ValueRange dynamicSizes);
   /// The values of mixed static / dynamic sizes (offsets, sizes, strides).
   FailureOr<Shape> valuesOf(Operation *op, ArrayRef<OpFoldResult> mixed);
+  /// The sizes of slice op `op` (extract or insert) and the flat positions
+  /// it addresses in a tensor of `shape`; an error when it leaves it.
+  LogicalResult sliceOf(OffsetSizeAndStrideOpInterface op, const Shape &shape,
+                        Shape &sizes, std::vector<int64_t> &positions);
   LogicalResult visitIndexCast(Operation *op);
   LogicalResult visitScalarDivision(Operation *op);
   LogicalResult visitMaterialize(bufferization::MaterializeInDestinationOp op);
@@ -255,8 +259,8 @@ LogicalResult Interpreter::run(ArrayRef<HostTensor> inputs) {
         type ? toElementType(type.getElementType()) : std::nullopt;
     if (!element) {
       error = which + " has type " + typeString(arg.getType()) +
-              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or i64 "
-              "are supported";
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or "
+              "i64 are supported";
       return failure();
     }
     if (!isEvaluableShape(input.shape)) {
@@ -906,26 +910,35 @@ static std::string slicePositions(const Shape &shape, const Shape &offsets,
   return "";
 }
 
+LogicalResult Interpreter::sliceOf(OffsetSizeAndStrideOpInterface op,
+                                   const Shape &shape, Shape &sizes,
+                                   std::vector<int64_t> &positions) {
+  FailureOr<Shape> offsets = valuesOf(op, op.getMixedOffsets());
+  FailureOr<Shape> sliceSizes = valuesOf(op, op.getMixedSizes());
+  FailureOr<Shape> strides = valuesOf(op, op.getMixedStrides());
+  if (failed(offsets) || failed(sliceSizes) || failed(strides))
+    return failure();
+  sizes = *sliceSizes;
+  std::string why = slicePositions(shape, *offsets, sizes, *strides, positions);
+  if (!why.empty())
+    return fail(op, why);
+  return success();
+}
+
 LogicalResult Interpreter::visitExtractSlice(tensor::ExtractSliceOp op) {
   if (!hasValue(op.getSource()))
     return fail(op, "the source is not a tensor the evaluator computed");
   const HostTensor &source = operand(op.getSource());
-  FailureOr<Shape> offsets = valuesOf(op, op.getMixedOffsets());
-  FailureOr<Shape> sizes = valuesOf(op, op.getMixedSizes());
-  FailureOr<Shape> strides = valuesOf(op, op.getMixedStrides());
-  if (failed(offsets) || failed(sizes) || failed(strides))
-    return failure();
+  Shape sizes;
   std::vector<int64_t> positions;
-  std::string why =
-      slicePositions(source.shape, *offsets, *sizes, *strides, positions);
-  if (!why.empty())
-    return fail(op, why);
+  if (failed(sliceOf(op, source.shape, sizes, positions)))
+    return failure();
   // A rank-reducing slice drops unit dimensions: the result type says which.
   Shape shape;
   llvm::SmallBitVector dropped = op.getDroppedDims();
-  for (size_t d = 0; d < sizes->size(); ++d)
+  for (size_t d = 0; d < sizes.size(); ++d)
     if (!dropped.test(d))
-      shape.push_back((*sizes)[d]);
+      shape.push_back(sizes[d]);
   HostTensor t{source.type, shape, {}};
   if (!shapesOnly)
     for (int64_t position : positions)
@@ -939,20 +952,14 @@ LogicalResult Interpreter::visitInsertSlice(tensor::InsertSliceOp op) {
                     "evaluator computed");
   const HostTensor &source = operand(op.getSource());
   HostTensor t = operand(op.getDest());
-  FailureOr<Shape> offsets = valuesOf(op, op.getMixedOffsets());
-  FailureOr<Shape> sizes = valuesOf(op, op.getMixedSizes());
-  FailureOr<Shape> strides = valuesOf(op, op.getMixedStrides());
-  if (failed(offsets) || failed(sizes) || failed(strides))
-    return failure();
+  Shape sizes;
   std::vector<int64_t> positions;
-  std::string why =
-      slicePositions(t.shape, *offsets, *sizes, *strides, positions);
-  if (!why.empty())
-    return fail(op, why);
+  if (failed(sliceOf(op, t.shape, sizes, positions)))
+    return failure();
   if (int64_t(positions.size()) != source.numElements())
     return fail(op, "the source " + ref::shapeString(source.shape) +
                         " does not fill the slice " +
-                        ref::shapeString(*sizes));
+                        ref::shapeString(sizes));
   if (!shapesOnly)
     for (size_t i = 0; i < positions.size(); ++i)
       t.data[size_t(positions[i])] = source.data[i];
@@ -1505,8 +1512,8 @@ mlir::indexpool::generateRandomInputs(func::FuncOp func,
       error = "argument #" + std::to_string(i) + " of @" +
               func.getSymName().str() + " has type " +
               typeString(arg.getType()) +
-              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or i64 "
-              "are supported";
+              ": only ranked tensors of f32, f16, bf16, f8E4M3FN, i8, i32 or "
+              "i64 are supported";
       return failure();
     }
     shapeOnlyInputs.push_back(
