@@ -107,7 +107,10 @@ def IndexPoolEmulateGPUKernels
     `nvvm.convert.f32x2.to.f8x2` (rn, satfinite, e4m3) becomes the software
     round-to-nearest-even encoder. A team with another number of threads
     calls `indexpool_gpu_emulator_team_mismatch(got, expected)`, which the
-    host must define (indexpool-run prints an error and exits).
+    host must define (indexpool-run prints an error and exits). The host
+    code's query of the device's SM count (`__indexpool_device_sm_count`,
+    which sizes the grid-stride waves) becomes `sm-count`, the emulated
+    chip's count.
 
     What this does not emulate: warp-level timing, memory-model corner
     cases beyond barriers, and the NVVM/PTX lowering itself.
@@ -128,6 +131,9 @@ def IndexPoolEmulateGPUKernels
            "omp.barrier: barriers stay calls of "
            "indexpool_gpu_emulator_barrier, which the second run (after "
            "it) turns into omp.barrier">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "The SM count of the emulated device (the chip's, from the target "
+           "table): what the host's device-SM-count queries return">,
   ];
 }
 
@@ -155,6 +161,30 @@ def IndexPoolMergeKernelModules
     distinct names never collide).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def IndexPoolKernelSizeParams
+    : Pass<"indexpool-kernel-size-params", "ModuleOp"> {
+  let summary = "Pass the buffers of dynamic size a gpu.launch uses as a "
+                "pointer plus its sizes";
+  let description = [{
+    Kernels take plain pointers (the bare-pointer calling convention: what
+    a runtime outside MLIR passes), which needs memrefs of static shape. So
+    that one compiled kernel serves every size, each buffer of dynamic shape
+    that the body of a `gpu.launch` uses is passed as a 1-element view of
+    its first element (a `memref.reinterpret_cast` on the host, which the
+    manifest treats as the buffer itself) plus its dynamic sizes as index
+    values (memref.dim on the host): after outlining, the kernel takes a
+    pointer and i64 sizes, and rebuilds the buffer's view at its start
+    (a `memref.reinterpret_cast` to the original type, strides from the
+    sizes). Run after gpu-launch-sink-index-computations (which would sink
+    the sizes' memref.dim back into the kernel) and before
+    gpu-kernel-outlining. Buffers must be row-major and contiguous (identity
+    layout): any other is an error naming the type.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def IndexPoolAlignSharedBuffers
@@ -204,7 +234,7 @@ def IndexPoolLowerVectorMasks
                            "::mlir::vector::VectorDialect"];
 }
 
-def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
+def IndexPoolTileRows : Pass<"indexpool-tile-rows", "ModuleOp"> {
   let summary = "Tile each outermost scf.parallel row loop by its block size";
   let description = [{
     Splits every outermost `scf.parallel` into blocks (outer loop) of
@@ -214,11 +244,17 @@ def IndexPoolTileRows : Pass<"indexpool-tile-rows", "func::FuncOp"> {
     op's `#indexpool.launch`, i.e. from `--indexpool-configure`), else
     `threads-per-block`. A loop with `indexpool.items_per_block` gives each
     block tiles of that many rows (its threads take rows t, t + threads, ...
-    of a tile); with `indexpool.max_blocks` too, at most that many blocks
-    stride over the tiles (the launch's `grid = grid_stride`). Other
-    dimensions of a multi-dimensional loop are tiled by 1.
+    of a tile); with `indexpool.blocks_per_sm` too, one wave of blocks
+    strides over the tiles (the launch's `grid = grid_stride`): that many
+    blocks per SM of the device that runs the function, whose SM count the
+    host code asks for at run time (a call of the declared
+    `__indexpool_device_sm_count`: the manifest's `sm_count` size, the chip's
+    count in the GPU emulator). Grids are unsigned index arithmetic on the
+    row counts. Other dimensions of a multi-dimensional loop are tiled by 1.
   }];
-  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"128",
            "Block size of loops without a launch configuration (a multiple "

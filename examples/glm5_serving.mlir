@@ -13,8 +13,8 @@
 // Sizes come from the inputs (make_serving_inputs.py writes consistent
 // ones): T prefill tokens, steps from the new keys, pages and the table's
 // width from the cache. @prefill is @serve's first op alone, to tell the
-// decode steps' time from the prefill's; @build and @steps check a run too
-// large for the reference (below).
+// decode steps' time from the prefill's; @build and @steps check a
+// full-size run (below).
 func.func @serve(%keys: tensor<?x128xbf16>, %scores: tensor<?xf32>,
     %pages: tensor<?x8448xi8>, %slots: tensor<?xi64>,
     %table: tensor<1x?xi32>, %tail_keys: tensor<1x3x128xbf16>,
@@ -90,11 +90,10 @@ func.func @serve(%keys: tensor<?x128xbf16>, %scores: tensor<?xf32>,
   return %final#0, %final#4 : tensor<?x8448xi8>, tensor<?x1x1x2051xi32>
 }
 
-// The checks of a full-size run (scripts/run-example.sh), where the float64
-// reference of all @serve's selections takes minutes. A step's selection
+// The checks of a full-size run (scripts/run-example.sh). A step's selection
 // depends on the pages the JIT built (codes may differ from the reference's
-// by one, which can reorder near scores), so @serve is checked in two parts
-// whose reference is cheap or sampled:
+// by one, which can reorder near scores), so @serve is checked in two parts,
+// each against the reference on the same inputs:
 // @build is @serve without the selections: its final pages are checked
 // against the reference, and @serve's must be byte-identical to them.
 // @steps selects for given query rows at given lengths over given pages,

@@ -3,14 +3,20 @@ prefill tokens and STEPS decode tokens (default 65536 and 256), D = 128,
 H = 64, k = 512, pool P = 4, E = 64 entries a page.
 
   serving_inputs.py make DIR [TOKENS STEPS EVERY]
-  serving_inputs.py check DIR EVERY
+  serving_inputs.py check DIR EVERY REPORT
+  serving_inputs.py flip DIR STEP
 
 make: DIR gets keys, scores, pages, slots, table, tail_keys, tail_scores,
 lengths, new_keys, new_scores, queries, head_weights (.npy, @serve's
 arguments in order), and the arguments of @steps for every EVERY-th step
 (default 1): check_queries, check_weights, check_table, check_lengths.
-check: DIR/serve_pages.npy and DIR/build_pages.npy byte-identical, and
-every EVERY-th row of DIR/serve_tokens.npy equal to DIR/steps_tokens.npy.
+check: DIR/serve_pages.npy and DIR/build_pages.npy byte-identical, every
+EVERY-th row of DIR/serve_tokens.npy equal to DIR/steps_tokens.npy, and
+REPORT (what `indexpool-run --function=steps --verify` printed) saying that
+@steps' result, one row per checked step, is within tolerance of the float64
+reference; then how many decode steps matched it.
+flip: changes one token of step STEP of DIR/serve_tokens.npy (a test's
+corrupted step, which check must refuse).
 
 The block table maps the sequence's pages to a shuffled set of page
 ids, the prefill's slots follow it, the tail holds the prefill's last
@@ -20,6 +26,7 @@ fresh machine runs it; values are drawn from random bytes with C-speed
 slicing (8M keys take a few seconds)."""
 import os
 import random
+import re
 import struct
 import sys
 
@@ -109,7 +116,22 @@ def make(out, tokens, steps, every):
                           *[tokens + i + 1 for i in checked]))
 
 
-def check(out, every):
+def verified_rows(report):
+    """The rows of @steps' result that --verify found within tolerance, and
+    its near-tie swaps, from the line it printed; exits when it is absent or
+    not ok."""
+    with open(report) as f:
+        lines = [line for line in f if line.startswith("result #0 ")]
+    match = len(lines) == 1 and re.match(
+        r"result #0 \(tensor<(\d+)x1x\d+xi32>\): .* "
+        r"near_tie_swaps=(\d+) -> ok$", lines[0].rstrip("\n"))
+    if not match:
+        sys.exit("%s: no @steps result within tolerance of the float64 "
+                 "reference: %r" % (report, lines))
+    return int(match.group(1)), int(match.group(2))
+
+
+def check(out, every, report):
     shape_a, pages_a = read_npy(out + "/serve_pages.npy")
     shape_b, pages_b = read_npy(out + "/build_pages.npy")
     if shape_a != shape_b or pages_a != pages_b:
@@ -135,6 +157,24 @@ def check(out, every):
             sys.exit("step %d: the tokens of @serve differ from @steps'" % i)
     print("tokens of %d of %d steps identical to @steps' selection" %
           (len(checked), shape[0]))
+    rows, swaps = verified_rows(report)
+    if rows != len(checked):
+        sys.exit("%s: @steps verified %d rows, expected %d" %
+                 (report, rows, len(checked)))
+    print("%d of %d decode steps matched the float64 reference "
+          "(near_tie_swaps=%d)" % (rows, shape[0], swaps))
+
+
+def flip(out, step):
+    header, payload = read_npy_bytes(out + "/serve_tokens.npy")
+    row = header["shape"][-1] * 4
+    tokens = bytearray(payload)
+    # The first token of the step's row, plus one: still a token, no longer
+    # an expansion of the pool selected there.
+    first = struct.unpack_from("<i", tokens, step * row)[0]
+    struct.pack_into("<i", tokens, step * row, first + 1)
+    write_npy_bytes(out + "/serve_tokens.npy", "<i4", header["shape"],
+                    bytes(tokens))
 
 
 if __name__ == "__main__":
@@ -142,5 +182,7 @@ if __name__ == "__main__":
         args = [int(a) for a in sys.argv[3:]]
         args += [65536, 256, 1][len(args):]
         make(sys.argv[2], *args)
+    elif sys.argv[1] == "check":
+        check(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
-        check(sys.argv[2], int(sys.argv[3]))
+        flip(sys.argv[2], int(sys.argv[3]))

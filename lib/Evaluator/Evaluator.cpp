@@ -1374,6 +1374,15 @@ selectionContextOf(Value v, const Interpreter &interpreter) {
       return contextOfTopK(topk, int64_t(expand.getPoolSize()));
     return std::nullopt;
   }
+  if (auto paged = v.getDefiningOp<SelectPagedOp>()) {
+    const HostTensor &q = interpreter.valueOf(paged.getQuery());
+    return ::indexpool::runtime::selectPagedContext(
+        q, interpreter.valueOf(paged.getWeights()),
+        interpreter.valueOf(paged.getPages()),
+        interpreter.valueOf(paged.getBlockTable()),
+        interpreter.valueOf(paged.getLengths()), int64_t(paged.getPoolSize()),
+        pageLayoutOf(paged, q.shape[3]));
+  }
   if (auto select = v.getDefiningOp<SelectOp>()) {
     SelectionContext context;
     const HostTensor *scales =

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace indexpool::runtime {
@@ -44,6 +45,14 @@ static std::string formatDouble(double value) {
   return buffer;
 }
 
+/// A logit with the 9 digits that tell f32 values apart: a near tie that is
+/// refused shows how far apart the two were.
+static std::string formatLogit(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
 /// The spacing of `type` at |r|: 2^(max(exponent(r), emin) - (p - 1)).
 static double ulpOf(double r, ElementType type) {
   int precision = type == ElementType::F16 ? 11 : 8;
@@ -71,18 +80,24 @@ static bool isOneCodeApart(double a, double r, ElementType type) {
 static void compareSelection(const HostTensor &actual,
                              const HostTensor &expected,
                              const SelectionContext &selection, Comparison &c) {
-  int64_t rows = actual.shape[0], width = actual.shape[1];
-  int64_t p = selection.poolSize, columns = selection.logits.shape[1];
+  // Rows are all dimensions but the last: [M, K] of select, [B, S, K] of
+  // select_paged.
+  int64_t width = actual.shape.back(), rows = width ? c.elements / width : 0;
+  int64_t tail = selection.tailColumns, ranked = width - tail;
+  int64_t p = selection.poolSize;
   auto fail = [&](const std::string &why) {
     if (c.ok) {
       c.ok = false;
       c.reason = why;
     }
   };
-  if (p < 1 || width % p != 0 || selection.logits.shape[0] != rows) {
+  if (p < 1 || tail < 0 || ranked < 0 || ranked % p != 0 ||
+      selection.logits.rank() != 2 || selection.logits.shape[0] != rows ||
+      (selection.valid && selection.valid->numElements() != rows)) {
     fail("the selection context does not fit the result");
     return;
   }
+  int64_t columns = selection.logits.shape[1];
   std::vector<char> seen(static_cast<size_t>(columns), 0);
   for (int64_t m = 0; m < rows; ++m) {
     std::fill(seen.begin(), seen.end(), 0);
@@ -91,7 +106,17 @@ static void compareSelection(const HostTensor &actual,
       limit =
           int64_t(std::clamp(selection.valid->data[m], 0.0, double(columns)));
     const double *logits = &selection.logits.data[m * columns];
-    for (int64_t j = 0; j < width / p; ++j) {
+    // The tail tokens are selected without a score: no near tie.
+    for (int64_t t = ranked; t < width; ++t) {
+      double a = actual.data[m * width + t], r = expected.data[m * width + t];
+      if (a == r)
+        continue;
+      ++c.differing;
+      fail("row " + std::to_string(m) + " slot " + std::to_string(t) +
+           " (tail): " + formatDouble(a) + ", expected " + formatDouble(r));
+      return;
+    }
+    for (int64_t j = 0; j < ranked / p; ++j) {
       const double *a = &actual.data[m * width + j * p];
       const double *r = &expected.data[m * width + j * p];
       std::string where =
@@ -134,8 +159,8 @@ static void compareSelection(const HostTensor &actual,
       if (!(std::fabs(la - lr) <=
             kNearTieTolerance * std::max(std::fabs(la), std::fabs(lr)))) {
         fail(where + ": index " + std::to_string(poolA) + " (logit " +
-             formatDouble(la) + ") instead of " + std::to_string(poolR) +
-             " (logit " + formatDouble(lr) + ")");
+             formatLogit(la) + ") instead of " + std::to_string(poolR) +
+             " (logit " + formatLogit(lr) + ")");
         return;
       }
       ++c.nearTieSwaps;
@@ -247,12 +272,28 @@ Comparison compareWithReference(const HostTensor &actual,
     fail("differing codes " + std::to_string(c.differing) + " > 0.1% of " +
          std::to_string(c.elements));
   if (type == ElementType::I32 && selection) {
-    if (expected.rank() != 2)
-      fail("a selection result must be [M, K]");
+    if (expected.rank() < 2)
+      fail("a selection result must be [M, K] or [B, S, K]");
     else
       compareSelection(actual, expected, *selection, c);
   }
   return c;
+}
+
+SelectionContext selectPagedContext(const HostTensor &q, const HostTensor &w,
+                                    const HostTensor &pages,
+                                    const HostTensor &blockTable,
+                                    const HostTensor &lengths,
+                                    int64_t poolSize,
+                                    const ref::PageLayout &layout) {
+  ref::PagedLogits scored = ref::selectPagedLogits(q, w, pages, blockTable,
+                                                   lengths, poolSize, layout);
+  SelectionContext context;
+  context.logits = std::move(scored.logits);
+  context.valid = std::move(scored.valid);
+  context.poolSize = poolSize;
+  context.tailColumns = poolSize - 1;
+  return context;
 }
 
 Comparison comparePages(const HostTensor &actual, const HostTensor &expected,

@@ -68,6 +68,7 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+constexpr unsigned CU_STREAM_DEFAULT = 0;
 
 } // namespace
 
@@ -93,6 +94,17 @@ struct CudaDevice::Driver {
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t,
+                                CUstream) = nullptr;
+  CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t,
+                                CUstream) = nullptr;
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t,
+                                CUstream) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
+                              CUstream) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                  void **) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
@@ -138,6 +150,13 @@ struct CudaDevice::Driver {
         {slot(cuMemcpyDtoH), {"cuMemcpyDtoH_v2"}},
         {slot(cuMemcpyDtoD), {"cuMemcpyDtoD_v2"}},
         {slot(cuMemsetD8), {"cuMemsetD8_v2"}},
+        {slot(cuMemcpyHtoDAsync), {"cuMemcpyHtoDAsync_v2"}},
+        {slot(cuMemcpyDtoHAsync), {"cuMemcpyDtoHAsync_v2"}},
+        {slot(cuMemcpyDtoDAsync), {"cuMemcpyDtoDAsync_v2"}},
+        {slot(cuMemsetD8Async), {"cuMemsetD8Async"}},
+        {slot(cuStreamCreate), {"cuStreamCreate"}},
+        {slot(cuStreamDestroy), {"cuStreamDestroy_v2"}},
+        {slot(cuStreamSynchronize), {"cuStreamSynchronize"}},
         {slot(cuModuleLoadDataEx), {"cuModuleLoadDataEx"}},
         {slot(cuModuleUnload), {"cuModuleUnload"}},
         {slot(cuModuleGetFunction), {"cuModuleGetFunction"}},
@@ -385,6 +404,61 @@ bool CudaDevice::fillZero(DevicePointer destination, size_t bytes,
                        "cuMemsetD8_v2", error);
 }
 
+bool CudaDevice::copyToDeviceAsync(DevicePointer destination,
+                                   const void *source, size_t bytes,
+                                   StreamHandle stream, std::string &error) {
+  return bytes == 0 ||
+         driver->check(driver->cuMemcpyHtoDAsync(destination, source, bytes,
+                                                 static_cast<CUstream>(stream)),
+                       "cuMemcpyHtoDAsync_v2", error);
+}
+
+bool CudaDevice::copyToHostAsync(void *destination, DevicePointer source,
+                                 size_t bytes, StreamHandle stream,
+                                 std::string &error) {
+  return bytes == 0 ||
+         driver->check(driver->cuMemcpyDtoHAsync(destination, source, bytes,
+                                                 static_cast<CUstream>(stream)),
+                       "cuMemcpyDtoHAsync_v2", error);
+}
+
+bool CudaDevice::copyOnDeviceAsync(DevicePointer destination,
+                                   DevicePointer source, size_t bytes,
+                                   StreamHandle stream, std::string &error) {
+  return bytes == 0 ||
+         driver->check(driver->cuMemcpyDtoDAsync(destination, source, bytes,
+                                                 static_cast<CUstream>(stream)),
+                       "cuMemcpyDtoDAsync_v2", error);
+}
+
+bool CudaDevice::fillZeroAsync(DevicePointer destination, size_t bytes,
+                               StreamHandle stream, std::string &error) {
+  return bytes == 0 ||
+         driver->check(driver->cuMemsetD8Async(destination, 0, bytes,
+                                               static_cast<CUstream>(stream)),
+                       "cuMemsetD8Async", error);
+}
+
+bool CudaDevice::createStream(StreamHandle &out, std::string &error) {
+  CUstream stream = nullptr;
+  if (!driver->check(driver->cuStreamCreate(&stream, CU_STREAM_DEFAULT),
+                     "cuStreamCreate", error))
+    return false;
+  out = stream;
+  return true;
+}
+
+void CudaDevice::destroyStream(StreamHandle stream) {
+  if (stream)
+    driver->cuStreamDestroy(static_cast<CUstream>(stream));
+}
+
+bool CudaDevice::synchronizeStream(StreamHandle stream, std::string &error) {
+  return driver->check(
+      driver->cuStreamSynchronize(static_cast<CUstream>(stream)),
+      "cuStreamSynchronize", error);
+}
+
 /// The JIT log as one line (newlines become "; ").
 static std::string oneLine(const char *log) {
   std::string text;
@@ -457,11 +531,12 @@ bool CudaDevice::launch(FunctionHandle function,
                         const std::array<uint32_t, 3> &grid,
                         const std::array<uint32_t, 3> &block,
                         uint32_t sharedMemoryBytes, void **params,
-                        std::string &error) {
+                        std::string &error, StreamHandle stream) {
   return driver->check(
       driver->cuLaunchKernel(static_cast<CUfunction>(function), grid[0],
                              grid[1], grid[2], block[0], block[1], block[2],
-                             sharedMemoryBytes, /*stream=*/nullptr, params,
+                             sharedMemoryBytes, static_cast<CUstream>(stream),
+                             params,
                              /*extra=*/nullptr),
       "cuLaunchKernel", error);
 }
@@ -484,9 +559,11 @@ void CudaDevice::destroyEvent(EventHandle event) {
     driver->cuEventDestroy(static_cast<CUevent>(event));
 }
 
-bool CudaDevice::recordEvent(EventHandle event, std::string &error) {
+bool CudaDevice::recordEvent(EventHandle event, std::string &error,
+                             StreamHandle stream) {
   return driver->check(
-      driver->cuEventRecord(static_cast<CUevent>(event), /*stream=*/nullptr),
+      driver->cuEventRecord(static_cast<CUevent>(event),
+                            static_cast<CUstream>(stream)),
       "cuEventRecord", error);
 }
 

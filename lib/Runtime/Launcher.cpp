@@ -64,8 +64,14 @@ bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
 std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
                                            const Manifest &manifest,
                                            const std::string &image,
-                                           std::string &error) {
+                                           std::string &error,
+                                           CudaDevice::StreamHandle stream) {
   const DeviceInfo &info = device.info();
+  if (manifest.needsBinding()) {
+    error = manifest.name + " has sizes known at launch: bind them to the "
+                            "inputs' shapes first (bindSizes)";
+    return nullptr;
+  }
   if (!checkChipCompatibility(manifest.chip, manifest.binaryFormat, info,
                               error))
     return nullptr;
@@ -99,7 +105,7 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
     }
   }
 
-  std::unique_ptr<Launcher> launcher(new Launcher(device, manifest));
+  std::unique_ptr<Launcher> launcher(new Launcher(device, manifest, stream));
   if (!device.loadModule(image, launcher->module, error)) {
     error = "cannot load " + manifest.resolvedBinaryPath() + ": " + error;
     return nullptr;
@@ -125,7 +131,7 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
     CudaDevice::DevicePointer pointer;
     size_t bytes = size_t(buffer.sizeInBytes());
     if (!device.allocate(bytes, pointer, error) ||
-        !device.fillZero(pointer, bytes, error)) {
+        !device.fillZeroAsync(pointer, bytes, stream, error)) {
       error = std::string(bufferRoleName(buffer.role)) + " buffer " +
               std::to_string(buffer.id) + " (" +
               tensorTypeString(buffer.shape, buffer.type) + "): " + error;
@@ -209,6 +215,8 @@ bool Launcher::upload(const std::vector<HostTensor> &inputs,
             std::to_string(buffers.size()) + " input buffers";
     return false;
   }
+  // The packed inputs live until the stream has copied them.
+  std::vector<std::vector<char>> packed;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Buffer &buffer = *buffers[i];
     if (inputs[i].type != buffer.type || inputs[i].shape != buffer.shape ||
@@ -219,14 +227,14 @@ bool Launcher::upload(const std::vector<HostTensor> &inputs,
               tensorTypeString(buffer.shape, buffer.type);
       return false;
     }
-    std::vector<char> bytes = packTensor(inputs[i]);
-    if (!device.copyToDevice(pointerOf(buffer.id), bytes.data(), bytes.size(),
-                             error)) {
+    std::vector<char> &bytes = packed.emplace_back(packTensor(inputs[i]));
+    if (!device.copyToDeviceAsync(pointerOf(buffer.id), bytes.data(),
+                                  bytes.size(), stream, error)) {
       error = "input #" + std::to_string(i) + ": " + error;
       return false;
     }
   }
-  return true;
+  return device.synchronizeStream(stream, error);
 }
 
 bool Launcher::launchAll(bool synchronizeEach, std::string &error) {
@@ -235,8 +243,8 @@ bool Launcher::launchAll(bool synchronizeEach, std::string &error) {
     void **params =
         paramPointers[i].empty() ? nullptr : paramPointers[i].data();
     if (!device.launch(functions[i], launch.grid, launch.block,
-                       launch.sharedMemoryBytes, params, error) ||
-        (synchronizeEach && !device.synchronize(error))) {
+                       launch.sharedMemoryBytes, params, error, stream) ||
+        (synchronizeEach && !device.synchronizeStream(stream, error))) {
       error = "launches[" + std::to_string(i) + "] (" + launch.kernel +
               "): " + error;
       return false;
@@ -247,7 +255,7 @@ bool Launcher::launchAll(bool synchronizeEach, std::string &error) {
 
 bool Launcher::run(std::string &error) {
   return launchAll(/*synchronizeEach=*/true, error) &&
-         device.synchronize(error);
+         device.synchronizeStream(stream, error);
 }
 
 namespace {
@@ -274,14 +282,14 @@ bool Launcher::benchmark(unsigned runs, std::vector<double> &milliseconds,
     return false;
   for (unsigned run = 0; run < runs; ++run) {
     float ms = 0;
-    if (!device.recordEvent(events.start, error) ||
+    if (!device.recordEvent(events.start, error, stream) ||
         !launchAll(/*synchronizeEach=*/false, error) ||
-        !device.recordEvent(events.stop, error) ||
+        !device.recordEvent(events.stop, error, stream) ||
         !device.elapsedMilliseconds(events.start, events.stop, ms, error))
       return false;
     milliseconds.push_back(double(ms));
   }
-  return device.synchronize(error);
+  return device.synchronizeStream(stream, error);
 }
 
 bool Launcher::benchmarkCopy(size_t bytes, unsigned runs,
@@ -291,18 +299,18 @@ bool Launcher::benchmarkCopy(size_t bytes, unsigned runs,
   CudaDevice::DevicePointer source = 0, destination = 0;
   bool ok = device.allocate(bytes, source, error) &&
             device.allocate(bytes, destination, error) &&
-            device.fillZero(source, bytes, error);
+            device.fillZeroAsync(source, bytes, stream, error);
   EventPair events(device);
   ok = ok && events.create(error);
   for (unsigned run = 0; ok && run < runs; ++run) {
     float ms = 0;
-    ok = device.recordEvent(events.start, error) &&
-         device.copyOnDevice(destination, source, bytes, error) &&
-         device.recordEvent(events.stop, error) &&
+    ok = device.recordEvent(events.start, error, stream) &&
+         device.copyOnDeviceAsync(destination, source, bytes, stream, error) &&
+         device.recordEvent(events.stop, error, stream) &&
          device.elapsedMilliseconds(events.start, events.stop, ms, error);
     milliseconds.push_back(double(ms));
   }
-  ok = ok && device.synchronize(error);
+  ok = ok && device.synchronizeStream(stream, error);
   device.release(source);
   device.release(destination);
   return ok;
@@ -311,16 +319,22 @@ bool Launcher::benchmarkCopy(size_t bytes, unsigned runs,
 bool Launcher::download(std::vector<HostTensor> &outputs, std::string &error) {
   outputs.clear();
   std::vector<const Buffer *> buffers = manifest.outputs();
+  std::vector<std::vector<char>> bytes;
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer &buffer = *buffers[i];
-    std::vector<char> bytes(size_t(buffer.sizeInBytes()));
-    if (!device.copyToHost(bytes.data(), pointerOf(buffer.id), bytes.size(),
-                           error)) {
+    std::vector<char> &out =
+        bytes.emplace_back(size_t(buffer.sizeInBytes()));
+    if (!device.copyToHostAsync(out.data(), pointerOf(buffer.id), out.size(),
+                                stream, error)) {
       error = "output #" + std::to_string(i) + ": " + error;
       return false;
     }
-    outputs.push_back(unpackTensor(bytes.data(), buffer.type, buffer.shape));
   }
+  if (!device.synchronizeStream(stream, error))
+    return false;
+  for (size_t i = 0; i < buffers.size(); ++i)
+    outputs.push_back(
+        unpackTensor(bytes[i].data(), buffers[i]->type, buffers[i]->shape));
   return true;
 }
 

@@ -7,6 +7,11 @@
 // same code that runs them on data (ReferenceRun.cpp), so a manifest that
 // loads can be run by the reference.
 //
+// A manifest with sizes is read twice by the same Reader: when loaded,
+// without the sizes' values (the checks that need them wait), and by
+// bindSizes, with them, which makes every check and every message the same
+// as for a manifest written with those integers.
+//
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Runtime/Manifest.h"
@@ -134,8 +139,10 @@ bool isChipName(const std::string &chip) {
 
 class Reader {
 public:
-  Reader(const std::string &name, Manifest &out, std::string &error)
-      : name(name), out(out), error(error) {}
+  /// `values`: the sizes' values when binding; null when loading.
+  Reader(const std::string &name, Manifest &out, std::string &error,
+         const std::vector<int64_t> *values = nullptr)
+      : name(name), out(out), error(error), values(values) {}
 
   bool read(const json::Value &root);
 
@@ -212,10 +219,26 @@ private:
     return true;
   }
 
+  /// Whether the sizes' values are unknown (loading a manifest with sizes):
+  /// the checks that need them are left to bindSizes.
+  bool symbolic() const { return !out.sizes.empty() && !values; }
+
+  /// A size operand: an integer in [lo, hi], or {"size": i} with i below
+  /// `before` (the number of sizes; an entry's own index within `sizes`)
+  /// whose value, when known, is in [sizeLo, hi]. `value` is the integer or
+  /// the size's value (`placeholder` before binding).
+  bool sizeOperand(const json::Value &v, const std::string &field, int64_t lo,
+                   int64_t hi, int64_t sizeLo, int64_t before,
+                   int64_t placeholder, SizeOperand &operand, int64_t &value);
+  bool readSizes(const json::Value &v);
+  bool checkSizesAgainstInputs(const json::Value &root);
   bool readBinary(const json::Value &v);
   bool readBuffers(const json::Value &v);
+  /// `inferred`: a null size is allowed (a value's size its compute gives,
+  /// kInferredSize until then).
   bool readShape(const json::Value &shape, const std::string &field,
-                 std::vector<int64_t> &sizes);
+                 std::vector<int64_t> &sizes, std::vector<SizeOperand> &dims,
+                 bool inferred = false);
   bool readValues(const json::Value &v);
   bool readKernels(const json::Value &v);
   bool readLaunches(const json::Value &v);
@@ -232,6 +255,9 @@ private:
   const std::string &name;
   Manifest &out;
   std::string &error;
+  const std::vector<int64_t> *values;
+  /// While reading sizes[i]: i (its operands may only name earlier sizes).
+  int64_t readingSize = -1;
   /// For messages: where each buffer was declared (position in "buffers").
   std::map<int64_t, size_t> bufferPositions;
   /// Intermediates declared in "values" only (position there).
@@ -243,8 +269,8 @@ private:
 
 bool Reader::read(const json::Value &root) {
   if (!checkObject(root, "",
-                   {"format_version", "chip", "function", "binary", "buffers",
-                    "values", "kernels", "launches", "computes"}))
+                   {"format_version", "chip", "function", "binary", "sizes",
+                    "buffers", "values", "kernels", "launches", "computes"}))
     return false;
   // The version first: a newer format gets one clear message.
   const json::Value *version = member(root, "", "format_version");
@@ -253,12 +279,14 @@ bool Reader::read(const json::Value &root) {
   if (!version->isNumber() || !version->isInteger)
     return fail(*version, "format_version",
                 "expected an integer, got " + describeValue(*version));
-  if (version->integer != kManifestFormatVersion)
+  if (version->integer < kOldestManifestFormatVersion ||
+      version->integer > kManifestFormatVersion)
     return fail(*version, "format_version",
                 "unsupported format_version " +
                     std::to_string(version->integer) + " (this runtime reads " +
+                    std::to_string(kOldestManifestFormatVersion) + " and " +
                     std::to_string(kManifestFormatVersion) +
-                    (version->integer < kManifestFormatVersion
+                    (version->integer < kOldestManifestFormatVersion
                          ? "; older manifests have no kernel signatures: "
                            "recompile with indexpool-compile"
                          : "") +
@@ -278,8 +306,16 @@ bool Reader::read(const json::Value &root) {
   const json::Value *binary = member(root, "", "binary");
   if (!binary || !readBinary(*binary))
     return false;
+  if (const json::Value *sizes = member(root, "", "sizes", false)) {
+    if (out.formatVersion < 3)
+      return fail(*sizes, "sizes",
+                  "format_version " + std::to_string(out.formatVersion) +
+                      " has no sizes (they are new in format_version 3)");
+    if (!readSizes(*sizes))
+      return false;
+  }
   const json::Value *buffers = member(root, "", "buffers");
-  if (!buffers || !readBuffers(*buffers))
+  if (!buffers || !readBuffers(*buffers) || !checkSizesAgainstInputs(root))
     return false;
   if (const json::Value *values = member(root, "", "values", false))
     if (!readValues(*values))
@@ -294,6 +330,165 @@ bool Reader::read(const json::Value &root) {
     if (!readComputes(*computes))
       return false;
   return checkDefinitions(root);
+}
+
+bool Reader::sizeOperand(const json::Value &v, const std::string &field,
+                         int64_t lo, int64_t hi, int64_t sizeLo, int64_t before,
+                         int64_t placeholder, SizeOperand &operand,
+                         int64_t &value) {
+  if (!v.isObject()) {
+    if (!integer(v, field, lo, hi, value))
+      return false;
+    operand = SizeOperand::literal(value);
+    return true;
+  }
+  if (!checkObject(v, field, {"size"}))
+    return false;
+  const json::Value *index = member(v, field, "size");
+  if (!index)
+    return false;
+  std::string iField = sub(field, "size");
+  if (!index->isNumber() || !index->isInteger || index->integer < 0)
+    return fail(*index, iField,
+                "expected the index of a size (0, 1, ...), got " +
+                    describeValue(*index));
+  if (index->integer >= before) {
+    if (readingSize >= 0)
+      return fail(*index, iField,
+                  "sizes[" + std::to_string(readingSize) +
+                      "] may only use earlier sizes, got " +
+                      std::to_string(index->integer));
+    return fail(*index, iField,
+                "no size " + std::to_string(index->integer) +
+                    " (the manifest " +
+                    (before ? "has " + std::to_string(before) + " size" +
+                                  (before == 1 ? "" : "s")
+                            : std::string("has no \"sizes\"")) +
+                    ")");
+  }
+  operand = SizeOperand::ofSize(index->integer);
+  if (!values) {
+    value = placeholder;
+    return true;
+  }
+  value = operand.value = (*values)[size_t(index->integer)];
+  if (value < sizeLo || value > hi)
+    return fail(v, field,
+                "sizes[" + std::to_string(index->integer) + "] is " +
+                    std::to_string(value) + ", not in [" +
+                    std::to_string(sizeLo) + ", " + std::to_string(hi) + "]");
+  return true;
+}
+
+bool Reader::readSizes(const json::Value &v) {
+  if (!checkArray(v, "sizes"))
+    return false;
+  for (size_t i = 0; i < v.elements.size(); ++i) {
+    const json::Value &entry = v.elements[i];
+    std::string field = at("sizes", i);
+    if (!checkObject(entry, field, {"op", "buffer", "dim", "args"}))
+      return false;
+    const json::Value *opValue = member(entry, field, "op");
+    if (!opValue)
+      return false;
+    SizeExpr size;
+    if (!opValue->isString() || !parseSizeOp(opValue->string, size.op))
+      return fail(*opValue, sub(field, "op"),
+                  "unknown size op " + describeValue(*opValue) + " (expected " +
+                      sizeOpNames() + ")");
+    std::string op = sizeOpName(size.op);
+    switch (size.op) {
+    case SizeExpr::Op::Dim: {
+      // Which input and dimension: checked once the buffers are read.
+      const json::Value *buffer, *dim;
+      if (!checkObject(entry, field, {"op", "buffer", "dim"}) ||
+          !(buffer = member(entry, field, "buffer")) ||
+          !integer(*buffer, sub(field, "buffer"), 0,
+                   std::numeric_limits<int64_t>::max(), size.buffer) ||
+          !(dim = member(entry, field, "dim")) ||
+          !integer(*dim, sub(field, "dim"), 0,
+                   std::numeric_limits<int32_t>::max(), size.dim))
+        return false;
+      break;
+    }
+    case SizeExpr::Op::SmCount:
+      if (!checkObject(entry, field, {"op"}))
+        return false;
+      break;
+    default: {
+      if (!checkObject(entry, field, {"op", "args"}))
+        return false;
+      const json::Value *args = arrayMember(entry, field, "args");
+      if (!args)
+        return false;
+      std::string aField = sub(field, "args");
+      if (args->elements.size() != 2)
+        return fail(*args, aField,
+                    op + " takes 2 operands [A, B], got " +
+                        std::to_string(args->elements.size()));
+      readingSize = int64_t(i);
+      for (size_t k = 0; k < 2; ++k) {
+        int64_t value;
+        if (!sizeOperand(args->elements[k], at(aField, k), 0, kMaxSizeValue,
+                         0, int64_t(i), 0, size.args[k], value))
+          return false;
+      }
+      readingSize = -1;
+    }
+    }
+    out.sizes.push_back(size);
+  }
+  return true;
+}
+
+bool Reader::checkSizesAgainstInputs(const json::Value &root) {
+  if (out.sizes.empty())
+    return true;
+  const json::Value &sizes = *root.find("sizes");
+  for (size_t i = 0; i < out.sizes.size(); ++i) {
+    SizeExpr &size = out.sizes[i];
+    if (size.op != SizeExpr::Op::Dim)
+      continue;
+    std::string field = at("sizes", i);
+    const json::Value &entry = sizes.elements[i];
+    const Buffer *b = out.findBuffer(size.buffer);
+    if (!b || b->role != BufferRole::Input)
+      return fail(*entry.find("buffer"), sub(field, "buffer"),
+                  b ? "buffer " + std::to_string(size.buffer) + " is " +
+                          (b->role == BufferRole::Output ? "an " : "a ") +
+                          bufferRoleName(b->role) +
+                          " (dim names a dimension of an input)"
+                    : "no input buffer has id " + std::to_string(size.buffer));
+    if (size.dim >= int64_t(b->shape.size()))
+      return fail(*entry.find("dim"), sub(field, "dim"),
+                  "input buffer " + std::to_string(size.buffer) + " has " +
+                      std::to_string(b->shape.size()) + " dimension" +
+                      (b->shape.size() == 1 ? "" : "s"));
+    size.input = b->index;
+  }
+  // An input's sizes are its own dimensions: what the caller passes.
+  const json::Value &buffers = *root.find("buffers");
+  for (size_t i = 0; i < out.buffers.size(); ++i) {
+    const Buffer &b = out.buffers[i];
+    if (b.role != BufferRole::Input)
+      continue;
+    for (size_t d = 0; d < b.dims.size(); ++d) {
+      const SizeOperand &operand = b.dims[d];
+      if (!operand.isSize())
+        continue;
+      const SizeExpr &size = out.sizes[size_t(operand.size)];
+      if (size.op != SizeExpr::Op::Dim || size.buffer != b.id ||
+          size.dim != int64_t(d))
+        return fail(buffers.elements[i].find("shape")->elements[d],
+                    at(at("buffers", i) + ".shape", d),
+                    "an input's size must be its own dimension: sizes[" +
+                        std::to_string(operand.size) +
+                        "] is not {\"op\": \"dim\", \"buffer\": " +
+                        std::to_string(b.id) + ", \"dim\": " +
+                        std::to_string(d) + "}");
+    }
+  }
+  return true;
 }
 
 bool Reader::readBinary(const json::Value &v) {
@@ -369,7 +564,8 @@ bool Reader::readBuffers(const json::Value &v) {
                       " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
     buffer.type = *element;
     const json::Value *shape = member(b, field, "shape");
-    if (!shape || !readShape(*shape, sub(field, "shape"), buffer.shape))
+    if (!shape ||
+        !readShape(*shape, sub(field, "shape"), buffer.shape, buffer.dims))
       return false;
     bufferPositions[buffer.id] = i;
     out.buffers.push_back(std::move(buffer));
@@ -438,11 +634,22 @@ bool Reader::readValues(const json::Value &v) {
                   "unknown element type " + describeValue(*type) +
                       " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
     std::vector<int64_t> sizes;
-    if (!readShape(*shape, sub(field, "shape"), sizes))
+    std::vector<SizeOperand> dims;
+    if (!readShape(*shape, sub(field, "shape"), sizes, dims,
+                   /*inferred=*/true))
       return false;
     if (const Buffer *b = out.findBuffer(id)) {
-      // A buffer: the two descriptions must agree.
-      if (b->type != *element || b->shape != sizes)
+      // A buffer: the two descriptions must agree (once sizes have values;
+      // a null size agrees with any).
+      auto agrees = [&] {
+        if (b->shape.size() != sizes.size())
+          return false;
+        for (size_t d = 0; d < sizes.size(); ++d)
+          if (sizes[d] != kInferredSize && sizes[d] != b->shape[d])
+            return false;
+        return true;
+      };
+      if (b->type != *element || (!symbolic() && !agrees()))
         return fail(entry, field,
                     "id " + std::to_string(id) + " is " +
                         tensorTypeString(sizes, *element) + ", but buffers[" +
@@ -456,6 +663,7 @@ bool Reader::readValues(const json::Value &v) {
     buffer.role = BufferRole::Intermediate;
     buffer.type = *element;
     buffer.shape = std::move(sizes);
+    buffer.dims = std::move(dims);
     out.buffers.push_back(std::move(buffer));
     valuePositions[id] = i;
   }
@@ -463,16 +671,29 @@ bool Reader::readValues(const json::Value &v) {
 }
 
 bool Reader::readShape(const json::Value &shape, const std::string &field,
-                       std::vector<int64_t> &sizes) {
+                       std::vector<int64_t> &sizes,
+                       std::vector<SizeOperand> &dims, bool inferred) {
   if (!shape.isArray())
     return fail(shape, field,
                 "expected an array of sizes, got " + describeValue(shape));
+  bool anyInferred = false;
   for (size_t d = 0; d < shape.elements.size(); ++d) {
     int64_t size;
-    if (!integer(shape.elements[d], at(field, d), 0, kMaxBufferElements, size))
+    SizeOperand operand;
+    if (inferred && shape.elements[d].isNull()) {
+      sizes.push_back(kInferredSize);
+      dims.push_back(SizeOperand::literal(kInferredSize));
+      anyInferred = true;
+      continue;
+    }
+    if (!sizeOperand(shape.elements[d], at(field, d), 0, kMaxBufferElements, 0,
+                     int64_t(out.sizes.size()), 0, operand, size))
       return false;
     sizes.push_back(size);
+    dims.push_back(operand);
   }
+  if (anyInferred)
+    return true; // counted once the compute gives the sizes
   // The total, not a running product: a zero size anywhere makes 0.
   int64_t elements = ref::numElements(sizes);
   if (elements < 0 || elements > kMaxBufferElements)
@@ -528,8 +749,9 @@ bool Reader::readKernels(const json::Value &v) {
           return fail(*bytes, sub(paramField, "bytes"),
                       "only buffer parameters have a size");
         // At most the largest buffer: 2^40 elements of 4 bytes.
-        if (!integer(*bytes, sub(paramField, "bytes"), 0,
-                     kMaxBufferElements * 4, param.bytes))
+        if (!sizeOperand(*bytes, sub(paramField, "bytes"), 0,
+                         kMaxBufferElements * 4, 0, int64_t(out.sizes.size()),
+                         -1, param.bytesOperand, param.bytes))
           return false;
       }
       if (const json::Value *align = member(p, paramField, "align", false)) {
@@ -558,6 +780,12 @@ bool Reader::readLaunches(const json::Value &v) {
     std::string field = at("launches", i);
     if (!readLaunch(v.elements[i], field, launch))
       return false;
+    // An empty op (a size of 0 in its grid) computes nothing, and CUDA
+    // rejects the launch: it is left out.
+    if (std::count(launch.grid.begin(), launch.grid.end(), 0u)) {
+      ++out.skippedLaunches;
+      continue;
+    }
     // The signature: a launch that passes fewer or other parameters than
     // the kernel takes would have the driver read past them.
     int64_t param = -1;
@@ -594,6 +822,7 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
   };
   for (Dims dims : {Dims{"grid", &launch.grid, kMaxGridDims},
                     Dims{"block", &launch.block, kMaxBlockDims}}) {
+    bool grid = dims.value == &launch.grid;
     const json::Value *d = member(v, field, dims.key);
     if (!d)
       return false;
@@ -606,7 +835,12 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
                                     : describeValue(*d)));
     for (size_t j = 0; j < 3; ++j) {
       int64_t size;
-      if (!integer(d->elements[j], at(dField, j), 1, dims.max[j], size))
+      // The grid may be a size: 0 (an empty op) skips the launch, and the
+      // value stands at 1 until the size is bound.
+      if (grid ? !sizeOperand(d->elements[j], at(dField, j), 1, dims.max[j], 0,
+                              int64_t(out.sizes.size()), 1,
+                              launch.gridOperands[j], size)
+               : !integer(d->elements[j], at(dField, j), 1, dims.max[j], size))
         return false;
       (*dims.value)[j] = uint32_t(size);
     }
@@ -658,13 +892,17 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
                         " is an intermediate (it has no device memory)");
     } else if (kind == "i32") {
       param.kind = LaunchParam::Kind::I32;
-      if (!integer(value, vField, std::numeric_limits<int32_t>::min(),
-                   std::numeric_limits<int32_t>::max(), param.integer))
+      if (!sizeOperand(value, vField, std::numeric_limits<int32_t>::min(),
+                       std::numeric_limits<int32_t>::max(), 0,
+                       int64_t(out.sizes.size()), 0, param.operand,
+                       param.integer))
         return false;
     } else if (kind == "i64") {
       param.kind = LaunchParam::Kind::I64;
-      if (!integer(value, vField, std::numeric_limits<int64_t>::min(),
-                   std::numeric_limits<int64_t>::max(), param.integer))
+      if (!sizeOperand(value, vField, std::numeric_limits<int64_t>::min(),
+                       std::numeric_limits<int64_t>::max(), 0,
+                       int64_t(out.sizes.size()), 0, param.operand,
+                       param.integer))
         return false;
     } else {
       param.kind = LaunchParam::Kind::F32;
@@ -782,6 +1020,8 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
   if (!readProperties(member(v, named, "properties", false), v,
                       sub(field, "properties"), *op, compute))
     return false;
+  if (symbolic())
+    return true; // shapes need the sizes' values: bindSizes checks them
 
   // Shapes and types: what the reference computes from the operands must be
   // what the result buffers declare.
@@ -803,7 +1043,16 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
                        /*shapesOnly=*/true, inferred, why))
     return fail(v, named, why);
   for (size_t j = 0; j < inferred.size(); ++j) {
-    const Buffer *b = out.findBuffer(compute.results[j]);
+    Buffer *b = nullptr;
+    for (Buffer &candidate : out.buffers)
+      if (candidate.id == compute.results[j])
+        b = &candidate;
+    // An intermediate's null sizes are what its compute gives.
+    if (b->role == BufferRole::Intermediate &&
+        b->shape.size() == inferred[j].shape.size())
+      for (size_t d = 0; d < b->shape.size(); ++d)
+        if (b->shape[d] == kInferredSize)
+          b->shape[d] = inferred[j].shape[d];
     if (b->shape != inferred[j].shape)
       return fail(results->elements[j], at(rField, j),
                   "buffer " + std::to_string(b->id) + " is " +
@@ -971,7 +1220,8 @@ std::string checkLaunchParams(const Manifest &manifest, const Launch &launch,
     if (!buffer->hasDeviceMemory())
       return "buffer " + std::to_string(have.buffer) +
              " is an intermediate (it has no device memory)";
-    if (want.bytes > buffer->sizeInBytes())
+    // Sizes not bound yet: bindSizes checks the extents.
+    if (!manifest.needsBinding() && want.bytes > buffer->sizeInBytes())
       return name + " accesses " + std::to_string(want.bytes) +
              " bytes through parameter " + std::to_string(i) + ", but buffer " +
              std::to_string(buffer->id) + " (" +
@@ -1052,6 +1302,84 @@ bool parseManifest(std::string_view text, const std::string &name,
     out = Manifest();
     return false;
   }
+  // bindSizes reads it again with the sizes' values.
+  if (out.needsBinding())
+    out.source = std::make_shared<const json::Value>(std::move(root));
+  return true;
+}
+
+bool Manifest::usesSmCount() const {
+  return std::any_of(sizes.begin(), sizes.end(), [](const SizeExpr &size) {
+    return size.op == SizeExpr::Op::SmCount;
+  });
+}
+
+std::string symbolicShapeString(const Buffer &buffer) {
+  if (buffer.dims.size() != buffer.shape.size())
+    return ref::shapeString(buffer.shape);
+  std::string text = "[";
+  for (size_t i = 0; i < buffer.dims.size(); ++i)
+    text += (i ? ", " : "") + (buffer.dims[i].isSize()
+                                   ? std::string("?")
+                                   : std::to_string(buffer.dims[i].value));
+  return text + "]";
+}
+
+bool bindSizes(const Manifest &symbolic,
+               const std::vector<std::vector<int64_t>> &inputShapes,
+               int64_t smCount, Manifest &concrete, std::string &error) {
+  std::vector<const Buffer *> inputs = symbolic.inputs();
+  if (inputShapes.size() != inputs.size()) {
+    error = symbolic.name + " takes " + std::to_string(inputs.size()) +
+            " input" + (inputs.size() == 1 ? "" : "s") + ", got " +
+            std::to_string(inputShapes.size()) + " shapes";
+    return false;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Buffer &b = *inputs[i];
+    const std::vector<int64_t> &shape = inputShapes[i];
+    bool fits = shape.size() == b.shape.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d) {
+      bool isSize = d < b.dims.size() && b.dims[d].isSize();
+      fits = shape[d] >= 0 && (isSize || shape[d] == b.shape[d]);
+    }
+    if (!fits) {
+      error = "input #" + std::to_string(i) + " is " +
+              ref::shapeString(shape) + ", but input #" + std::to_string(i) +
+              " of " + symbolic.name + " has shape " + symbolicShapeString(b);
+      return false;
+    }
+  }
+  if (!symbolic.needsBinding()) {
+    concrete = symbolic;
+    return true;
+  }
+  if (!symbolic.source) {
+    error = symbolic.name + ": a manifest with sizes needs its JSON to be "
+                            "bound (parseManifest keeps it)";
+    return false;
+  }
+  std::vector<int64_t> values;
+  size_t entry = 0;
+  std::string why;
+  if (!evaluateSizes(symbolic.sizes, inputShapes, smCount, values, entry,
+                     why)) {
+    const json::Value *sizes = symbolic.source->find("sizes");
+    error = symbolic.name + ":" + sizes->elements[entry].location() +
+            ": sizes[" + std::to_string(entry) + "]: " + why;
+    return false;
+  }
+  // The one validation, now with values: the same checks and messages as a
+  // manifest written with these integers.
+  Manifest result;
+  result.name = symbolic.name;
+  result.directory = symbolic.directory;
+  result.sizeValues = values;
+  Reader reader(symbolic.name, result, error, &values);
+  if (!reader.read(*symbolic.source))
+    return false;
+  result.source = symbolic.source;
+  concrete = std::move(result);
   return true;
 }
 

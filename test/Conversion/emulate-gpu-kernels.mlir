@@ -3,8 +3,18 @@
 // shuffles an exchange through a shared array between two barriers, e4m3x2
 // conversions the software encoder; before-deallocation keeps barriers as
 // calls.
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels | FileCheck %s --check-prefix=EMU
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels=before-deallocation=true | FileCheck %s --check-prefix=FIRST
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels=sm-count=132 | FileCheck %s --check-prefix=EMU
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels="before-deallocation=true sm-count=132" | FileCheck %s --check-prefix=FIRST
+// The host's query of the device's SM count (grid-stride waves) is the
+// emulated chip's count; without one it is an error at the query.
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels=sm-count=132 | FileCheck %s --check-prefix=SMS
+// RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-emulate-gpu-kernels 2>&1 | FileCheck %s --check-prefix=NOSMS
+
+// SMS-NOT: __indexpool_device_sm_count
+// SMS-LABEL: func.func @score
+// SMS: %[[SMS:.*]] = arith.constant 132 : index
+// SMS: arith.minui %[[SMS]], %{{.*}} : index
+// NOSMS: error: the GPU emulator needs the SM count of the emulated chip (sm-count) for this query
 
 // EMU-LABEL: func.func @score
 // EMU-NOT: gpu.

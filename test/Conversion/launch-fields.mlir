@@ -25,12 +25,13 @@ func.func @tiled(%x: tensor<?x128xbf16>) -> (tensor<?x128xi8>, tensor<?xf32>) {
 
 // -----
 
-// grid_stride: min(tiles, 132 SMs x 16 blocks of 128 threads) blocks stride
+// grid_stride: min(tiles, the device's SMs x 16 blocks of 128 threads) blocks stride
 // over the tiles; a tile of 20 rows is 3 steps of the 8 row groups, the
 // last one with 4 idle groups (slot < 20).
 // CHECK-LABEL: func.func @grid_stride
-// CHECK-DAG: %[[WAVE:.*]] = arith.constant 2112 : index
 // CHECK-DAG: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c20 : index
+// CHECK-DAG: %[[SMS:.*]] = call @__indexpool_device_sm_count() : () -> index
+// CHECK-DAG: %[[WAVE:.*]] = arith.muli %[[SMS]], %c16 : index
 // CHECK: %[[GRID:.*]] = arith.minui %[[TILES]], %[[WAVE]] : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
 // CHECK: scf.for %[[TILE:.*]] = %[[B]] to %[[TILES]] step %[[GRID]] {
@@ -119,7 +120,7 @@ func.func @score_tiled(%q: tensor<2x64x64xbf16>, %w: tensor<2x64xf32>,
 
 // score, grid_stride: one block per SM (registers) and query row.
 // CHECK-LABEL: func.func @score_stride
-// CHECK-DAG: %[[SMS:.*]] = arith.constant 132 : index
+// CHECK-DAG: %[[SMS:.*]] = call @__indexpool_device_sm_count() : () -> index
 // CHECK-DAG: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c16 : index
 // CHECK: %[[GRID:.*]] = arith.minui %[[TILES]], %[[SMS]] : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
@@ -137,10 +138,11 @@ func.func @score_stride(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>,
 // -----
 
 // topk: tiles of 3 rows, a row at a time (a barrier before each), a wave of
-// 132 x 32 blocks of 64 threads striding over the tiles.
+// the device's SMs x 32 blocks of 64 threads striding over the tiles.
 // CHECK-LABEL: func.func @topk_stride
-// CHECK-DAG: %[[WAVE:.*]] = arith.constant 4224 : index
 // CHECK-DAG: %[[TILES:.*]] = arith.ceildivui %{{.*}}, %c3 : index
+// CHECK-DAG: %[[SMS:.*]] = call @__indexpool_device_sm_count() : () -> index
+// CHECK-DAG: %[[WAVE:.*]] = arith.muli %[[SMS]], %c32 : index
 // CHECK: %[[GRID:.*]] = arith.minui %[[TILES]], %[[WAVE]] : index
 // CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
 // CHECK: scf.for %[[TILE:.*]] = %[[B]] to %[[TILES]] step %[[GRID]] {

@@ -7,11 +7,16 @@
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 format=elf" 2>&1 | FileCheck %s --check-prefix=FORMAT
 
 // RUN: not indexpool-opt %s --indexpool-to-nvvm="chip=sm_90 threads-per-block=48" 2>&1 | FileCheck %s --check-prefix=TPB
-// RUN: not indexpool-opt %S/../Tools/Inputs/dynamic-pool.mlir --indexpool-to-nvvm="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// Dynamic shapes: the kernel takes each buffer as a pointer and its
+// dynamic sizes as i64 parameters (--indexpool-kernel-size-params).
+// RUN: indexpool-opt %S/../Tools/Inputs/dynamic-pool.mlir --indexpool-to-nvvm="chip=sm_90" | FileCheck %s --check-prefix=DYNAMIC
 
 // CHIP: indexpool-to-nvvm: unknown chip 'sm_42'; known chips: sm_80
 // TPB: indexpool-to-nvvm: threads-per-block must be a multiple of 32 in [32, 1024], got 48
-// DYNAMIC: dynamic-pool.mlir:2:12: error: GPU kernels take static shapes, got 'tensor<?x64xf32>'; specialize the function first (indexpool-compile --function=pool --input-shape=I:AxB...)
+// DYNAMIC: %[[T:.*]] = memref.dim %arg0, %c0 : memref<?x64xf32>
+// DYNAMIC: %[[KEYS:.*]] = memref.reinterpret_cast %arg0 to offset: [0], sizes: [1], strides: [1] : memref<?x64xf32> to memref<1xf32>
+// DYNAMIC: gpu.launch_func {{ *}}@pool_kernel::@pool_kernel {{.*}} args({{.*}}%[[KEYS]] : memref<1xf32>, %[[T]] : index
+// DYNAMIC: .param .u64 .ptr .align 1 pool_kernel_param_0,\0A\09.param .u64 pool_kernel_param_1,
 // FORMAT: indexpool-to-nvvm: format must be isa, bin or fatbin, got 'elf'
 
 // CHECK-LABEL: func.func @chain

@@ -10,11 +10,17 @@
 //    holds the kernels below whose names appear in it;
 //  - kernels run on the host, thread by thread over the launch's grid, so a
 //    grid that is too small leaves work undone, as on a GPU;
-//  - events read the host clock.
+//  - events read the host clock;
+//  - streams are numbered handles (1, 2, ...); work runs at once, in order,
+//    whatever the stream, and the asynchronous copies are synchronous.
 // Only cuEventElapsedTime (not the CUDA 12.8 _v2) is exported, so the
 // runtime's fallback is exercised. Environment: INDEXPOOL_FAKE_CUDA_DEVICES
 // (device count, default 1), INDEXPOOL_FAKE_CUDA_CC (compute capability as
-// major*10+minor, default 90).
+// major*10+minor, default 90), INDEXPOOL_FAKE_CUDA_LOG (when set: one line
+// on stderr per launch, copy, memset, event record and stream
+// synchronization, with its stream, "default" or the handle's number, and a
+// launch's grid, block and integer parameters, so that a test sees what
+// the runtime evaluated and where it queued it).
 //
 // Kernels (parameters in order):
 //   indexpool_test_expand(i32 *indices, i32 *tokens, i64 count, i32 P):
@@ -32,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -98,6 +105,9 @@ struct State {
   std::map<CUdeviceptr, size_t> allocations;
   CUresult sticky = kSuccess;
   std::set<const void *> modules, events;
+  /// Stream handle -> its number in the log.
+  std::map<const void *, int> streams;
+  int nextStream = 1;
 };
 
 State &state() {
@@ -118,6 +128,40 @@ bool inside(CUdeviceptr pointer, size_t bytes) {
 struct Module {
   std::set<std::string> kernels;
 };
+
+/// Whether INDEXPOOL_FAKE_CUDA_LOG asks for the log.
+bool logging() {
+  static bool enabled = [] {
+    const char *value = std::getenv("INDEXPOOL_FAKE_CUDA_LOG");
+    return value && *value;
+  }();
+  return enabled;
+}
+
+/// "default", or the number of a created stream ("?" for an unknown one).
+/// The caller holds the state's mutex.
+std::string streamName(const CUstream_st *stream) {
+  if (!stream)
+    return "default";
+  auto it = state().streams.find(stream);
+  return it == state().streams.end() ? "?" : std::to_string(it->second);
+}
+
+void logLine(const std::string &line) {
+  if (logging())
+    std::fprintf(stderr, "fake-cuda: %s\n", line.c_str());
+}
+
+/// The parameter kinds of each kernel, for the log: 'p' a pointer, 'l' an
+/// i64, 'i' an i32.
+const char *signatureOf(const std::string &kernel) {
+  if (kernel == "indexpool_test_expand" ||
+      kernel == "indexpool_test_expand_wrong")
+    return "ppli";
+  if (kernel == "indexpool_test_dequantize_f8")
+    return "pppll";
+  return "";
+}
 
 constexpr const char *kKernels[] = {
     "indexpool_test_expand", "indexpool_test_expand_wrong",
@@ -379,6 +423,75 @@ FAKE_CUDA_API CUresult cuMemsetD8_v2(CUdeviceptr destination,
   return state().sticky;
 }
 
+// The stream variants: the same work, done at once, logged with the stream.
+FAKE_CUDA_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination,
+                                            const void *source, size_t bytes,
+                                            CUstream_st *stream) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    logLine("memcpy HtoD " + std::to_string(bytes) + " bytes stream=" +
+            streamName(stream));
+  }
+  return cuMemcpyHtoD_v2(destination, source, bytes);
+}
+
+FAKE_CUDA_API CUresult cuMemcpyDtoHAsync_v2(void *destination,
+                                            CUdeviceptr source, size_t bytes,
+                                            CUstream_st *stream) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    logLine("memcpy DtoH " + std::to_string(bytes) + " bytes stream=" +
+            streamName(stream));
+  }
+  return cuMemcpyDtoH_v2(destination, source, bytes);
+}
+
+FAKE_CUDA_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination,
+                                            CUdeviceptr source, size_t bytes,
+                                            CUstream_st *stream) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    logLine("memcpy DtoD " + std::to_string(bytes) + " bytes stream=" +
+            streamName(stream));
+  }
+  return cuMemcpyDtoD_v2(destination, source, bytes);
+}
+
+FAKE_CUDA_API CUresult cuMemsetD8Async(CUdeviceptr destination,
+                                       unsigned char value, size_t bytes,
+                                       CUstream_st *stream) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    logLine("memset " + std::to_string(bytes) + " bytes stream=" +
+            streamName(stream));
+  }
+  return cuMemsetD8_v2(destination, value, bytes);
+}
+
+FAKE_CUDA_API CUresult cuStreamCreate(CUstream_st **stream, unsigned) {
+  auto *handle = new char();
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().streams[handle] = state().nextStream++;
+  *stream = reinterpret_cast<CUstream_st *>(handle);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuStreamDestroy_v2(CUstream_st *stream) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().streams.erase(stream))
+    return kInvalidHandle;
+  delete reinterpret_cast<char *>(stream);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuStreamSynchronize(CUstream_st *stream) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (stream && !state().streams.count(stream))
+    return kInvalidHandle;
+  logLine("synchronize stream=" + streamName(stream));
+  return state().sticky;
+}
+
 FAKE_CUDA_API CUresult cuModuleLoadDataEx(CUmod_st **module, const void *image,
                                           unsigned numOptions, int *options,
                                           void **values) {
@@ -450,16 +563,37 @@ FAKE_CUDA_API CUresult cuFuncSetAttribute(CUfunc_st *, int, int) {
 FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
                                       unsigned gridY, unsigned gridZ,
                                       unsigned blockX, unsigned blockY,
-                                      unsigned blockZ, unsigned, CUstream_st *,
-                                      void **params, void **extra) {
+                                      unsigned blockZ, unsigned,
+                                      CUstream_st *stream, void **params,
+                                      void **extra) {
   if (!function || extra ||
       uint64_t(blockX) * blockY * blockZ > 1024 || !gridX ||
       !gridY || !gridZ || !blockX || !blockY || !blockZ)
     return kInvalidValue;
   std::lock_guard<std::mutex> lock(state().mutex);
+  if (stream && !state().streams.count(stream))
+    return kInvalidHandle;
   if (state().sticky != kSuccess)
     return state().sticky;
   const std::string &name = *reinterpret_cast<const std::string *>(function);
+  if (logging()) {
+    std::string line = "launch " + name + " grid=[" + std::to_string(gridX) +
+                       "," + std::to_string(gridY) + "," +
+                       std::to_string(gridZ) + "] block=[" +
+                       std::to_string(blockX) + "," + std::to_string(blockY) +
+                       "," + std::to_string(blockZ) + "] params=[";
+    const char *signature = signatureOf(name);
+    for (int i = 0; signature[i]; ++i) {
+      line += i ? ", " : "";
+      if (signature[i] == 'p')
+        line += "ptr";
+      else if (signature[i] == 'l')
+        line += std::to_string(param<int64_t>(params, i));
+      else
+        line += std::to_string(param<int32_t>(params, i));
+    }
+    logLine(line + "] stream=" + streamName(stream));
+  }
   // Blocks fit in 64 bits (< 2^63); threads may not (up to 2^73): saturate,
   // the kernels stop at their own element counts anyway.
   uint64_t blocks = uint64_t(gridX) * gridY * gridZ;
@@ -479,10 +613,12 @@ FAKE_CUDA_API CUresult cuEventCreate(CUevent_st **event, unsigned) {
   return kSuccess;
 }
 
-FAKE_CUDA_API CUresult cuEventRecord(CUevent_st *event, CUstream_st *) {
+FAKE_CUDA_API CUresult cuEventRecord(CUevent_st *event, CUstream_st *stream) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (!state().events.count(event))
+  if (!state().events.count(event) ||
+      (stream && !state().streams.count(stream)))
     return kInvalidHandle;
+  logLine("event record stream=" + streamName(stream));
   reinterpret_cast<Event *>(event)->milliseconds = nowMilliseconds();
   return state().sticky;
 }

@@ -33,10 +33,10 @@
 // ONE-NOT: kernel
 // THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // THREE-NOT: kernel
-// TYPES-NOT: i64
+// TYPES-NOT: "type": "i64"
 // TYPES: "role": "temporary",
 // TYPES: {{^ *}}256{{$}}
 // TYPES-NEXT: ],
 // TYPES-NEXT: "type": "i32"
-// TYPES-NOT: i64
+// TYPES-NOT: "type": "i64"
 // PARSED: indexpool-launch: error: kernel 'select_kernel{{[_0-9]*}}' is not in the binary

@@ -1,5 +1,5 @@
 // The manifest indexpool-compile writes carries each kernel's parameter
-// signature (format_version 2, docs/manifest.md), read from the launch's
+// signature (format_version 3, docs/manifest.md), read from the launch's
 // operand types, with the bytes the kernel may access through each buffer
 // and the alignment its pointer needs (the indices are read as i32, the
 // tokens written with 16-byte vector stores);
@@ -9,7 +9,7 @@
 //
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --emit=ptx -o %t --function=expand_tokens
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/expand_tokens.sm_90.json
-// MANIFEST: "format_version": 2,
+// MANIFEST: "format_version": 3,
 // MANIFEST: "kernels": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "name": "expand_tokens_kernel",

@@ -11,13 +11,20 @@
 // RUN: indexpool-compile %s --chip=sm_80 --emit=mlir -o %t && FileCheck %s --check-prefix=MLIR < %t/kpool.sm_80.mlir
 // RUN: not indexpool-compile %s --chip=sm_42 -o %t 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not indexpool-compile %s --chip=sm_90 --emit=elf -o %t 2>&1 | FileCheck %s --check-prefix=EMIT
-// RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=DYN
+// A dynamic function compiles once for every size: buffer shapes, grids
+// and the kernel's size parameters are formulas of the inputs' shapes and
+// the device's SM count (evaluated here by an independent script for two
+// sizes and two devices: G = T / 4 groups, 32 per block of 512 threads,
+// at most 4 blocks per SM striding over them).
+// RUN: rm -rf %t.dyn && indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t.dyn
+// RUN: python3 %S/Inputs/eval_sizes.py %t.dyn/pool.sm_90.json 132 1000x64 1000 | FileCheck %s --check-prefix=DYN
+// RUN: python3 %S/Inputs/eval_sizes.py %t.dyn/pool.sm_90.json 16 65536x64 65536 | FileCheck %s --check-prefix=DYN2
 // RUN: not indexpool-compile %s --chip=sm_90 --function=nope -o %t 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // An explicit --threads-per-block replaces the chip's configuration: 128
 // threads = 4 warps x 4 groups, 256 / 16 = 16 blocks.
 // RUN: indexpool-compile %s --chip=sm_89 --threads-per-block=128 -o %t.tpb && FileCheck %s --check-prefix=TPB < %t.tpb/kpool.sm_89.json
 // RUN: not indexpool-compile %s --chip=sm_89 --threads-per-block=100 -o %t.tpb 2>&1 | FileCheck %s --check-prefix=BADTPB
-// Dynamic functions are compiled for the shapes --input-shape gives.
+// --input-shape specializes a dynamic function for one shape.
 // RUN: indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 --input-shape=1:1000 -o %t
 // RUN: FileCheck %s --check-prefix=SHAPED < %t/pool.sm_90.json
 // RUN: not indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 --function=pool --input-shape=0:1000x64 -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -32,7 +39,12 @@
 // MLIR: gpu.binary
 // CHIP: indexpool-compile: error: unknown chip 'sm_42'; known chips:
 // EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
-// DYN: indexpool-compile: error: argument #0 of @pool has a dynamic size: give its shape with --input-shape=0:AxB...
+// DYN: buffer 0 input 1000x64
+// DYN-NEXT: buffer 1 input 1000
+// DYN-NEXT: buffer 2 output 250x64
+// DYN-NEXT: launch pool_kernel grid 8x1x1 params 250 1000 1000 8 8
+// DYN2: buffer 2 output 16384x64
+// DYN2-NEXT: launch pool_kernel grid 64x1x1 params 16384 65536 65536 512 64
 // NOFUNC: indexpool-compile: error: no function @nope in
 // TPB: "block": [
 // TPB-NEXT: 128,

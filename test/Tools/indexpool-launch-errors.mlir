@@ -47,7 +47,7 @@
 // Invalid fields: one line naming the file, the place and the field.
 // RUN: sed 's/"format_version": 2/"format_version": 1/' %S/Inputs/launch/expand.json > %t.version.json
 // RUN: sh -c "indexpool-launch %t.version.json 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=VERSION --implicit-check-not=error:
-// VERSION: indexpool-launch: error: {{.*}}version.json:2:21: format_version: unsupported format_version 1 (this runtime reads 2; older manifests have no kernel signatures: recompile with indexpool-compile)
+// VERSION: indexpool-launch: error: {{.*}}version.json:2:21: format_version: unsupported format_version 1 (this runtime reads 2 and 3; older manifests have no kernel signatures: recompile with indexpool-compile)
 // VERSION-NEXT: rc=1
 // RUN: sed 's/"sm_80"/"ampere"/' %S/Inputs/launch/expand.json > %t.chip.json
 // RUN: not indexpool-launch %t.chip.json 2>&1 | FileCheck %s --check-prefix=CHIP --implicit-check-not=error:

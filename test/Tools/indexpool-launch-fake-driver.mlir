@@ -47,7 +47,7 @@
 // Driver errors: one line with the kernel, the call and the driver's words.
 // RUN: sed 's/"indexpool_test_expand"/"indexpool_test_fault"/' %S/Inputs/launch/fake.json > %t.wrong/fault.json
 // RUN: sh -c "env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/fault.json --random-inputs=3 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=FAULT --implicit-check-not=error:
-// FAULT: indexpool-launch: error: launches[1] (indexpool_test_fault): cuCtxSynchronize: an illegal memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS)
+// FAULT: indexpool-launch: error: launches[1] (indexpool_test_fault): cuStreamSynchronize: an illegal memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS)
 // FAULT-NEXT: rc=1
 // RUN: sed 's/"indexpool_test_expand"/"indexpool_test_nope"/' %S/Inputs/launch/fake.json > %t.wrong/nope.json
 // RUN: not env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext indexpool-launch %t.wrong/nope.json --random-inputs=3 2>&1 | FileCheck %s --check-prefix=NOKERNEL --implicit-check-not=error:

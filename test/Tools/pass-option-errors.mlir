@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=CHIP < %t.chip && count 1 < %t.chip
 // RUN: not indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_90 threads-per-block=33" 2> %t.tpb
 // RUN: FileCheck %s --check-prefix=TPB < %t.tpb && count 1 < %t.tpb
-// RUN: not indexpool-opt %s --pass-pipeline="builtin.module(func.func(indexpool-tile-rows{threads-per-block=0}))" 2> %t.tile
+// RUN: not indexpool-opt %s --pass-pipeline="builtin.module(indexpool-tile-rows{threads-per-block=0})" 2> %t.tile
 // RUN: FileCheck %s --check-prefix=TILE < %t.tile && count 1 < %t.tile
 // RUN: not indexpool-opt %s --indexpool-configure=chip 2> %t.novalue
 // RUN: FileCheck %s --check-prefix=NOVALUE < %t.novalue && count 1 < %t.novalue

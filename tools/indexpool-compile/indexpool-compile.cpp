@@ -4,14 +4,17 @@
 //     [--function=NAME [--input-shape=I:AxBxC ...]] [--fuse=false]
 //     [--tuning-db=FILE.json | --threads-per-block=N]
 //
-// For each public function (static shapes), runs --indexpool-to-nvvm and
+// For each public function, runs --indexpool-to-nvvm and
 // writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json (NAME with
 // %XX for bytes a file name should not hold: fileStem), the manifest
 // (docs/manifest.md) that lets a runtime outside MLIR allocate the buffers,
 // launch the kernels in order and check the results against the reference
 // (compileForGPU, lib/Conversion/Pipelines/KernelManifest.cpp). A function
-// with dynamic shapes is compiled for the argument shapes --input-shape
-// gives (specializeShapes: every size relation is checked first).
+// with dynamic shapes compiles to one binary for every size: its kernels
+// take their sizes as parameters and the manifest gives buffer shapes,
+// grids and size parameters as formulas of the inputs' shapes and the
+// device's SM count. --input-shape specializes it for one shape instead
+// (specializeShapes: every size relation is checked first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,8 +83,9 @@ static cl::opt<std::string>
                  cl::cat(category));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::value_desc("I:AxBxC"),
-    cl::desc("Compile --function for argument I of shape AxBxC (needed for "
-             "every argument with a dynamic size)"),
+    cl::desc("Compile --function specialized for argument I of shape AxBxC "
+             "(then every argument with a dynamic size needs one; without "
+             "any, a dynamic function compiles for every size)"),
     cl::cat(category));
 static cl::opt<int64_t> threadsPerBlock(
     "threads-per-block", cl::init(256),
@@ -277,16 +281,10 @@ int main(int argc, char **argv) {
     return fail("--input-shape needs --function=NAME (the shapes of one "
                 "function's arguments)");
   for (func::FuncOp func : functions) {
-    // Static shapes from --input-shape; a function with dynamic sizes and
-    // none given gets an error naming the argument to give.
-    bool dynamic = llvm::any_of(
-        llvm::concat<const Type>(func.getArgumentTypes(),
-                                 func.getResultTypes()),
-        [](Type t) {
-          auto shaped = dyn_cast<ShapedType>(t);
-          return shaped && !shaped.hasStaticShape();
-        });
-    if ((dynamic || !inputShapes.empty()) && failed(specialize(func, error)))
+    // A function with dynamic sizes compiles once for every size (the
+    // manifest's sizes are formulas of the inputs' shapes); --input-shape
+    // specializes it for one shape instead.
+    if (!inputShapes.empty() && failed(specialize(func, error)))
       return fail(error);
     if (int rc = compileFunction(*module, func))
       return rc;

@@ -1,12 +1,15 @@
 //===- indexpool-launch.cpp - run compiled kernels from their manifest ----===//
 //
-//   indexpool-launch MANIFEST.json [--input=@a.npy ... | --random-inputs=SEED]
-//       [--output=@out.npy ...] [--verify] [--benchmark=N] [--device=N]
+//   indexpool-launch MANIFEST.json [--input=@a.npy ... | --random-inputs=SEED
+//       [--input-shape=I:AxB ...]] [--output=@out.npy ...] [--verify]
+//       [--benchmark=N] [--device=N] [--stream=default|new]
 //
 // Runs the kernels that indexpool-compile wrote (cubin or PTX, described by
 // the JSON manifest of docs/manifest.md) on an NVIDIA GPU through the CUDA
-// driver (loaded with dlopen), and checks them against the float64
-// reference (lib/Reference) with the tolerances of indexpool-run --verify.
+// driver (loaded with dlopen), for the inputs' sizes (a manifest's sizes
+// are evaluated for the inputs given, or for --input-shape), and checks them
+// against the float64 reference (lib/Reference) with the tolerances of
+// indexpool-run --verify.
 // No LLVM or MLIR: this builds on a GPU machine that has only CMake and a
 // C++ compiler (-DINDEXPOOL_COMPILER=OFF), where the artifacts are carried.
 //
@@ -23,6 +26,7 @@
 #include "indexpool/Runtime/Compare.h"
 #include "indexpool/Runtime/Cuda.h"
 #include "indexpool/Runtime/FileRead.h"
+#include "indexpool/Runtime/InputShape.h"
 #include "indexpool/Runtime/Launcher.h"
 #include "indexpool/Runtime/Manifest.h"
 #include "indexpool/Runtime/Npy.h"
@@ -34,6 +38,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <new>
 #include <string>
 #include <string_view>
@@ -60,6 +65,10 @@ usage: indexpool-launch MANIFEST.json [options]
                         quantized keys: valid codes; valid lengths: [0, N];
                         expand indices: [-1, 1000]; other i32: [0, 100]); the
                         same draws as indexpool-run --random-inputs=SEED
+  --input-shape=I:AxB   with --random-inputs: the shape of input I (needed
+                        for an input whose manifest shape has sizes known at
+                        launch, e.g. [?, 64]; otherwise it must be the
+                        manifest's)
   --output=@FILE.npy    one .npy per output, in output order: float types as
                         float32 (decoded values), i8 as int8, i32 as int32
   --verify              compare every output with the float64 reference run
@@ -76,6 +85,9 @@ usage: indexpool-launch MANIFEST.json [options]
                         of half those bytes (so as many bytes move) and print
                         its GB/s and the kernel's ratio to it
   --device=N            the CUDA device ordinal (default 0)
+  --stream=default|new  the stream every copy, launch and event goes on: the
+                        default stream, or one this tool creates (as a
+                        caller of the runtime passes its own)
   --print-device        print the device's name and facts first
   --help                this text
 
@@ -92,6 +104,8 @@ struct Options {
   std::string manifest;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  std::vector<std::string> inputShapes;
+  bool newStream = false;
   bool random = false;
   uint64_t seed = 0;
   bool verify = false;
@@ -160,6 +174,16 @@ bool parseOptions(int argc, char **argv, Options &options,
       if (!needValue("@FILE.npy"))
         return false;
       options.outputs.emplace_back(value);
+    } else if (name == "input-shape") {
+      if (!needValue("0:1024x128"))
+        return false;
+      options.inputShapes.emplace_back(value);
+    } else if (name == "stream") {
+      if (!needValue("new"))
+        return false;
+      if (value != "default" && value != "new")
+        return bad("default or new");
+      options.newStream = value == "new";
     } else if (name == "random-inputs") {
       if (!needValue("SEED"))
         return false;
@@ -227,7 +251,55 @@ std::string plural(size_t count, const std::string &noun) {
 
 
 
+/// Reads the --input files (their shapes bind the manifest's sizes).
+bool readInputFiles(const Options &options, std::vector<NpyArray> &arrays,
+                    std::string &error) {
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    std::string why;
+    if (!readNpy(stripAt(options.inputs[i]), arrays.emplace_back(), why)) {
+      error = "input #" + std::to_string(i) + ": " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The inputs' shapes for --random-inputs: --input-shape where given, else
+/// the manifest's, which must then have no sizes.
+bool randomInputShapes(const Manifest &manifest, const Options &options,
+                       std::vector<std::vector<int64_t>> &shapes,
+                       std::string &error) {
+  std::vector<const Buffer *> buffers = manifest.inputs();
+  std::map<size_t, std::vector<int64_t>> given;
+  for (const std::string &text : options.inputShapes)
+    if (!parseInputShape(text, buffers.size(), given, error))
+      return false;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer &buffer = *buffers[i];
+    if (auto it = given.find(i); it != given.end()) {
+      shapes.push_back(it->second);
+      continue;
+    }
+    bool symbolic =
+        std::any_of(buffer.dims.begin(), buffer.dims.end(),
+                    [](const SizeOperand &d) { return d.isSize(); });
+    if (symbolic) {
+      std::string example;
+      for (const SizeOperand &d : buffer.dims)
+        example += (example.empty() ? "" : "x") +
+                   (d.isSize() ? std::string("N") : std::to_string(d.value));
+      error = "input " + std::to_string(i) + " has shape " +
+              symbolicShapeString(buffer) + ": give --input-shape=" +
+              std::to_string(i) + ":" + example + " or --input=@file.npy";
+      return false;
+    }
+    shapes.push_back(buffer.shape);
+  }
+  return true;
+}
+
 bool loadInputs(const Manifest &manifest, const Options &options,
+                const std::vector<NpyArray> &arrays,
                 std::vector<HostTensor> &inputs, std::string &error) {
   std::vector<const Buffer *> buffers = manifest.inputs();
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -235,12 +307,8 @@ bool loadInputs(const Manifest &manifest, const Options &options,
     std::string type = tensorTypeString(buffer.shape, buffer.type);
     std::string path = stripAt(options.inputs[i]);
     std::string which = "input #" + std::to_string(i) + " (" + path + ")";
-    NpyArray array;
+    const NpyArray &array = arrays[i];
     std::string why;
-    if (!readNpy(path, array, why)) {
-      error = "input #" + std::to_string(i) + ": " + why;
-      return false;
-    }
     std::string expected = expectedNpyDtypes(array.dtype, buffer.type);
     if (!expected.empty()) {
       error = which + " is " + withArticle(dtypeName(array.dtype)) +
@@ -292,20 +360,57 @@ int run(const Options &options) {
     return fail("--input and --random-inputs cannot be combined");
   if (options.copyAnchor && options.benchmark == 0)
     return fail("--copy-anchor needs --benchmark=N");
+  if (!options.random && !options.inputShapes.empty())
+    return fail("--input-shape only applies with --random-inputs");
 
-  Manifest manifest;
-  if (!loadManifest(options.manifest, manifest, error))
+  Manifest symbolic;
+  if (!loadManifest(options.manifest, symbolic, error))
     return fail(error);
-  std::vector<const Buffer *> inputBuffers = manifest.inputs();
-  std::vector<const Buffer *> outputBuffers = manifest.outputs();
+  std::vector<const Buffer *> inputBuffers = symbolic.inputs();
+  std::vector<const Buffer *> outputBuffers = symbolic.outputs();
   if (!options.outputs.empty() &&
       options.outputs.size() != outputBuffers.size())
     return fail(options.manifest + " has " +
                 plural(outputBuffers.size(), "output") + ", got " +
                 std::to_string(options.outputs.size()) + " --output");
-  if (options.verify && manifest.computes.empty())
+  if (options.verify && symbolic.computes.empty())
     return fail("--verify needs the manifest's computes, and " +
                 options.manifest + " has none");
+
+  // The inputs' shapes bind the manifest's sizes, checked before the device
+  // is touched (unless a size is the device's SM count).
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<NpyArray> arrays;
+  if (options.random) {
+    if (!randomInputShapes(symbolic, options, shapes, error))
+      return fail(error);
+  } else {
+    if (options.inputs.size() != inputBuffers.size())
+      return fail(options.manifest + " takes " +
+                  plural(inputBuffers.size(), "input") + ", got " +
+                  std::to_string(options.inputs.size()) +
+                  " --input (one --input=@FILE.npy per input, or "
+                  "--random-inputs=SEED)");
+    if (!readInputFiles(options, arrays, error))
+      return fail(error);
+    // A manifest without sizes keeps its own shapes: loadInputs says which
+    // file does not fit.
+    for (size_t i = 0; i < arrays.size(); ++i)
+      shapes.push_back(symbolic.needsBinding() ? arrays[i].shape
+                                               : inputBuffers[i]->shape);
+  }
+  std::unique_ptr<CudaDevice> device;
+  if (symbolic.needsBinding() && symbolic.usesSmCount() &&
+      !(device = CudaDevice::open(error, options.device)))
+    return fail(error);
+  Manifest manifest;
+  if (!bindSizes(symbolic, shapes,
+                 device ? device->info().multiprocessorCount : 0, manifest,
+                 error))
+    return fail(error);
+  inputBuffers = manifest.inputs();
+  outputBuffers = manifest.outputs();
+
   for (const Buffer &buffer : manifest.buffers)
     if (buffer.numElements() > kMaxHostElements &&
         (buffer.role != BufferRole::Temporary || options.verify))
@@ -321,26 +426,26 @@ int run(const Options &options) {
 
   // Inputs, checked before the device is touched.
   std::vector<HostTensor> inputs;
-  if (options.random) {
+  if (options.random)
     inputs = generateRandomInputs(manifest, options.seed);
-  } else {
-    if (options.inputs.size() != inputBuffers.size())
-      return fail(options.manifest + " takes " +
-                  plural(inputBuffers.size(), "input") + ", got " +
-                  std::to_string(options.inputs.size()) +
-                  " --input (one --input=@FILE.npy per input, or "
-                  "--random-inputs=SEED)");
-    if (!loadInputs(manifest, options, inputs, error))
-      return fail(error);
-  }
+  else if (!loadInputs(manifest, options, arrays, inputs, error))
+    return fail(error);
 
-  std::unique_ptr<CudaDevice> device = CudaDevice::open(error, options.device);
-  if (!device)
+  if (!device && !(device = CudaDevice::open(error, options.device)))
     return fail(error);
   if (options.printDevice)
     std::printf("device: %s\n", device->info().describe().c_str());
+  // --stream=new: a stream of the tool's own, as a serving engine passes
+  // its own; destroyed after the launcher (declared first).
+  struct OwnedStream {
+    CudaDevice &device;
+    CudaDevice::StreamHandle handle = nullptr;
+    ~OwnedStream() { device.destroyStream(handle); }
+  } stream{*device};
+  if (options.newStream && !device->createStream(stream.handle, error))
+    return fail(error);
   std::unique_ptr<Launcher> launcher =
-      Launcher::create(*device, manifest, image, error);
+      Launcher::create(*device, manifest, image, error, stream.handle);
   if (!launcher)
     return fail(error);
   std::vector<HostTensor> results;

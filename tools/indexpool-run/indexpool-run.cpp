@@ -471,10 +471,14 @@ static int runOnCuda(ModuleOp module, func::FuncOp func,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(compiled->manifest));
-  runtime::Manifest manifest;
-  if (!runtime::parseManifest(text, binaryName, /*directory=*/".", manifest,
+  runtime::Manifest symbolic, manifest;
+  if (!runtime::parseManifest(text, binaryName, /*directory=*/".", symbolic,
                               error))
     return fail("internal error: the generated manifest: " + error);
+  // Sizes known at launch (format_version 3) take the inputs' shapes.
+  if (!runtime::bindSizes(symbolic, shapes,
+                          device->info().multiprocessorCount, manifest, error))
+    return fail(error);
   // The driver reads PTX up to its terminating NUL.
   std::string image = compiled->binary + '\0';
   std::unique_ptr<runtime::Launcher> launcher =

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -330,6 +331,74 @@ HostTensor slotsOf(const HostTensor &table, int64_t b, int64_t groups) {
     slots.data[size_t(g)] =
         table.data[size_t(b * maxPages + g / kE)] * kE + g % kE;
   return slots;
+}
+
+/// The same double, NaN equal to NaN, +0 not equal to -0.
+bool sameBits(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) ||
+         (a == b && std::signbit(a) == std::signbit(b));
+}
+
+// selectPaged scores a page's entries side by side, without overflowLikeF32
+// where no value can overflow: its logits must be score's, bit for bit, over
+// pages of random bytes (NaN codes, scales up to 3e38, infinite and NaN
+// ones), queries that overflow f32 in one head and hold a NaN in another.
+TEST(PagedTest, SelectLogitsAreScoresBitForBit) {
+  std::mt19937_64 rng(16);
+  PageLayout i8Layout{16, 32, ElementType::I8, /*scalesFirst=*/true};
+  for (const PageLayout &layout : {productionLayout(), i8Layout}) {
+    int64_t batch = 2, rows = 2, heads = 3, maxPages = 3, dim = layout.dim;
+    HostTensor pages = randomInt32({5, layout.pageBytes()}, -128, 127, rng);
+    pages.type = ElementType::I8;
+    // Pages 0 to 2 without NaN codes (0x7F, 0xFF): they take the fast loop.
+    for (int64_t page = 0; page < 3; ++page)
+      for (int64_t j = 0; j < layout.entries * dim; ++j) {
+        double &byte = pages.data[size_t(page * layout.pageBytes() +
+                                         layout.codesOffset(0) + j)];
+        if ((int64_t(byte) & 0x7F) == 0x7F)
+          byte -= 1;
+      }
+    HostTensor table{ElementType::I32, {batch, maxPages}, {4, 0, 2, 1, 3, 4}};
+    HostTensor q =
+        randomNormal(ElementType::BF16, {batch, rows, heads, dim}, rng);
+    for (int64_t d = 0; d < dim; ++d)
+      q.data[size_t(heads * dim + d)] *= 0x1p120; // row 1, head 0
+    q.data[size_t(2 * heads * dim + dim + 5)] = std::nan(""); // row 2, head 1
+    HostTensor w = randomNormal(ElementType::F32, {batch, rows, heads}, rng);
+    int64_t e = layout.entries;
+    // Whole tables, part of a page, one entry, tail only.
+    HostTensor lengths{ElementType::I32,
+                       {batch, rows},
+                       {double(3 * e * kP), double((e + 5) * kP + 3),
+                        double(kP), 2}};
+    ASSERT_EQ(checkSelectPaged(q, w, pages, table, lengths, 8, kP, layout),
+              "");
+    PagedLogits got =
+        selectPagedLogits(q, w, pages, table, lengths, kP, layout);
+    ASSERT_EQ(got.logits.shape, (std::vector<int64_t>{batch * rows, 3 * e}));
+    int64_t nonFinite = 0;
+    for (int64_t row = 0; row < batch * rows; ++row) {
+      int64_t count = int64_t(lengths.data[size_t(row)]) / kP;
+      ASSERT_EQ(got.valid.data[size_t(row)], double(count));
+      Entries entries = gatherEntries(pages, layout, table, row / rows, count);
+      HostTensor query{q.type, {1, heads, dim},
+                       {q.data.begin() + row * heads * dim,
+                        q.data.begin() + (row + 1) * heads * dim}};
+      HostTensor weights{w.type, {1, heads},
+                         {w.data.begin() + row * heads,
+                          w.data.begin() + (row + 1) * heads}};
+      HostTensor want = score(query, weights, entries.codes, &entries.scale);
+      for (int64_t j = 0; j < count; ++j) {
+        double a = got.logits.data[size_t(row * 3 * e + j)];
+        ASSERT_TRUE(sameBits(a, want.data[size_t(j)]))
+            << "row " << row << " entry " << j << ": " << a << ", score "
+            << want.data[size_t(j)];
+        nonFinite += !std::isfinite(a);
+      }
+    }
+    // The special values were reached, not only finite logits.
+    EXPECT_GT(nonFinite, 0);
+  }
 }
 
 TEST(PagedTest, PrefillThenAppendsEqualsOneCompressOfTheWholeSequence) {

@@ -303,6 +303,58 @@ TEST(FakeCudaTest, LaunchErrorsNameTheKernelAndTheCall) {
                    "(indexpool-compile --chip=sm_90)");
 }
 
+TEST(FakeCudaTest, SizesAreBoundAndTheCallersStreamIsUsed) {
+  std::string error;
+  std::unique_ptr<CudaDevice> device = openFake(error);
+  ASSERT_TRUE(device) << error;
+  Manifest symbolic;
+  ASSERT_TRUE(loadManifest(INDEXPOOL_TEST_INPUTS "/expand-dynamic.json",
+                           symbolic, error))
+      << error;
+  std::string image;
+  ASSERT_TRUE(readBinary(symbolic, image, error)) << error;
+  // A manifest with sizes runs only once bound.
+  EXPECT_FALSE(Launcher::create(*device, symbolic, image, error));
+  EXPECT_EQ(error, INDEXPOOL_TEST_INPUTS
+            "/expand-dynamic.json has sizes known at launch: bind them to "
+            "the inputs' shapes first (bindSizes)");
+
+  CudaDevice::StreamHandle stream = nullptr;
+  ASSERT_TRUE(device->createStream(stream, error)) << error;
+  ASSERT_NE(stream, nullptr);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 5}, {20, 8}}) {
+    Manifest bound;
+    ASSERT_TRUE(bindSizes(symbolic, {shape}, device->info().multiprocessorCount,
+                          bound, error))
+        << error;
+    std::unique_ptr<Launcher> launcher =
+        Launcher::create(*device, bound, image, error, stream);
+    ASSERT_TRUE(launcher) << error;
+    std::vector<HostTensor> inputs = generateRandomInputs(bound, 7);
+    std::vector<HostTensor> outputs;
+    ASSERT_TRUE(launcher->upload(inputs, error)) << error;
+    ASSERT_TRUE(launcher->run(error)) << error;
+    ASSERT_TRUE(launcher->download(outputs, error)) << error;
+    ReferenceValues values;
+    ASSERT_TRUE(runReference(bound, inputs, values, error)) << error;
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{shape[0], shape[1] * 4}));
+    EXPECT_EQ(outputs[0].data, values.at(1).data);
+    std::vector<double> times;
+    ASSERT_TRUE(launcher->benchmark(2, times, error)) << error;
+  }
+  device->destroyStream(stream);
+  // A stream the driver does not know is the driver's error, naming the call.
+  Manifest bound;
+  ASSERT_TRUE(bindSizes(symbolic, {{2, 8}}, 132, bound, error)) << error;
+  std::unique_ptr<Launcher> launcher =
+      Launcher::create(*device, bound, image, error, stream);
+  ASSERT_TRUE(launcher) << error;
+  EXPECT_FALSE(launcher->run(error));
+  EXPECT_EQ(error, "launches[0] (indexpool_test_expand): cuLaunchKernel: "
+                   "invalid resource handle (CUDA_ERROR_INVALID_HANDLE)");
+}
+
 // Runs last among the fake tests: an illegal address is sticky, as on a GPU
 // (the context is unusable afterwards).
 TEST(FakeCudaTest, ZzAsynchronousFaultsAreReportedWithTheirKernel) {
@@ -319,8 +371,8 @@ TEST(FakeCudaTest, ZzAsynchronousFaultsAreReportedWithTheirKernel) {
       Launcher::create(*device, manifest, image, error);
   ASSERT_TRUE(launcher) << error;
   EXPECT_FALSE(launcher->run(error));
-  EXPECT_EQ(error, "launches[1] (indexpool_test_fault): cuCtxSynchronize: an "
-                   "illegal memory access was encountered "
+  EXPECT_EQ(error, "launches[1] (indexpool_test_fault): cuStreamSynchronize: "
+                   "an illegal memory access was encountered "
                    "(CUDA_ERROR_ILLEGAL_ADDRESS)");
 }
 

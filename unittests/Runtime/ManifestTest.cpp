@@ -147,20 +147,23 @@ TEST(ManifestTest, EveryMistakeIsOneLineNamingTheField) {
   EXPECT_EQ(errorOf("{\"format_version\": 1,, }"),
             "m.json:1:22: expected a string key after ',', got character ','");
   EXPECT_EQ(errorOf("[]"), "m.json:1:1: expected an object, got an array");
+  EXPECT_EQ(errorOf(edited("\"format_version\": 2", "\"format_version\": 4")),
+            "m.json:2:21: format_version: unsupported format_version 4 (this "
+            "runtime reads 2 and 3)");
+  // Version 3 is version 2 with sizes known at launch (ManifestSizesTest).
   EXPECT_EQ(errorOf(edited("\"format_version\": 2", "\"format_version\": 3")),
-            "m.json:2:21: format_version: unsupported format_version 3 (this "
-            "runtime reads 2)");
+            "");
   // Version 1 had no kernel signatures: its launches cannot be checked.
   EXPECT_EQ(errorOf(edited("\"format_version\": 2", "\"format_version\": 1")),
             "m.json:2:21: format_version: unsupported format_version 1 (this "
-            "runtime reads 2; older manifests have no kernel signatures: "
+            "runtime reads 2 and 3; older manifests have no kernel signatures: "
             "recompile with indexpool-compile)");
   EXPECT_EQ(errorOf(edited("\"format_version\": 2,", "")),
             "m.json:1:1: missing field \"format_version\"");
   EXPECT_EQ(errorOf(edited("\"chip\"", "\"chips\"")),
             "m.json:3:12: chips: unknown field (expected format_version, "
-            "chip, function, binary, buffers, values, kernels, launches or "
-            "computes)");
+            "chip, function, binary, sizes, buffers, values, kernels, launches "
+            "or computes)");
   EXPECT_EQ(errorOf(edited("\"sm_90\"", "\"hopper\"")),
             "m.json:3:11: chip: expected a chip such as sm_80, sm_90 or "
             "sm_90a, got \"hopper\"");

@@ -109,6 +109,20 @@ HostTensor selectPaged(const HostTensor &q, const HostTensor &w,
                        const HostTensor &lengths, int64_t k, int64_t poolSize,
                        const PageLayout &layout);
 
+/// The scores selectPaged ranks, for telling near ties from errors: query
+/// row r = b * S + s has valid[r] = floor(L / P) entries, and logits[r, j]
+/// is score's logit (f32-rounded) of its entry j, for j < valid[r] (0 after).
+struct PagedLogits {
+  HostTensor logits; // [B*S, max floor(L / P)], f32
+  HostTensor valid;  // [B*S], i32
+};
+/// The same operands as selectPaged, checked by checkSelectPaged.
+PagedLogits selectPagedLogits(const HostTensor &q, const HostTensor &w,
+                              const HostTensor &pages,
+                              const HostTensor &blockTable,
+                              const HostTensor &lengths, int64_t poolSize,
+                              const PageLayout &layout);
+
 //===----------------------------------------------------------------------===//
 // indexpool.append_paged
 //===----------------------------------------------------------------------===//

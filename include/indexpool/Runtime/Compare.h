@@ -19,14 +19,29 @@
 namespace indexpool::runtime {
 
 /// What an i32 index result needs so that near ties may be told apart from
-/// errors: the reference logits `[M, N]` the indices were selected from,
-/// the valid lengths (empty when the selection had none) and the pool size
-/// the indices were expanded with (1 when they were not).
+/// errors: the reference logits `[M, N]` the indices were selected from (M
+/// the result's rows: all its dimensions but the last), the valid lengths
+/// (empty when the selection had none), the pool size the indices were
+/// expanded with (1 when they were not) and the columns at the end of each
+/// row that are not ranked (select_paged's P - 1 tail tokens, always
+/// selected: they must equal the reference's).
 struct SelectionContext {
   ref::HostTensor logits;
   std::optional<ref::HostTensor> valid;
   int64_t poolSize = 1;
+  int64_t tailColumns = 0;
 };
+
+/// The context of select_paged's tokens [B, S, k*P + P - 1], from its
+/// operands (checked by ref::checkSelectPaged): the reference's logits of
+/// each query row's floor(L / P) entries, P, and P - 1 tail columns.
+SelectionContext selectPagedContext(const ref::HostTensor &q,
+                                    const ref::HostTensor &w,
+                                    const ref::HostTensor &pages,
+                                    const ref::HostTensor &blockTable,
+                                    const ref::HostTensor &lengths,
+                                    int64_t poolSize,
+                                    const ref::PageLayout &layout);
 
 /// How one result compares with the reference.
 struct Comparison {
@@ -73,8 +88,9 @@ struct Comparison {
 ///    in the pooled keys before a rotation, moves small codes by that much);
 ///  - i32: equal, except near-tie swaps when `selection` is given: a position
 ///    may hold another index whose reference logit differs from the one the
-///    reference picked by at most 1e-5 relative (the index must still be a
-///    valid, distinct column of its row).
+///    reference picked by at most 1e-5 relative, f32's tolerance (the index
+///    must still be a valid, distinct column of its row); the tail columns
+///    equal.
 Comparison compareWithReference(const ref::HostTensor &actual,
                                 const ref::HostTensor &expected,
                                 const SelectionContext *selection = nullptr);

@@ -66,10 +66,12 @@ struct DeviceInfo {
 class CudaDevice {
 public:
   using DevicePointer = uint64_t;
-  /// Opaque driver handles (CUmodule, CUfunction, CUevent).
+  /// Opaque driver handles (CUmodule, CUfunction, CUevent, CUstream; a null
+  /// stream is the default stream).
   using ModuleHandle = void *;
   using FunctionHandle = void *;
   using EventHandle = void *;
+  using StreamHandle = void *;
 
   /// Loads the driver and opens device `ordinal` with its primary context.
   /// `driverPath` overrides $INDEXPOOL_LIBCUDA_PATH and libcuda.so.1. On
@@ -95,6 +97,26 @@ public:
                     size_t bytes, std::string &error);
   bool fillZero(DevicePointer destination, size_t bytes, std::string &error);
 
+  // The same, ordered on `stream` (cuMemcpy*Async, cuMemsetD8Async): they
+  // may return before the copy is done, except into pageable host memory
+  // (CUDA finishes those first); synchronizeStream waits.
+  bool copyToDeviceAsync(DevicePointer destination, const void *source,
+                         size_t bytes, StreamHandle stream, std::string &error);
+  bool copyToHostAsync(void *destination, DevicePointer source, size_t bytes,
+                       StreamHandle stream, std::string &error);
+  bool copyOnDeviceAsync(DevicePointer destination, DevicePointer source,
+                         size_t bytes, StreamHandle stream,
+                         std::string &error);
+  bool fillZeroAsync(DevicePointer destination, size_t bytes,
+                     StreamHandle stream, std::string &error);
+
+  // Streams: a caller's own, or one created here.
+  bool createStream(StreamHandle &out, std::string &error);
+  void destroyStream(StreamHandle stream);
+  /// Waits for the work of `stream` only; reports errors of earlier
+  /// asynchronous launches.
+  bool synchronizeStream(StreamHandle stream, std::string &error);
+
   /// Loads a cubin, or NUL-terminated PTX that the driver JIT-compiles for
   /// the device (its error log goes into the message on failure).
   bool loadModule(const std::string &image, ModuleHandle &out,
@@ -106,18 +128,21 @@ public:
   /// launch with more than 48 KiB of dynamic shared memory.
   bool setMaxDynamicSharedMemory(FunctionHandle function, int bytes,
                                  std::string &error);
-  /// Launches on the default stream; `params` holds one pointer per kernel
-  /// parameter, to its value (cuLaunchKernel's kernelParams).
+  /// Launches on `stream` (null: the default stream); `params` holds one
+  /// pointer per kernel parameter, to its value (cuLaunchKernel's
+  /// kernelParams).
   bool launch(FunctionHandle function, const std::array<uint32_t, 3> &grid,
               const std::array<uint32_t, 3> &block, uint32_t sharedMemoryBytes,
-              void **params, std::string &error);
+              void **params, std::string &error,
+              StreamHandle stream = nullptr);
   /// Waits for all work; reports errors of earlier asynchronous launches.
   bool synchronize(std::string &error);
 
-  // Events on the default stream, for timing.
+  // Events, for timing, recorded on `stream` (null: the default stream).
   bool createEvent(EventHandle &out, std::string &error);
   void destroyEvent(EventHandle event);
-  bool recordEvent(EventHandle event, std::string &error);
+  bool recordEvent(EventHandle event, std::string &error,
+                   StreamHandle stream = nullptr);
   /// Waits for `stop`, then the milliseconds between the two events.
   bool elapsedMilliseconds(EventHandle start, EventHandle stop,
                            float &milliseconds, std::string &error);

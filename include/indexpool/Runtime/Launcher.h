@@ -1,9 +1,12 @@
 //===- Launcher.h - runs a manifest's launches on a CudaDevice --*- C++ -*-===//
 //
-// Allocates the device memory of a manifest's buffers (inputs, outputs and
-// temporaries; intermediates have none), uploads inputs, runs the launches
-// in order on the default stream, optionally many times between events for
-// timing, and downloads the outputs. Host tensors hold doubles (the
+// Allocates the device memory of a bound manifest's buffers (inputs,
+// outputs and temporaries; intermediates have none), uploads inputs, runs
+// the launches in order on the stream it is given (the caller's, or the
+// default stream), optionally many times between events for timing, and
+// downloads the outputs. Every copy, memset, launch and event goes on that
+// stream, and waiting waits for that stream only, so the launcher shares a
+// device with a caller's other work. Host tensors hold doubles (the
 // reference's HostTensor); device buffers hold the types' storage formats
 // (f16/bf16 bit patterns, f8E4M3FN codes, little-endian), converted here.
 //
@@ -38,10 +41,12 @@ public:
   /// Checks that the binary fits the device (chip, threads per block,
   /// shared memory), loads it, finds every kernel, allocates and zeroes
   /// every buffer with device memory and prepares the parameters.
-  static std::unique_ptr<Launcher> create(CudaDevice &device,
-                                          const Manifest &manifest,
-                                          const std::string &image,
-                                          std::string &error);
+  /// `manifest` must be bound (bindSizes, with the device's
+  /// info().multiprocessorCount) and outlive the launcher; `stream` is an
+  /// opaque CUstream the caller owns (null: the default stream).
+  static std::unique_ptr<Launcher>
+  create(CudaDevice &device, const Manifest &manifest, const std::string &image,
+         std::string &error, CudaDevice::StreamHandle stream = nullptr);
   ~Launcher();
   Launcher(const Launcher &) = delete;
   Launcher &operator=(const Launcher &) = delete;
@@ -49,8 +54,8 @@ public:
   /// Copies `inputs` (one per input buffer, in index order, checked against
   /// the buffers) to the device.
   bool upload(const std::vector<ref::HostTensor> &inputs, std::string &error);
-  /// Runs every launch once, synchronizing after each so that a failure
-  /// names its kernel.
+  /// Runs every launch once, synchronizing the stream after each so that a
+  /// failure names its kernel.
   bool run(std::string &error);
   /// Runs all launches `runs` times; one time per run (milliseconds between
   /// events recorded before the first and after the last launch).
@@ -69,12 +74,14 @@ public:
   int64_t inputOutputBytes() const;
 
 private:
-  Launcher(CudaDevice &device, const Manifest &manifest)
-      : device(device), manifest(manifest) {}
+  Launcher(CudaDevice &device, const Manifest &manifest,
+           CudaDevice::StreamHandle stream)
+      : device(device), manifest(manifest), stream(stream) {}
   bool launchAll(bool synchronizeEach, std::string &error);
 
   CudaDevice &device;
   const Manifest &manifest;
+  CudaDevice::StreamHandle stream;
   CudaDevice::ModuleHandle module = nullptr;
   std::vector<CudaDevice::FunctionHandle> functions;
   std::map<int64_t, CudaDevice::DevicePointer> pointers;

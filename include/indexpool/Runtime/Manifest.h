@@ -1,6 +1,6 @@
 //===- Manifest.h - the kernels of a function, for a runtime ----*- C++ -*-===//
 //
-// The JSON manifest (format_version 2, docs/manifest.md) that describes one
+// The JSON manifest (format_version 3, docs/manifest.md) that describes one
 // compiled function for a runtime outside the compiler: the binary (cubin or
 // PTX), every buffer (inputs, outputs, temporaries, and the reference's
 // intermediates), each kernel's parameter signature, the kernel launches in
@@ -18,6 +18,10 @@
 // "FILE:LINE:COL: FIELD: what", e.g.
 //   "m.json:7:40: buffers[2].type: unknown element type 'f64' (expected f32,
 //    f16, bf16, f8E4M3FN, i8 or i32)".
+// A manifest with `sizes` (ManifestSizes.h) is symbolic: loading checks
+// what does not need the sizes' values, and bindSizes, given the inputs'
+// shapes and the device's SM count, evaluates them and runs the same
+// validation on the result. A manifest without sizes is bound as loaded.
 // MLIR-free; no exceptions.
 //
 //===----------------------------------------------------------------------===//
@@ -25,10 +29,12 @@
 #define INDEXPOOL_RUNTIME_MANIFEST_H
 
 #include "indexpool/Reference/Numerics.h"
+#include "indexpool/Runtime/ManifestSizes.h"
 #include "indexpool/Target/Chips.h"
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,14 +42,25 @@
 
 namespace indexpool::runtime {
 
-/// The manifest format this runtime reads (2: kernels carry their parameter
-/// signatures; version 1 manifests had none, and a launch that passed too
-/// few parameters crashed inside the driver).
-constexpr int64_t kManifestFormatVersion = 2;
+namespace json {
+struct Value;
+} // namespace json
+
+/// The manifest format this runtime reads and indexpool-compile writes (3:
+/// sizes known at launch), and the oldest it still reads (2: the same
+/// without `sizes`; version 1 manifests had no kernel signatures, and a
+/// launch that passed too few parameters crashed inside the driver).
+constexpr int64_t kManifestFormatVersion = 3;
+constexpr int64_t kOldestManifestFormatVersion = 2;
 
 /// The most elements one buffer may have (2^40: far beyond any GPU's memory
 /// for these element types; it keeps byte counts from overflowing).
 constexpr int64_t kMaxBufferElements = int64_t(1) << 40;
+
+/// A size of a `values` entry written as null: whatever its compute gives
+/// for its operands' shapes (the writer knows it only as a dynamic size of
+/// an intermediate); the reader fills it in from the compute.
+constexpr int64_t kInferredSize = -1;
 
 /// The launch limits of every chip (Target/Chips.h): the reader rejects
 /// launches beyond them and indexpool-compile refuses to write them.
@@ -73,7 +90,12 @@ struct Buffer {
   /// (0, 1, ...); -1 for the others.
   int64_t index = -1;
   ref::ElementType type = ref::ElementType::F32;
+  /// The sizes; in a manifest that needsBinding(), 0 where `dims` names a
+  /// size.
   std::vector<int64_t> shape;
+  /// The shape as written (integers and sizes); empty in a Buffer built in
+  /// code (then `shape` is all there is).
+  std::vector<SizeOperand> dims;
 
   int64_t numElements() const;
   /// Storage bytes: bf16/f16 2 per element, f8E4M3FN/i8 1, f32/i32 4.
@@ -88,8 +110,10 @@ struct LaunchParam {
   /// Buffer: the id of a buffer with device memory (the parameter is its
   /// 8-byte device pointer).
   int64_t buffer = -1;
-  /// I32, I64: the value.
+  /// I32, I64: the value (0 for a size before binding).
   int64_t integer = 0;
+  /// I32, I64: the value as written (an integer or a size).
+  SizeOperand operand;
   /// F32: the value (the JSON number rounded to f32).
   float f32 = 0;
 };
@@ -105,8 +129,11 @@ int64_t paramKindBytes(LaunchParam::Kind kind);
 struct KernelParam {
   LaunchParam::Kind kind = LaunchParam::Kind::I64;
   /// Buffers: the bytes the kernel may access through the pointer (its
-  /// memref's static size); -1 when the manifest does not say.
+  /// memref's size); -1 when the manifest does not say, or names a size
+  /// that is not bound yet.
   int64_t bytes = -1;
+  /// `bytes` as written (an integer or a size); -1 when absent.
+  SizeOperand bytesOperand = SizeOperand::literal(-1);
   /// Buffers: the alignment the pointer needs (a power of two: 16 for a
   /// kernel that reads it with 16-byte vector loads); 0 when not stated.
   int64_t align = 0;
@@ -125,7 +152,11 @@ std::string checkPointerAlignment(const Kernel &kernel, size_t index,
 
 struct Launch {
   std::string kernel;
+  /// 1 where `gridOperands` names a size, before binding.
   std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<SizeOperand, 3> gridOperands{
+      SizeOperand::literal(1), SizeOperand::literal(1),
+      SizeOperand::literal(1)};
   std::array<uint32_t, 3> block{1, 1, 1};
   /// Dynamic shared memory per block.
   uint32_t sharedMemoryBytes = 0;
@@ -163,6 +194,12 @@ enum class BinaryFormat { Cubin, Ptx };
 
 struct Manifest {
   int64_t formatVersion = kManifestFormatVersion;
+  /// The sizes (format_version 3), in order; and, once bound, their values.
+  std::vector<SizeExpr> sizes;
+  std::vector<int64_t> sizeValues;
+  /// Bound: how many launches were dropped for a grid with a 0 (an empty
+  /// op: CUDA rejects zero grids).
+  size_t skippedLaunches = 0;
   /// The chip the binary was compiled for, e.g. "sm_90" or "sm_90a".
   std::string chip;
   /// The compiled function's name (without '@').
@@ -179,6 +216,15 @@ struct Manifest {
   std::string directory;
   /// The manifest's name in messages (its path).
   std::string name;
+  /// The parsed JSON, which bindSizes validates again with the sizes'
+  /// values (null in a Manifest built in code).
+  std::shared_ptr<const json::Value> source;
+
+  /// Whether sizes are still to be evaluated (bindSizes) before the
+  /// buffers, launches and computes hold real values.
+  bool needsBinding() const { return sizeValues.size() != sizes.size(); }
+  /// Whether a size is the device's SM count.
+  bool usesSmCount() const;
 
   /// The buffer with `id`, or nullptr.
   const Buffer *findBuffer(int64_t id) const;
@@ -198,7 +244,8 @@ struct Manifest {
 /// Checks `launch`'s parameters against its kernel's signature in
 /// `manifest`: the kernel is declared, the count and each kind match, each
 /// buffer names a buffer with device memory, at least as large as the kernel
-/// accesses. Returns "" when they do, else the problem in one line
+/// accesses (once the manifest is bound). Returns "" when they do, else
+/// the problem in one line
 /// (e.g. "kernel 'k' takes 4 parameters, the launch passes 3"), with `param`
 /// set to the parameter at fault (-1 for the launch as a whole). Loading a
 /// manifest applies it to every launch; the Launcher again before loading
@@ -216,6 +263,22 @@ bool parseManifest(std::string_view text, const std::string &name,
 /// Reads `path` (at most kMaxJsonBytes), then parseManifest. Errors also
 /// cover a missing, unreadable or too large file.
 bool loadManifest(const std::string &path, Manifest &out, std::string &error);
+
+/// Instantiates `symbolic` for inputs of `inputShapes` (one per input, in
+/// index order) on a device of `smCount` multiprocessors: checks each shape
+/// against its input's (the rank, and every integer size), evaluates the
+/// sizes, substitutes them everywhere, drops launches whose grid has a 0,
+/// and validates the result as parseManifest validates a manifest without
+/// sizes (grid limits, 2^40 elements, i32 ranges, kernel signatures, the
+/// computes' shapes). A manifest without sizes binds to itself. On failure
+/// returns false with `error` one line, e.g. "m.json:4:5: sizes[3]: mul
+/// overflows: 4611686018427387904 * 4".
+bool bindSizes(const Manifest &symbolic,
+               const std::vector<std::vector<int64_t>> &inputShapes,
+               int64_t smCount, Manifest &concrete, std::string &error);
+
+/// "[?, 64]": a buffer's shape as written, "?" for each size.
+std::string symbolicShapeString(const Buffer &buffer);
 
 /// Reads the manifest's binary file into `image` (PTX: with a terminating
 /// NUL, as cuModuleLoadData wants). Fails with one line naming the file when

@@ -114,8 +114,8 @@ void Emitter::parallelFor(Value n, function_ref<void(Value)> body) {
     loop->setAttr(kThreadsAttrName, b.getI64IntegerAttr(threadsPerBlock));
   if (itemsPerBlock)
     loop->setAttr(kItemsAttrName, b.getI64IntegerAttr(itemsPerBlock));
-  if (gridStrideBlocks)
-    loop->setAttr(kMaxBlocksAttrName, b.getI64IntegerAttr(*gridStrideBlocks));
+  if (gridStrideBlocksPerSM)
+    loop->setAttr(kBlocksPerSMAttrName, b.getI64IntegerAttr(*gridStrideBlocksPerSM));
   OpBuilder::InsertionGuard guard(b);
   setInsertionBeforeTerminator(b, loop.getBody());
   body(loop.getInductionVars()[0]);

@@ -23,7 +23,7 @@ namespace mlir::indexpool::loops {
 /// and, for a grid-stride grid, the blocks of one wave.
 constexpr llvm::StringLiteral kThreadsAttrName = "indexpool.threads_per_block";
 constexpr llvm::StringLiteral kItemsAttrName = "indexpool.items_per_block";
-constexpr llvm::StringLiteral kMaxBlocksAttrName = "indexpool.max_blocks";
+constexpr llvm::StringLiteral kBlocksPerSMAttrName = "indexpool.blocks_per_sm";
 
 /// A chunk of one row: `vl` lanes starting at `offset`; `mask` is null for a
 /// full chunk and an i1 vector for the tail of a row whose length is not a
@@ -45,10 +45,11 @@ public:
     threadsPerBlock = std::min(threads, kMaxRowThreads);
   }
   /// The rows of a block's tile (kItemsAttrName) and, when set, the blocks
-  /// of a grid-stride wave (kMaxBlocksAttrName), recorded on every row loop.
-  void setTile(int64_t items, std::optional<int64_t> maxBlocks) {
+  /// of a grid-stride wave per SM (kBlocksPerSMAttrName; the device's SM
+  /// count is known at run time), recorded on every row loop.
+  void setTile(int64_t items, std::optional<int64_t> blocksPerSM) {
     itemsPerBlock = items;
-    gridStrideBlocks = maxBlocks;
+    gridStrideBlocksPerSM = blocksPerSM;
   }
   /// A row kernel keeps a whole row's state per thread (up to ~170
   /// registers as ptxas reports them); ptxas caps registers at 65536 / block
@@ -143,7 +144,7 @@ private:
   bool scopes;
   int64_t threadsPerBlock = 0;
   int64_t itemsPerBlock = 0;
-  std::optional<int64_t> gridStrideBlocks;
+  std::optional<int64_t> gridStrideBlocksPerSM;
 };
 
 } // namespace mlir::indexpool::loops

@@ -13,6 +13,7 @@
 #include "indexpool/Target/Chips.h"
 
 #include "Common/Emitter.h"
+#include "GPU/DeviceSmCount.h"
 #include "GPU/LaunchLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -279,6 +280,28 @@ struct IndexPoolEmulateGPUKernels
           IndexPoolEmulateGPUKernels> {
   using Base::Base;
 
+  /// The device's SM count is the emulated chip's.
+  LogicalResult emulateDeviceSmCount(ModuleOp module) {
+    SmallVector<Operation *> queries;
+    module.walk([&](Operation *op) {
+      if (mlir::indexpool::isDeviceSmCount(op))
+        queries.push_back(op);
+    });
+    for (Operation *query : queries) {
+      if (smCount < 1)
+        return query->emitError("the GPU emulator needs the SM count of the "
+                                "emulated chip (sm-count) for this query");
+      OpBuilder rb(query);
+      query->getResult(0).replaceAllUsesWith(
+          arith::ConstantIndexOp::create(rb, query->getLoc(), smCount));
+      query->erase();
+    }
+    if (auto decl = module.lookupSymbol<func::FuncOp>(
+            mlir::indexpool::kDeviceSmCountFunction))
+      decl.erase();
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<NVVM::ConvertF32x2ToF8x2Op> conversions;
@@ -286,6 +309,8 @@ struct IndexPoolEmulateGPUKernels
     for (NVVM::ConvertF32x2ToF8x2Op op : conversions)
       if (failed(emulateFp8Convert(op)))
         return signalPassFailure();
+    if (failed(emulateDeviceSmCount(module)))
+      return signalPassFailure();
     Builder b(&getContext());
     Type i32 = b.getI32Type();
     SmallVector<gpu::LaunchOp> launches;

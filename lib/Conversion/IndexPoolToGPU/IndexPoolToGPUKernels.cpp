@@ -2,8 +2,9 @@
 //
 // compress, score, topk and expand become gpu.launch kernels on buffers
 // (the emitters of Kernels/, GPUKernels.h), select is split into the three
-// it fuses first. Ops whose shapes a kernel does not cover stay for
-// --indexpool-to-loops.
+// it fuses first; the paged ops become short sequences of kernels
+// (Kernels/PagedKernels.cpp). Ops whose shapes a kernel does not cover stay
+// for --indexpool-to-loops, but the paged ones are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +55,6 @@ struct KernelOptions {
   KernelLaunch launchFor(Operation *op) const {
     KernelLaunch launch;
     launch.threadsPerBlock = threadsPerBlock;
-    launch.smCount = chip->smCount;
     launch.maxThreadsPerSM = chip->maxThreadsPerSM;
     launch.maxBlocksPerSM = chip->maxBlocksPerSM;
     if (auto attr = op->getAttrOfType<LaunchAttr>(kLaunchAttrName)) {
@@ -312,6 +312,117 @@ struct ExpandKernel : KernelPattern<ExpandOp> {
   }
 };
 
+/// Why no kernel covers the paged op `op`, or null: the compress rows need
+/// a static D of the warp-row layouts, the scores static H and D.
+static const char *pagedUnsupported(Operation *op,
+                                    const KernelLaunch &launch) {
+  auto keyRows = [&](Value keys) -> const char * {
+    auto type = cast<RankedTensorType>(keys.getType());
+    auto rows = MemRefType::get({ShapedType::kDynamic, type.getShape().back()},
+                                type.getElementType());
+    return canRowKernel(rows, launch)
+               ? nullptr
+               : "D is dynamic or not made of power-of-two 16-byte chunks";
+  };
+  if (auto compress = dyn_cast<CompressPagedOp>(op))
+    return keyRows(compress.getKeys());
+  if (auto append = dyn_cast<AppendPagedOp>(op))
+    return keyRows(append.getKeys());
+  if (auto select = dyn_cast<SelectPagedOp>(op))
+    return canSelectPaged(bufferType(select.getQuery()))
+               ? nullptr
+               : "H or D dynamic, H > 128, D not made of 16-byte chunks, or "
+                 "the query beyond 48 KiB";
+  return nullptr;
+}
+
+/// The size of every dimension of `buffer`.
+static SmallVector<Value> sizesOf(ImplicitLocOpBuilder &b, Value buffer) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < cast<MemRefType>(buffer.getType()).getRank(); ++d)
+    sizes.push_back(dimOf(b, buffer, d));
+  return sizes;
+}
+
+struct CompressPagedKernel : KernelPattern<CompressPagedOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(CompressPagedOp op,
+                          const KernelLaunch &launch) const override {
+    return pagedUnsupported(op, launch);
+  }
+  void lower(CompressPagedOp op, ImplicitLocOpBuilder &b,
+             BufferScope &buffers, const KernelLaunch &launch) const override {
+    PagedCompressBuffers c;
+    Value groups, dimD;
+    c.pool = poolBuffers(b, op, buffers, groups, dimD);
+    c.pagesIn = buffers.in(op.getPages());
+    c.slots = buffers.in(op.getSlots());
+    c.pages = buffers.out(op.getResult().getType(), sizesOf(b, c.pagesIn));
+    c.layout = loops::PageEntries::of(op);
+    c.rotate = op.getRotate();
+    c.pow2Scale = op.getPow2Scale();
+    c.minAbsmax = op.getMinAbsmax().convertToDouble();
+    emitCompressPagedKernels(b, c, launch, options.hardwareFp8);
+  }
+};
+
+struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(SelectPagedOp op,
+                          const KernelLaunch &launch) const override {
+    return pagedUnsupported(op, launch);
+  }
+  void lower(SelectPagedOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             const KernelLaunch &launch) const override {
+    PagedSelectBuffers s;
+    s.query = buffers.in(op.getQuery());
+    s.weights = buffers.in(op.getWeights());
+    s.pages = buffers.in(op.getPages());
+    s.table = buffers.in(op.getBlockTable());
+    s.lengths = buffers.in(op.getLengths());
+    s.k = static_cast<int64_t>(op.getK());
+    s.poolSize = op.getPoolSize();
+    s.layout = loops::PageEntries::of(op);
+    s.tokens = buffers.out(
+        op.getTokens().getType(),
+        {dimOf(b, s.query, 0), dimOf(b, s.query, 1),
+         arith::ConstantIndexOp::create(b, s.k * s.poolSize + s.poolSize - 1)});
+    emitSelectPagedKernels(b, s, launch);
+  }
+};
+
+struct AppendPagedKernel : KernelPattern<AppendPagedOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(AppendPagedOp op,
+                          const KernelLaunch &launch) const override {
+    return pagedUnsupported(op, launch);
+  }
+  void lower(AppendPagedOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             const KernelLaunch &launch) const override {
+    PagedAppendBuffers a;
+    a.keys = buffers.in(op.getKeys());
+    a.scores = buffers.in(op.getScores());
+    a.bias = buffers.in(op.getBias());
+    a.tailKeys = buffers.in(op.getTailKeys());
+    a.tailScores = buffers.in(op.getTailScores());
+    a.lengths = buffers.in(op.getLengths());
+    a.pagesIn = buffers.in(op.getPages());
+    a.table = buffers.in(op.getBlockTable());
+    a.pages = buffers.out(op.getResult().getType(), sizesOf(b, a.pagesIn));
+    a.newTailKeys =
+        buffers.out(op.getNewTailKeys().getType(), sizesOf(b, a.tailKeys));
+    a.newTailScores =
+        buffers.out(op.getNewTailScores().getType(), sizesOf(b, a.tailScores));
+    a.poolSize = op.getPoolSize();
+    a.temperature = op.getTemperature().convertToDouble();
+    a.layout = loops::PageEntries::of(op);
+    a.rotate = op.getRotate();
+    a.pow2Scale = op.getPow2Scale();
+    a.minAbsmax = op.getMinAbsmax().convertToDouble();
+    emitAppendPagedKernels(b, a, launch, options.hardwareFp8);
+  }
+};
+
 /// select -> score, topk, expand (the kernels above), with the same launch
 /// configuration.
 struct SplitSelect : OpRewritePattern<SelectOp> {
@@ -383,18 +494,21 @@ struct IndexPoolToGPUKernels
     });
     if (foreign.wasInterrupted())
       return signalPassFailure();
-    // The ops no manifest may describe have no kernel here either: refuse
-    // them in one line, not by running them on the CPU under the emulator.
-    WalkResult noKernel = getOperation().walk([&](Operation *op) {
-      if (!isa<IndexPoolDialect>(op->getDialect()) ||
-          getOpContract(op).inManifests)
+    // The paged ops have kernels for static D (and H): other shapes are
+    // refused in one line, not run as CPU loops (whose page copy is a host
+    // memref.copy).
+    KernelOptions options{info->hasFp8Convert, threadsPerBlock, info};
+    WalkResult uncovered = getOperation().walk([&](Operation *op) {
+      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp>(op))
+        return WalkResult::advance();
+      const char *why = pagedUnsupported(op, options.launchFor(op));
+      if (!why)
         return WalkResult::advance();
       op->emitError() << "'" << op->getName()
-                      << "' has no GPU kernel yet (the paged ops run on the "
-                         "CPU: docs/serving-layout.md)";
+                      << "' has no GPU kernel for these shapes: " << why;
       return WalkResult::interrupt();
     });
-    if (noKernel.wasInterrupted())
+    if (uncovered.wasInterrupted())
       return signalPassFailure();
     if (requireStaticShapes) {
       WalkResult dynamic = getOperation().walk([&](Operation *op) {
@@ -436,5 +550,6 @@ void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
   KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip};
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
-               ScoreKernel, TopKKernel, ExpandKernel>(ctx, options);
+               ScoreKernel, TopKKernel, ExpandKernel, CompressPagedKernel,
+               SelectPagedKernel, AppendPagedKernel>(ctx, options);
 }

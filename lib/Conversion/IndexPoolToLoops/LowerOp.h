@@ -23,20 +23,21 @@ namespace mlir::indexpool::loops {
 /// most Emitter::kMaxRowThreads), a tile of items_per_block rows but at
 /// least one per thread (a row loop runs one thread per row, where the
 /// cost model's tile assumes several threads per row), and for grid_stride
-/// the blocks of one wave on its chip (SM count x the blocks of this size an
-/// SM holds).
+/// the blocks of this size an SM of its chip holds (a wave is that many per
+/// SM of the device, whose SM count the host code reads at run time).
 inline void configure(Emitter &e, LaunchAttr launch) {
   e.setThreadsPerBlock(launch.getThreadsPerBlock());
   int64_t threads =
       std::min<int64_t>(launch.getThreadsPerBlock(), Emitter::kMaxRowThreads);
-  std::optional<int64_t> wave;
+  std::optional<int64_t> blocksPerSM;
   const ::indexpool::target::ChipInfo *chip =
       ::indexpool::target::lookupChip(launch.getChip());
   if (launch.getGrid() == GridPolicy::GridStride && chip)
-    wave = int64_t(chip->smCount) *
-           std::max<int64_t>(1, std::min<int64_t>(chip->maxThreadsPerSM / threads,
-                                                  chip->maxBlocksPerSM));
-  e.setTile(std::max<int64_t>(launch.getItemsPerBlock(), threads), wave);
+    blocksPerSM = std::max<int64_t>(
+        1, std::min<int64_t>(chip->maxThreadsPerSM / threads,
+                             chip->maxBlocksPerSM));
+  e.setTile(std::max<int64_t>(launch.getItemsPerBlock(), threads),
+            blocksPerSM);
 }
 
 /// One op: operands in as buffers, `lower` emits the loops and the result

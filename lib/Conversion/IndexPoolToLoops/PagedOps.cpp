@@ -14,6 +14,7 @@
 #include "indexpool/Dialect/IndexPoolOps.h"
 
 #include "Common/Kernels.h"
+#include "Common/PagedLayout.h"
 #include "LowerOp.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,46 +26,6 @@ using namespace mlir::indexpool;
 using namespace mlir::indexpool::loops;
 
 namespace {
-
-/// Where an entry's bytes are in its page: E entries of D code bytes, then
-/// their E little-endian f32 scales (or the scales first).
-struct PageEntries {
-  int64_t entries;
-  bool scalesFirst;
-  Type codeType; // f8E4M3FN or i8
-
-  template <typename Op>
-  static PageEntries of(Op op) {
-    return {static_cast<int64_t>(op.getPageEntries()), op.getScalesFirst(),
-            op.getCodesType()};
-  }
-  Value codesAt(Emitter &e, Value entry, Value dimD) const {
-    return e.add(e.index(scalesFirst ? 4 * entries : 0), e.mul(entry, dimD));
-  }
-  Value scaleAt(Emitter &e, Value entry, Value dimD) const {
-    return e.add(scalesFirst ? e.index(0) : e.mul(e.index(entries), dimD),
-                 e.mul(entry, e.index(4)));
-  }
-};
-
-Value toIndex(ImplicitLocOpBuilder &b, Value v) {
-  return arith::IndexCastOp::create(b, b.getIndexType(), v);
-}
-
-/// 0 <= v < bound, for index values.
-Value inRange(Emitter &e, Value v, Value bound) {
-  ImplicitLocOpBuilder &b = e.builder();
-  return arith::AndIOp::create(
-      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, v, e.index(0)),
-      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, v, bound));
-}
-
-/// A length as an index, negative ones as 0.
-Value length(Emitter &e, Value lengths, ValueRange at) {
-  ImplicitLocOpBuilder &b = e.builder();
-  return arith::MaxSIOp::create(
-      b, toIndex(b, memref::LoadOp::create(b, lengths, at)), e.index(0));
-}
 
 /// The per-thread scratch of one group compressed into a page: the f32 row
 /// of emitCompressGroup, its codes [1, D] and its scale [1]. Allocated once
@@ -98,77 +59,15 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
   Value zero = e.index(0);
   emitCompressGroup(e, pool, g, rotate, params, scratch.row, scratch.codes,
                     scratch.scale, zero);
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
   Value dimD = e.dim(scratch.row, 0);
   Value codesAt = layout.codesAt(e, entry, dimD);
   e.forLoop(zero, dimD, [&](Value i) {
     Value code = memref::LoadOp::create(b, scratch.codes, ValueRange{zero, i});
-    Value byte = layout.codeType.isInteger(8)
-                     ? code
-                     : arith::BitcastOp::create(b, i8, code).getResult();
-    memref::StoreOp::create(b, byte, pages, ValueRange{page, e.add(codesAt, i)});
+    memref::StoreOp::create(b, codeBytes(b, code), pages,
+                            ValueRange{page, e.add(codesAt, i)});
   });
-  Value scaleAt = layout.scaleAt(e, entry, dimD);
-  Value bits = arith::BitcastOp::create(
-      b, i32, memref::LoadOp::create(b, scratch.scale, ValueRange{zero}));
-  for (int64_t i = 0; i < 4; ++i) {
-    Value shifted = arith::ShRUIOp::create(
-        b, bits, arith::ConstantIntOp::create(b, 8 * i, 32));
-    memref::StoreOp::create(b, arith::TruncIOp::create(b, i8, shifted), pages,
-                            ValueRange{page, e.add(scaleAt, e.index(i))});
-  }
-}
-
-/// Entry `j` of sequence `seq`: its page (block_table[seq, j / E], clamped
-/// into the pages so that a bad id reads a wrong entry, never outside) and
-/// its entry in the page.
-std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
-                                    Value table, Value seq, Value j,
-                                    Value numPages) {
-  ImplicitLocOpBuilder &b = e.builder();
-  Value slot = arith::DivUIOp::create(b, j, e.index(layout.entries));
-  Value id = toIndex(b, memref::LoadOp::create(b, table, ValueRange{seq, slot}));
-  Value page = arith::MinSIOp::create(
-      b, arith::MaxSIOp::create(b, id, e.index(0)),
-      arith::SubIOp::create(b, numPages, e.index(1)));
-  return {page, arith::RemUIOp::create(b, j, e.index(layout.entries))};
-}
-
-/// The D codes of an entry as f32, chunk `c` of them: the page bytes read as
-/// the code type.
-Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
-                Value at, Chunk c) {
-  ImplicitLocOpBuilder &b = e.builder();
-  SmallVector<Value, 2> indices{page, e.add(at, c.offset)};
-  if (layout.codeType.isInteger(8))
-    return e.loadF32(pages, indices, c.mask);
-  VectorType bytesType = e.vecType(b.getI8Type());
-  Value raw;
-  if (c.mask)
-    raw = vector::MaskedLoadOp::create(
-        b, bytesType, pages, indices, c.mask,
-        arith::ConstantOp::create(
-            b, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0))));
-  else
-    raw = vector::LoadOp::create(b, bytesType, pages, indices);
-  return e.toF32(
-      arith::BitcastOp::create(b, e.vecType(layout.codeType), raw));
-}
-
-/// The f32 scale of an entry from its 4 little-endian bytes.
-Value loadScale(Emitter &e, Value pages, Value page, Value at) {
-  ImplicitLocOpBuilder &b = e.builder();
-  Type i32 = b.getI32Type();
-  Value bits;
-  for (int64_t i = 0; i < 4; ++i) {
-    Value byte = memref::LoadOp::create(
-        b, pages, ValueRange{page, e.add(at, e.index(i))});
-    Value part = arith::ShLIOp::create(
-        b, arith::ExtUIOp::create(b, i32, byte),
-        arith::ConstantIntOp::create(b, 8 * i, 32));
-    bits = bits ? Value(arith::OrIOp::create(b, bits, part)) : part;
-  }
-  return arith::BitcastOp::create(b, b.getF32Type(), bits);
+  storeScale(e, memref::LoadOp::create(b, scratch.scale, ValueRange{zero}),
+             pages, page, layout.scaleAt(e, entry, dimD));
 }
 
 /// logits[m, j] of select_paged for the valid[m] entries of query row m
@@ -325,9 +224,7 @@ struct LowerSelectPaged : LowerOp<SelectPagedOp> {
 
     // n = floor(L / P) entries per row, no more than the table holds.
     e.parallelFor(dimM, [&](Value m) {
-      Value n = arith::MinUIOp::create(
-          b, arith::DivUIOp::create(b, length(e, len, {m}), e.index(p)),
-          capacity);
+      Value n = selectedEntries(e, loadLength(e, len, {m}), p, capacity);
       memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n), valid,
                               ValueRange{m});
     });
@@ -338,64 +235,8 @@ struct LowerSelectPaged : LowerOp<SelectPagedOp> {
 
     // The L mod P tail tokens n*P .. L-1 after the k*P expanded ones.
     e.parallelFor(dimM, [&](Value m) {
-      Value l = length(e, len, {m});
-      Value tail = arith::RemUIOp::create(b, l, e.index(p));
-      Value start = arith::SubIOp::create(b, l, tail);
-      for (int64_t t = 0; t + 1 < p; ++t) {
-        Value isTail = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                             e.index(t), tail);
-        Value token = arith::SelectOp::create(
-            b, isTail,
-            arith::IndexCastOp::create(b, i32, e.add(start, e.index(t))),
-            e.i32(-1));
-        memref::StoreOp::create(b, token, tokens,
-                                ValueRange{m, e.index(k * p + t)});
-      }
+      storeTailTokens(e, loadLength(e, len, {m}), p, k, tokens, m);
     });
-  }
-};
-
-/// Copies the element at `from[fromAt]` to `to[toAt]`, or with `rowOfD` the
-/// D elements of the row there, as they are (no conversion).
-void copyRow(Emitter &e, Value from, SmallVector<Value> fromAt, Value to,
-             SmallVector<Value> toAt, bool rowOfD) {
-  ImplicitLocOpBuilder &b = e.builder();
-  auto element = [&](Value d) {
-    SmallVector<Value> src = fromAt, dst = toAt;
-    if (d) {
-      src.push_back(d);
-      dst.push_back(d);
-    }
-    memref::StoreOp::create(b, memref::LoadOp::create(b, from, src), to, dst);
-  };
-  if (rowOfD)
-    e.forLoop(e.index(0), e.dim(from, 2), element);
-  else
-    element(Value());
-}
-
-/// The tokens of one sequence of append_paged in order: its `tail` (L mod
-/// P) tail rows, then its new tokens.
-struct TokenStream {
-  Value seq, tail;
-  Value tailKeys, tailScores, keys, scores;
-
-  /// Token `t`'s key row and score(s) into `keysTo[at]` and `scoresTo[at]`.
-  void copy(Emitter &e, Value t, Value keysTo, Value scoresTo,
-            SmallVector<Value> at) const {
-    ImplicitLocOpBuilder &b = e.builder();
-    bool perChannel = cast<MemRefType>(scores.getType()).getRank() == 3;
-    auto from = [&](Value keysFrom, Value scoresFrom, Value row) {
-      copyRow(e, keysFrom, {seq, row}, keysTo, at, /*rowOfD=*/true);
-      copyRow(e, scoresFrom, {seq, row}, scoresTo, at, perChannel);
-    };
-    Value inTail = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, tail);
-    e.ifThen(inTail, [&]() { from(tailKeys, tailScores, t); });
-    e.ifThen(arith::XOrIOp::create(b, inTail,
-                                   arith::ConstantIntOp::create(b, 1, 1)),
-             [&]() {
-               from(keys, scores, arith::SubIOp::create(b, t, tail));
-             });
   }
 };
 
@@ -451,7 +292,7 @@ struct LowerAppendPaged : LowerOp<AppendPagedOp> {
         auto scratch = PageScratch::create(e, groupKeys, dimD, layout.codeType);
         PoolBuffers pool{groupKeys, groupScores, bias, /*weights=*/Value(), p,
                          op.getTemperature().convertToDouble()};
-        Value l = length(e, lengths, {seq});
+        Value l = loadLength(e, lengths, {seq});
         TokenStream stream{seq,      arith::RemUIOp::create(b, l, pIndex),
                            tailKeys, tailScores,
                            keys,     scores};

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+#include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -216,6 +217,9 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
     pm.addPass(createIndexPoolToGPUKernels(kernels));
     IndexPoolEmulateGPUKernelsOptions first;
     first.beforeDeallocation = true;
+    if (const ::indexpool::target::ChipInfo *chip =
+            ::indexpool::target::lookupChip(options.emulatedGPU))
+      first.smCount = chip->smCount;
     pm.addPass(createIndexPoolEmulateGPUKernels(first));
   }
   IndexPoolToLoopsOptions loops;

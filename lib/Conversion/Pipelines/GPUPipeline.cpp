@@ -44,7 +44,6 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   IndexPoolToGPUKernelsOptions kernels;
   kernels.chip = options.chip;
   kernels.threadsPerBlock = options.threadsPerBlock;
-  kernels.requireStaticShapes = true;
   pm.addPass(createIndexPoolToGPUKernels(kernels));
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
@@ -72,13 +71,16 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   // one 2-d loop.
   IndexPoolTileRowsOptions tile;
   tile.threadsPerBlock = options.threadsPerBlock;
-  pm.addNestedPass<func::FuncOp>(createIndexPoolTileRows(tile));
+  pm.addPass(createIndexPoolTileRows(tile));
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addPass(createCanonicalizerPass());
   // Constants go into the kernels, not through their parameters.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // Buffers of dynamic size cross into kernels as pointer + sizes: one
+  // binary serves every size.
+  pm.addPass(createIndexPoolKernelSizeParams());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createIndexPoolMergeKernelModules());
   // While the kernels still hold their vector accesses (for the manifest).

@@ -15,6 +15,8 @@
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
 
+#include "GPU/DeviceSmCount.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -23,6 +25,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <array>
 #include <limits>
@@ -40,10 +44,15 @@ static std::string typeName(Type t) {
   return s;
 }
 
+/// A value's shape in `values`: a dynamic size is null, i.e. whatever its
+/// compute gives for the operands' shapes at run time.
 static json::Array shapeOf(ShapedType t) {
   json::Array shape;
   for (int64_t d : t.getShape())
-    shape.push_back(d);
+    if (ShapedType::isDynamic(d))
+      shape.push_back(nullptr);
+    else
+      shape.push_back(d);
   return shape;
 }
 
@@ -186,11 +195,151 @@ static std::optional<int64_t> bufferBytes(MemRefType type) {
   return elements * elementBytes;
 }
 
+namespace {
+/// The manifest's `sizes` (docs/manifest.md): the host code's index values
+/// as formulas of the inputs' dimensions and the device's SM count, so that
+/// one binary and one manifest serve every size. A size operand is an
+/// integer or {"size": i}.
+struct SizeTable {
+  json::Array entries;
+  /// Host values already translated: their operand in `operands`.
+  DenseMap<Value, size_t> known;
+  std::vector<json::Value> operands;
+  /// (argument, dimension) -> its `dim` entry.
+  DenseMap<std::pair<unsigned, int64_t>, int64_t> inputDims;
+  llvm::StringMap<int64_t> entryIndex;
+  std::string error;
+
+  static json::Value ref(int64_t i) { return json::Object{{"size", i}}; }
+
+  /// Entry `entry`, written once however often the host computes it.
+  json::Value add(json::Object entry) {
+    std::string key;
+    llvm::raw_string_ostream(key) << json::Value(json::Object(entry));
+    auto [it, fresh] = entryIndex.try_emplace(key, int64_t(entries.size()));
+    if (fresh)
+      entries.push_back(std::move(entry));
+    return ref(it->second);
+  }
+
+  /// One `dim` entry per dynamic dimension of every argument, in order.
+  void addInputs(func::FuncOp host) {
+    for (BlockArgument arg : host.getArguments()) {
+      auto type = cast<MemRefType>(arg.getType());
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d)) {
+          inputDims[{arg.getArgNumber(), d}] = int64_t(entries.size());
+          add(json::Object{{"op", "dim"},
+                           {"buffer", int64_t(arg.getArgNumber())},
+                           {"dim", d}});
+        }
+    }
+  }
+
+  json::Value inputDim(unsigned arg, int64_t d) {
+    return ref(inputDims.lookup({arg, d}));
+  }
+
+  json::Value binary(StringRef op, json::Value a, json::Value b) {
+    return add(json::Object{{"op", op},
+                            {"args", json::Array{std::move(a), std::move(b)}}});
+  }
+
+  /// `a` x `b`, folded when both are integers that multiply exactly.
+  json::Value mul(json::Value a, json::Value b) {
+    std::optional<int64_t> x = a.getAsInteger(), y = b.getAsInteger();
+    if (x && *x == 1)
+      return b;
+    if (y && *y == 1)
+      return a;
+    int64_t product;
+    if (x && y && !llvm::MulOverflow(*x, *y, product))
+      return product;
+    return binary("mul", std::move(a), std::move(b));
+  }
+
+  /// The size operand of host index value `v`, or failure with `error` set.
+  FailureOr<json::Value> operand(Value v) {
+    APInt constant;
+    if (matchPattern(v, m_ConstantInt(&constant)))
+      return json::Value(constant.getSExtValue());
+    if (auto it = known.find(v); it != known.end())
+      return operands[it->second];
+    FailureOr<json::Value> result = compute(v);
+    if (succeeded(result)) {
+      known[v] = operands.size();
+      operands.push_back(*result);
+    }
+    return result;
+  }
+
+private:
+  FailureOr<json::Value> fail(Operation *op) {
+    error = "a size computed by '" +
+            (op ? op->getName().getStringRef().str()
+                : std::string("a block argument")) +
+            "', which a manifest cannot express";
+    return failure();
+  }
+
+  FailureOr<json::Value> compute(Value v) {
+    Operation *op = v.getDefiningOp();
+    if (!op)
+      return fail(nullptr);
+    if (isDeviceSmCount(op)) {
+      return add(json::Object{{"op", "sm_count"}});
+    }
+    if (auto dim = dyn_cast<memref::DimOp>(op)) {
+      std::optional<int64_t> d = dim.getConstantIndex();
+      auto arg = dyn_cast<BlockArgument>(dim.getSource());
+      if (!d || !arg || !inputDims.count({arg.getArgNumber(), *d}))
+        return fail(op);
+      return inputDim(arg.getArgNumber(), *d);
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
+      return operand(op->getOperand(0));
+    // Sizes are never negative (the runtime checks every one), so the
+    // signed forms are the unsigned ones.
+    StringRef name =
+        llvm::TypeSwitch<Operation *, StringRef>(op)
+            .Case<arith::AddIOp>([](auto) { return "add"; })
+            .Case<arith::SubIOp>([](auto) { return "sub"; })
+            .Case<arith::MulIOp>([](auto) { return "mul"; })
+            .Case<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(
+                [](auto) { return "divu"; })
+            .Case<arith::CeilDivUIOp, arith::CeilDivSIOp>(
+                [](auto) { return "ceildivu"; })
+            .Case<arith::RemUIOp, arith::RemSIOp>([](auto) { return "remu"; })
+            .Case<arith::MinUIOp, arith::MinSIOp>([](auto) { return "minu"; })
+            .Case<arith::MaxUIOp, arith::MaxSIOp>([](auto) { return "maxu"; })
+            .Default([](auto) { return StringRef(); });
+    if (name.empty())
+      return fail(op);
+    FailureOr<json::Value> a = operand(op->getOperand(0));
+    if (failed(a))
+      return failure();
+    FailureOr<json::Value> b = operand(op->getOperand(1));
+    if (failed(b))
+      return failure();
+    return binary(name, std::move(*a), std::move(*b));
+  }
+};
+} // namespace
+
 static std::optional<int64_t> constantInt(Value v) {
   APInt value;
   if (!matchPattern(v, m_ConstantInt(&value)))
     return std::nullopt;
   return value.getSExtValue();
+}
+
+/// The bytes of one element of `type` (index and other types without a bit
+/// width as 8: the runtime rejects such element types itself; this only
+/// must not assert).
+static int64_t elementBytesOf(MemRefType type) {
+  Type element = type.getElementType();
+  return element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
+                                : 8;
 }
 
 static FailureOr<json::Object>
@@ -201,14 +350,25 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   auto unsupported = [&](Operation *op, StringRef why) {
     error = "the compiled host part of @" + original.getSymName().str() +
             " has '" + op->getName().getStringRef().str() + "' (" + why.str() +
-            "): a manifest holds only allocations and kernel launches";
+            "): a manifest holds only allocations, views, sizes and kernel "
+            "launches";
     return failure();
+  };
+  SizeTable sizes;
+  sizes.addInputs(host);
+  auto sizeOf = [&](Operation *op, Value v) -> FailureOr<json::Value> {
+    FailureOr<json::Value> size = sizes.operand(v);
+    if (failed(size))
+      return unsupported(op, sizes.error);
+    return size;
   };
 
   // Buffers: arguments keep the ids of the original arguments, returned
   // allocations the ids of the values the original returns, other
-  // allocations fresh ids.
+  // allocations fresh ids. Each with its shape as size operands.
   DenseMap<Value, int64_t> buffer;
+  DenseMap<int64_t, json::Array> shapes;
+  DenseMap<int64_t, MemRefType> types;
   json::Array buffers;
   auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
   auto originalReturn =
@@ -225,7 +385,8 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
     returned[v] = i;
   }
   // What the reader rejects is refused here, at compile time, rather than
-  // written into a manifest that indexpool-launch would not load.
+  // written into a manifest that indexpool-launch would not load (dynamic
+  // sizes are checked when the runtime knows them).
   auto tooLarge = [&](MemRefType type) {
     error = "@" + original.getSymName().str() + " has a buffer of type " +
             typeName(type) + ", more than the 2^40 elements a manifest " +
@@ -235,13 +396,19 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   for (auto [i, arg] : llvm::enumerate(host.getArguments())) {
     buffer[arg] = i;
     auto type = cast<MemRefType>(arg.getType());
-    if (!bufferBytes(type))
+    if (type.hasStaticShape() && !bufferBytes(type))
       return tooLarge(type);
+    json::Array shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      shape.push_back(type.isDynamicDim(d) ? sizes.inputDim(i, d)
+                                           : json::Value(type.getDimSize(d)));
+    shapes[i] = shape;
+    types[i] = type;
     buffers.push_back(json::Object{{"id", int64_t(i)},
                                    {"role", "input"},
                                    {"index", int64_t(i)},
                                    {"type", typeName(type.getElementType())},
-                                   {"shape", shapeOf(type)}});
+                                   {"shape", std::move(shape)}});
   }
   int64_t nextId = computes.next;
   json::Array launches;
@@ -250,27 +417,44 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   // (gpu.launch_func's verifier) before the kernels became a binary.
   json::Array kernels;
   llvm::StringMap<json::Array> signatures;
+  // The bytes a kernel may reach through a pointer parameter: its memref's
+  // static size, or the whole buffer for the 1-element views that stand
+  // for buffers of dynamic size (--indexpool-kernel-size-params).
+  DenseMap<Value, size_t> reach;
+  std::vector<json::Value> reachBytes;
   for (Operation &op : host.getBody().front()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape())
-        return unsupported(&op, "dynamic size");
-      if (!bufferBytes(type))
+      if (type.hasStaticShape() && !bufferBytes(type))
         return tooLarge(type);
+      json::Array shape;
+      auto dynamic = alloc.getDynamicSizes().begin();
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (!type.isDynamicDim(d)) {
+          shape.push_back(type.getDimSize(d));
+          continue;
+        }
+        FailureOr<json::Value> size = sizeOf(&op, *dynamic++);
+        if (failed(size))
+          return failure();
+        shape.push_back(std::move(*size));
+      }
       json::Object entry{{"type", typeName(type.getElementType())},
-                         {"shape", shapeOf(type)}};
+                         {"shape", json::Array(shape)}};
+      int64_t id;
       auto it = returned.find(alloc.getResult());
       if (it != returned.end()) {
-        int64_t id = computes.ids.lookup(originalReturn.getOperand(it->second));
-        entry["id"] = id;
+        id = computes.ids.lookup(originalReturn.getOperand(it->second));
         entry["role"] = "output";
         entry["index"] = int64_t(it->second);
-        buffer[alloc] = id;
       } else {
-        entry["id"] = nextId;
+        id = nextId++;
         entry["role"] = "temporary";
-        buffer[alloc] = nextId++;
       }
+      entry["id"] = id;
+      buffer[alloc] = id;
+      shapes[id] = std::move(shape);
+      types[id] = type;
       buffers.push_back(std::move(entry));
       continue;
     }
@@ -283,6 +467,21 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
       buffer[op.getResult(0)] = it->second;
       continue;
     }
+    if (auto view = dyn_cast<memref::ReinterpretCastOp>(op)) {
+      // The pointer to a buffer's first element (a buffer of dynamic size
+      // passed to a kernel): the buffer itself, all of it reachable.
+      auto it = buffer.find(view.getSource());
+      if (it == buffer.end() || view.getStaticOffsets().size() != 1 ||
+          view.getStaticOffsets()[0] != 0)
+        return unsupported(&op, "a view that is not a buffer from its start");
+      buffer[view] = it->second;
+      json::Value bytes = elementBytesOf(types[it->second]);
+      for (const json::Value &size : shapes[it->second])
+        bytes = sizes.mul(std::move(bytes), size);
+      reach[view] = reachBytes.size();
+      reachBytes.push_back(std::move(bytes));
+      continue;
+    }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
@@ -290,38 +489,51 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
       std::string which = "@" + original.getSymName().str() + ": kernel '" +
                           kernelName + "'";
       json::Array gridSizes, blockSizes;
-      std::array<int64_t, 6> sizes;
+      // Static sizes, for the checks below (-1: known at run time).
+      std::array<int64_t, 6> known;
       std::array<Value, 6> dims = {grid.x,  grid.y,  grid.z,
                                    block.x, block.y, block.z};
       for (auto [i, v] : llvm::enumerate(dims)) {
-        std::optional<int64_t> size = constantInt(v);
-        if (!size)
-          return unsupported(&op, "launch size computed at run time");
-        sizes[i] = *size;
-        (gridSizes.size() < 3 ? gridSizes : blockSizes).push_back(*size);
+        if (i >= 3) {
+          std::optional<int64_t> size = constantInt(v);
+          if (!size)
+            return unsupported(&op, "a block size computed at run time");
+          known[i] = *size;
+          blockSizes.push_back(*size);
+          continue;
+        }
+        FailureOr<json::Value> size = sizeOf(&op, v);
+        if (failed(size))
+          return failure();
+        known[i] = size->getAsInteger().value_or(-1);
+        gridSizes.push_back(std::move(*size));
       }
-      // CUDA's limits (Target/Chips.h), as the reader checks them.
+      // CUDA's limits (Target/Chips.h), as the reader checks them; a grid
+      // computed at run time is checked by the runtime.
       using target::kMaxBlockDims, target::kMaxGridDims,
           target::kMaxThreadsPerBlock;
       auto range = [](int64_t max) {
         return "[1, " + std::to_string(max) + "]";
       };
+      auto gridText = [&](int i) {
+        return known[i] < 0 ? std::string("?") : std::to_string(known[i]);
+      };
       for (int i = 0; i < 3; ++i) {
-        if (sizes[i] < 1 || sizes[i] > kMaxGridDims[i]) {
-          error = which + " would launch a grid of [" +
-                  std::to_string(sizes[0]) + ", " + std::to_string(sizes[1]) +
-                  ", " + std::to_string(sizes[2]) +
+        if (known[i] >= 0 && (known[i] < 1 || known[i] > kMaxGridDims[i])) {
+          error = which + " would launch a grid of [" + gridText(0) + ", " +
+                  gridText(1) + ", " + gridText(2) +
                   "] blocks; CUDA allows x in " + range(kMaxGridDims[0]) +
                   ", y in " + range(kMaxGridDims[1]) + " and z in " +
                   range(kMaxGridDims[2]);
           return failure();
         }
         // Each block size is checked before the product (which fits then).
-        if (sizes[3 + i] < 1 || sizes[3 + i] > kMaxBlockDims[i] ||
-            (i == 2 && sizes[3] * sizes[4] * sizes[5] > kMaxThreadsPerBlock)) {
+        if (known[3 + i] < 1 || known[3 + i] > kMaxBlockDims[i] ||
+            (i == 2 &&
+             known[3] * known[4] * known[5] > kMaxThreadsPerBlock)) {
           error = which + " would launch blocks of [" +
-                  std::to_string(sizes[3]) + ", " + std::to_string(sizes[4]) +
-                  ", " + std::to_string(sizes[5]) +
+                  std::to_string(known[3]) + ", " + std::to_string(known[4]) +
+                  ", " + std::to_string(known[5]) +
                   "] threads; CUDA allows x in " + range(kMaxBlockDims[0]) +
                   ", y in " + range(kMaxBlockDims[1]) + ", z in " +
                   range(kMaxBlockDims[2]) + " and at most " +
@@ -356,8 +568,10 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
           return failure();
         }
         json::Object entry{{"kind", *kind}};
-        if (auto memref = dyn_cast<MemRefType>(arg.getType());
-            memref && memref.hasStaticShape())
+        if (auto it = reach.find(arg); it != reach.end())
+          entry["bytes"] = reachBytes[it->second];
+        else if (auto memref = dyn_cast<MemRefType>(arg.getType());
+                 memref && memref.hasStaticShape())
           if (std::optional<int64_t> bytes = bufferBytes(memref))
             entry["bytes"] = *bytes;
         if (size_t i = signature.size();
@@ -368,17 +582,27 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
           params.push_back(json::Object{{"buffer", it->second}});
           continue;
         }
-        std::optional<json::Object> constant =
-            *kind == "buffer" ? std::nullopt : constantParam(arg, *kind);
-        if (!constant)
-          return unsupported(&op, "a kernel parameter computed at run time");
-        params.push_back(std::move(*constant));
+        if (*kind == "buffer")
+          return unsupported(&op, "a kernel's buffer that is not a buffer "
+                                  "of the function");
+        if (std::optional<json::Object> constant = constantParam(arg, *kind)) {
+          params.push_back(std::move(*constant));
+          continue;
+        }
+        if (*kind == "f32")
+          return unsupported(&op, "an f32 kernel parameter computed at run "
+                                  "time");
+        // A size (the kernel's sizes are parameters).
+        FailureOr<json::Value> size = sizeOf(&op, arg);
+        if (failed(size))
+          return failure();
+        params.push_back(json::Object{{*kind, std::move(*size)}});
       }
-      auto [known, inserted] = signatures.try_emplace(kernelName, signature);
+      auto [known_, inserted] = signatures.try_emplace(kernelName, signature);
       if (inserted) {
         kernels.push_back(json::Object{{"name", kernelName},
                                        {"params", std::move(signature)}});
-      } else if (known->second != signature) {
+      } else if (known_->second != signature) {
         error = which + " is launched with two different signatures";
         return failure();
       }
@@ -392,21 +616,29 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
     }
     if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
       continue;
+    // Size computations: written as `sizes` where a buffer, a grid or a
+    // parameter uses them (sizeOf), so an unused one costs nothing.
+    if (isa<memref::DimOp>(op) || isDeviceSmCount(&op) ||
+        isa<arith::ArithDialect>(op.getDialect()))
+      continue;
     return unsupported(&op, "not a kernel launch");
   }
 
-  return json::Object{
+  json::Object manifest{
       {"format_version", runtime::kManifestFormatVersion},
       {"chip", options.chip},
       {"function", original.getSymName().str()},
       {"binary",
        json::Object{{"path", binaryPath.str()},
-                    {"format", options.format == "bin" ? "cubin" : "ptx"}}},
-      {"buffers", std::move(buffers)},
-      {"kernels", std::move(kernels)},
-      {"launches", std::move(launches)},
-      {"computes", std::move(computes.ops)},
-      {"values", std::move(computes.values)}};
+                    {"format", options.format == "bin" ? "cubin" : "ptx"}}}};
+  if (!sizes.entries.empty())
+    manifest["sizes"] = std::move(sizes.entries);
+  manifest["buffers"] = std::move(buffers);
+  manifest["kernels"] = std::move(kernels);
+  manifest["launches"] = std::move(launches);
+  manifest["computes"] = std::move(computes.ops);
+  manifest["values"] = std::move(computes.values);
+  return manifest;
 }
 
 FailureOr<GPUCompilation>
@@ -416,10 +648,9 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
   std::string name = func.getSymName().str();
   for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
                                          func.getResultTypes()))
-    if (auto shaped = dyn_cast<ShapedType>(t);
-        !shaped || !shaped.hasStaticShape()) {
+    if (auto shaped = dyn_cast<RankedTensorType>(t); !shaped) {
       error = "@" + name + " has the type " + typeName(t) +
-              "; a manifest needs static shapes";
+              "; a manifest needs ranked tensors";
       return failure();
     }
   Computes computes;

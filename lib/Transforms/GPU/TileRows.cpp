@@ -3,6 +3,8 @@
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Target/Chips.h"
 
+#include "DeviceSmCount.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -20,10 +22,10 @@ using namespace mlir;
 
 // What --indexpool-to-loops records on a row loop from the op's
 // #indexpool.launch, besides the block size: the rows of a block's tile,
-// and for grid_stride the blocks of one wave (the names of
+// and for grid_stride the blocks of its size one SM holds (the names of
 // Conversion/Common/Emitter.h, which this layer does not include).
 static constexpr StringLiteral kItemsAttr = "indexpool.items_per_block";
-static constexpr StringLiteral kMaxBlocksAttr = "indexpool.max_blocks";
+static constexpr StringLiteral kBlocksPerSMAttr = "indexpool.blocks_per_sm";
 
 static int64_t intAttr(Operation *op, StringRef name, int64_t otherwise) {
   if (auto attr = op->getAttrOfType<IntegerAttr>(name))
@@ -33,10 +35,12 @@ static int64_t intAttr(Operation *op, StringRef name, int64_t otherwise) {
 
 /// The rows [0, n) of a 1-d loop as blocks (outer loop) x threads (inner
 /// loop), each block handling tiles of `items` rows: its threads take rows
-/// t, t + threads, ... of the tile, and with `maxBlocks` at most that many
-/// blocks stride over the tiles.
+/// t, t + threads, ... of the tile, and with `blocksPerSM` one wave of
+/// blocks (that many per SM of the device that runs it) strides over the
+/// tiles. The grid is computed with unsigned index arithmetic, which the
+/// manifest writes as formulas of the runtime sizes.
 static void tileRows(scf::ParallelOp loop, int64_t threads, int64_t items,
-                     std::optional<int64_t> maxBlocks) {
+                     std::optional<int64_t> blocksPerSM) {
   ImplicitLocOpBuilder b(loop.getLoc(), loop);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, v);
@@ -48,15 +52,16 @@ static void tileRows(scf::ParallelOp loop, int64_t threads, int64_t items,
   Value cSteps = steps > 1 ? index(steps) : Value();
   Value tiles = arith::CeilDivUIOp::create(b, n, cItems);
   Value grid = tiles;
-  if (maxBlocks)
-    grid = arith::MinUIOp::create(b, tiles, index(*maxBlocks));
+  if (blocksPerSM)
+    grid = arith::MinUIOp::create(
+        b, tiles, mlir::indexpool::createDeviceWave(b, b.getLoc(), *blocksPerSM));
   auto blocks = scf::ParallelOp::create(b, zero, grid, one);
   b.setInsertionPointToStart(blocks.getBody());
   auto lanes = scf::ParallelOp::create(b, zero, cThreads, one);
   b.setInsertionPointToStart(lanes.getBody());
   Value block = blocks.getInductionVars()[0];
   Value thread = lanes.getInductionVars()[0];
-  if (maxBlocks) {
+  if (blocksPerSM) {
     auto stride = scf::ForOp::create(b, block, tiles, grid);
     b.setInsertionPointToStart(stride.getBody());
     block = stride.getInductionVar();
@@ -102,6 +107,7 @@ struct IndexPoolTileRows
   }
 
   void runOnOperation() override {
+    // On the module: a grid-stride wave declares the SM-count query there.
     SmallVector<scf::ParallelOp> outermost;
     getOperation().walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())
@@ -110,18 +116,17 @@ struct IndexPoolTileRows
     for (scf::ParallelOp loop : outermost) {
       int64_t threads =
           intAttr(loop, "indexpool.threads_per_block", threadsPerBlock);
-      // A tile or a wave from the launch configuration: a 1-d loop over
-      // [0, n) without reductions, as --indexpool-to-loops builds them.
+      // A 1-d loop over [0, n) without reductions, as --indexpool-to-loops
+      // builds them, with the tile and wave of the launch configuration.
       int64_t items = intAttr(loop, kItemsAttr, 0);
-      std::optional<int64_t> maxBlocks;
-      if (loop->hasAttr(kMaxBlocksAttr))
-        maxBlocks = intAttr(loop, kMaxBlocksAttr, 1);
-      if ((items > 0 || maxBlocks) && loop.getNumLoops() == 1 &&
-          loop.getNumResults() == 0 &&
+      std::optional<int64_t> blocksPerSM;
+      if (loop->hasAttr(kBlocksPerSMAttr))
+        blocksPerSM = intAttr(loop, kBlocksPerSMAttr, 1);
+      if (loop.getNumLoops() == 1 && loop.getNumResults() == 0 &&
           isConstantIntValue(loop.getLowerBound()[0], 0) &&
           isConstantIntValue(loop.getStep()[0], 1) &&
-          (!maxBlocks || *maxBlocks > 0)) {
-        tileRows(loop, threads, items > 0 ? items : threads, maxBlocks);
+          (!blocksPerSM || *blocksPerSM > 0)) {
+        tileRows(loop, threads, items > 0 ? items : threads, blocksPerSM);
         continue;
       }
       SmallVector<int64_t> sizes(loop.getNumLoops(), 1);

@@ -26,9 +26,9 @@ def main():
     documented = set()
     fenced = re.compile(r"```.*?```", re.S)
     for block in fenced.findall(doc):
-        documented.update(re.findall(r"[a-z_]+", block))
+        documented.update(re.findall(r"[a-z_][a-z0-9_]*", block))
     for span in re.findall(r"`([^`]+)`", fenced.sub("", doc)):
-        documented.update(re.findall(r"[a-z_]+", span))
+        documented.update(re.findall(r"[a-z_][a-z0-9_]*", span))
     # The computes table: | `op` | operands | results | properties |
     table = {}
     for op, operands, results, properties in re.findall(

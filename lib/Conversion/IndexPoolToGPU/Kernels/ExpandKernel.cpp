@@ -39,7 +39,7 @@ void mlir::indexpool::gpukernels::emitExpandKernel(ImplicitLocOpBuilder &b,
   const bool gridStride = launch.gridStride.value_or(false);
   Value tiles =
       arith::CeilDivUIOp::create(b, e.dim(indices, 0), e.index(items));
-  Value grid = gridSize(b, tiles, gridStride, launch.wave(threads));
+  Value grid = gridSize(b, tiles, gridStride, launch.blocksPerSM(threads));
   launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
     Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
     Value entries = e.mul(dimM, dimK);

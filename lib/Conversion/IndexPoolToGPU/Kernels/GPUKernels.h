@@ -10,8 +10,11 @@
 #include "KernelBuilder.h"
 
 #include "Common/Kernels.h"
+#include "Common/PagedLayout.h"
 
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <functional>
 
 namespace mlir::indexpool::gpukernels {
 
@@ -54,6 +57,29 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      Value keys, Value scales, Value logits,
                      const KernelLaunch &launch);
 
+/// Key row n of query row m as the score kernel reads it: its f32 scale
+/// (null: none) and its E channels from d0 as an f32 vector.
+struct KeyRow {
+  Value scale;
+  std::function<Value(Value d0)> load;
+};
+/// Where the score kernel's key rows are: `count` of them (emitted in the
+/// kernel and for its grid from buffer sizes), the first `rowLength(m)`
+/// (null: all) scored for query row m, each read through `row`; keys of
+/// `elementBytes` bytes each.
+struct ScoreKeys {
+  int64_t elementBytes = 1;
+  std::function<Value(loops::Emitter &)> count;
+  std::function<Value(loops::Emitter &, Value m)> rowLength;
+  std::function<KeyRow(loops::Emitter &, Value m, Value n)> row;
+};
+/// The score kernel over the key rows of `keys`: logits[m, n] for the rows
+/// it scores (the others are not written); `query` [M, H, D] as canScore
+/// takes it.
+void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
+                     Value logits, const ScoreKeys &keys,
+                     const KernelLaunch &launch);
+
 /// topk of every row (any N, any k); `valid` may be null. `candidates` is
 /// an [M, 2k] i32 temporary. Tiles of items_per_block rows (default 1), a
 /// row at a time per block; tiled by default.
@@ -65,6 +91,56 @@ void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
 /// rows (default: the rows of one block of threads); tiled by default.
 void emitExpandKernel(ImplicitLocOpBuilder &b, Value indices, Value tokens,
                       int64_t poolSize, const KernelLaunch &launch);
+
+/// Buffers and properties of indexpool.compress_paged: `pages` is the
+/// result, a copy of `pagesIn` with the groups written.
+struct PagedCompressBuffers {
+  loops::PoolBuffers pool; // keys, scores, bias, P, temperature (no weights)
+  Value pagesIn, slots, pages;
+  loops::PageEntries layout;
+  bool rotate, pow2Scale;
+  double minAbsmax;
+};
+/// compress_paged: a copy of the pages, then the compress warp-row kernel
+/// storing group g at slots[g] (skipped for slots outside the pages).
+/// canRowKernel must cover the keys.
+void emitCompressPagedKernels(ImplicitLocOpBuilder &b,
+                              const PagedCompressBuffers &c,
+                              const KernelLaunch &launch, bool hardwareFp8);
+
+/// Buffers and properties of indexpool.select_paged.
+struct PagedSelectBuffers {
+  Value query, weights, pages, table, lengths; // [B, S, ...] as the op has
+  Value tokens;                                // result [B, S, k*P + P - 1]
+  int64_t k, poolSize;
+  loops::PageEntries layout;
+};
+/// Whether the score kernel covers this [B, S, H, D] query (canScore with
+/// i8 code rows of D).
+bool canSelectPaged(MemRefType query);
+/// select_paged: per-row entry counts and tail tokens, the score kernel
+/// through the block table, topk, expand.
+void emitSelectPagedKernels(ImplicitLocOpBuilder &b,
+                            const PagedSelectBuffers &s,
+                            const KernelLaunch &launch);
+
+/// Buffers and properties of indexpool.append_paged; `pages`,
+/// `newTailKeys` and `newTailScores` are the results.
+struct PagedAppendBuffers {
+  Value keys, scores, bias, tailKeys, tailScores, lengths, pagesIn, table;
+  Value pages, newTailKeys, newTailScores;
+  int64_t poolSize;
+  double temperature;
+  loops::PageEntries layout;
+  bool rotate, pow2Scale;
+  double minAbsmax;
+};
+/// append_paged: a copy of the pages, a gather of the completed groups'
+/// tokens and of the new tails, then the compress warp-row kernel storing
+/// each group at its entry. canRowKernel must cover rows of the keys' D.
+void emitAppendPagedKernels(ImplicitLocOpBuilder &b,
+                            const PagedAppendBuffers &a,
+                            const KernelLaunch &launch, bool hardwareFp8);
 
 } // namespace mlir::indexpool::gpukernels
 

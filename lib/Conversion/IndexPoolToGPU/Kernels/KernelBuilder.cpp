@@ -2,6 +2,8 @@
 
 #include "KernelBuilder.h"
 
+#include "GPU/DeviceSmCount.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -11,17 +13,18 @@
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 
-int64_t KernelLaunch::wave(int64_t threads) const {
-  return smCount * std::min(maxThreadsPerSM / threads, maxBlocksPerSM);
+int64_t KernelLaunch::blocksPerSM(int64_t threads) const {
+  return std::max<int64_t>(
+      1, std::min(maxThreadsPerSM / threads, maxBlocksPerSM));
 }
 
 Value mlir::indexpool::gpukernels::gridSize(ImplicitLocOpBuilder &b,
                                             Value tiles, bool gridStride,
-                                            int64_t wave) {
+                                            int64_t blocksPerSM) {
   if (!gridStride)
     return tiles;
-  return arith::MinUIOp::create(b, tiles,
-                                arith::ConstantIndexOp::create(b, wave));
+  return arith::MinUIOp::create(
+      b, tiles, mlir::indexpool::createDeviceWave(b, b.getLoc(), blocksPerSM));
 }
 
 void mlir::indexpool::gpukernels::forEachTile(
@@ -38,14 +41,7 @@ void mlir::indexpool::gpukernels::forEachTile(
 void mlir::indexpool::gpukernels::launchKernel(
     ImplicitLocOpBuilder &b, Value gridX, Value gridY, int64_t threads,
     TypeRange shared, function_ref<void(const KernelIds &)> body) {
-  // Both grid sizes: a zero in either is an empty op (CUDA rejects it).
-  Value zero = arith::ConstantIndexOp::create(b, 0);
-  Value any = arith::AndIOp::create(
-      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridX, zero),
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, gridY, zero));
-  auto guard = scf::IfOp::create(b, any, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard outer(b);
-  b.setInsertionPointToStart(guard.thenBlock());
   Value one = arith::ConstantIndexOp::create(b, 1);
   Value block = arith::ConstantIndexOp::create(b, threads);
   auto launch = gpu::LaunchOp::create(b, gridX, gridY, one, block, one, one,

@@ -41,19 +41,20 @@ struct KernelLaunch {
   int64_t elementsPerThread = 0, vectorBytes = 0;
   /// grid_stride (true) or tiled (false); unset: the kernel's policy.
   std::optional<bool> gridStride;
-  /// The chip's SMs and per-SM limits: the size of one wave of blocks.
-  int64_t smCount = 0, maxThreadsPerSM = 0, maxBlocksPerSM = 0;
+  /// The chip's per-SM limits: how many blocks of a size an SM holds.
+  int64_t maxThreadsPerSM = 0, maxBlocksPerSM = 0;
 
-  /// Blocks of `threads` threads resident at once, as far as threads and
-  /// the block limit allow: the SM count (of the chip table, not yet of the
-  /// device at launch) x the blocks that fit one SM.
-  int64_t wave(int64_t threads) const;
+  /// Blocks of `threads` threads one SM holds at once, as far as threads
+  /// and the block limit allow (at least 1).
+  int64_t blocksPerSM(int64_t threads) const;
 };
 
 /// The blocks a kernel of `tiles` tiles launches: one per tile, or with
-/// `gridStride` min(tiles, wave) (index values).
+/// `gridStride` one wave, min(tiles, SM count x `blocksPerSM`), where the
+/// SM count is the device's, asked for at run time (GPU/DeviceSmCount.h)
+/// (index values).
 Value gridSize(ImplicitLocOpBuilder &b, Value tiles, bool gridStride,
-               int64_t wave);
+               int64_t blocksPerSM);
 
 /// Runs `body(tile)` for the tiles of block `block`: that one tile, or with
 /// `gridStride` the tiles block, block + grid, ... below `tiles`. The trip
@@ -65,8 +66,9 @@ void forEachTile(ImplicitLocOpBuilder &b, Value block, Value grid,
 
 /// Builds `gpu.launch` with grid (gridX, gridY) and `threads` threads per
 /// block, with one workgroup (shared memory) buffer per type in `shared`,
-/// and fills its body with `body`. When `gridX` or `gridY` is zero at run
-/// time the launch is skipped (a zero-sized grid is an error in CUDA).
+/// and fills its body with `body`. A grid with a zero runs no block: the
+/// runtime skips such a launch (docs/manifest.md), the emulator's block loop
+/// has no iteration.
 void launchKernel(ImplicitLocOpBuilder &b, Value gridX, Value gridY,
                   int64_t threads, TypeRange shared,
                   function_ref<void(const KernelIds &)> body);

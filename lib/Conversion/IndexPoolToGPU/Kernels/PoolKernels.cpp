@@ -62,18 +62,25 @@ static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
   return x;
 }
 
+SmallVector<Value> mlir::indexpool::gpukernels::compressedRow(
+    Emitter &e, const WarpLayout &lay, const WarpRow &row,
+    const PoolBuffers &pool, bool rotate) {
+  Type keyType = cast<MemRefType>(pool.keys.getType()).getElementType();
+  SmallVector<Value> x = poolGroup(e, row, pool);
+  for (Value &v : x)
+    v = e.roundTrip(v, keyType);
+  if (rotate)
+    rotateRow(e, lay, row, x, keyType);
+  return x;
+}
+
 void mlir::indexpool::gpukernels::emitCompressKernel(
     ImplicitLocOpBuilder &b, const CompressBuffers &c,
     const KernelLaunch &launch, bool hardwareFp8) {
   WarpLayout lay = warpLayoutOf(c.pool.keys, launch);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
-  Type keyType = cast<MemRefType>(c.pool.keys.getType()).getElementType();
   forEachRow(e, lay, launch, c.codes, [&](const WarpRow &row) {
-    SmallVector<Value> x = poolGroup(e, row, c.pool);
-    for (Value &v : x)
-      v = e.roundTrip(v, keyType);
-    if (c.rotate)
-      rotateRow(e, lay, row, x, keyType);
+    SmallVector<Value> x = compressedRow(e, lay, row, c.pool, c.rotate);
     quantizeRow(e, lay, row, x,
                 {c.codes, c.scales, c.pow2Scale, c.minAbsmax, hardwareFp8});
   });

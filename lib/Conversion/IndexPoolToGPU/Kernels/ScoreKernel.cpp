@@ -17,6 +17,10 @@
 // B operand in FP8 on sm_89+, the per-key scale and relu in the epilogue)
 // is what would make it memory-bound (docs/design.md).
 //
+// Where a key row is (and its scale) is the caller's (ScoreKeys): the rows
+// of a [N, D] buffer for score, entries of pages through a block table for
+// select_paged (PagedKernels.cpp); the arithmetic is this one.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GPUKernels.h"
@@ -57,16 +61,14 @@ bool mlir::indexpool::gpukernels::canScore(MemRefType query, MemRefType keys) {
 }
 
 void mlir::indexpool::gpukernels::emitScoreKernel(
-    ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
-    Value scales, Value logits, const KernelLaunch &launch) {
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
+    const ScoreKeys &keys, const KernelLaunch &launch) {
   auto queryType = cast<MemRefType>(query.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
-  auto keysType = cast<MemRefType>(keys.getType());
   // vector_bytes narrows the key loads: canScore's whole 16-byte chunks
   // are whole chunks of any narrower width too.
-  int64_t E = chunkOf(keysType);
-  int64_t width =
-      launch.vectorBytes / (keysType.getElementTypeBitWidth() / 8);
+  int64_t E = 16 / keys.elementBytes;
+  int64_t width = launch.vectorBytes / keys.elementBytes;
   if (width >= 1 && width < E)
     E = width;
   // Query values per shared-memory load: 4 (16 bytes) or the whole chunk.
@@ -84,8 +86,8 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
       launch.itemsPerBlock ? launch.itemsPerBlock : threadsPerBlock;
   const bool gridStride = launch.gridStride.value_or(true);
   Value tiles =
-      arith::CeilDivUIOp::create(b, e.dim(keys, 0), e.index(items));
-  Value grid = gridSize(b, tiles, gridStride, launch.smCount);
+      arith::CeilDivUIOp::create(b, keys.count(e), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, /*blocksPerSM=*/1);
   SmallVector<Type> shared{sharedBuffer(ctx, H * D, f32),
                            sharedBuffer(ctx, H, f32)};
   launchKernel(b, grid, e.dim(query, 0), threadsPerBlock, shared,
@@ -105,13 +107,16 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     });
     barrier(b);
 
-    Value dimN = e.dim(keys, 0);
+    // The rows scored: all N, or the first rowLength(m) of them.
+    Value dimN = keys.count(e);
+    if (keys.rowLength)
+      dimN = arith::MinUIOp::create(b, dimN, keys.rowLength(e, m));
     auto quad = VectorType::get({QE}, f32);
     forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
     Value first = e.mul(tile, e.index(items));
     Value end = arith::MinUIOp::create(b, e.add(first, e.index(items)), dimN);
     e.forLoop(e.add(first, tid), end, step, [&](Value n) {
-      Value scale = scales ? e.loadScalarF32(scales, {n}) : Value();
+      KeyRow key = keys.row(e, m, n);
       Value logit = e.f32(0.0);
       for (int64_t h0 = 0; h0 < H; h0 += HB) {
         SmallVector<Value> zeros(HB, e.f32(0.0));
@@ -119,10 +124,10 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
             e.index(0), e.index(D / E), e.index(1), zeros,
             [&](Value chunk, ValueRange acc) -> SmallVector<Value> {
               Value d0 = e.mul(chunk, e.index(E));
-              Value key = e.loadF32(keys, {n, d0}, nullptr);
+              Value chunkValues = key.load(d0);
               SmallVector<Value> k;
               for (int64_t i = 0; i < E; ++i)
-                k.push_back(vector::ExtractOp::create(b, key, i));
+                k.push_back(vector::ExtractOp::create(b, chunkValues, i));
               SmallVector<Value> next(acc.begin(), acc.end());
               for (int64_t h = 0; h < HB; ++h) {
                 Value base = e.add(e.index((h0 + h) * D), d0);
@@ -141,8 +146,8 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
         // The same epilogue as the CPU rows: scale, relu, weight, in h order.
         for (int64_t h = 0; h < HB; ++h) {
           Value v = dot[h];
-          if (scale)
-            v = arith::MulFOp::create(b, scale, v);
+          if (key.scale)
+            v = arith::MulFOp::create(b, key.scale, v);
           Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
           Value w = memref::LoadOp::create(b, ws, ValueRange{e.index(h0 + h)});
           logit = math::FmaOp::create(b, w, relu, logit);
@@ -152,4 +157,22 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     });
     });
   });
+}
+
+void mlir::indexpool::gpukernels::emitScoreKernel(
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
+    Value scales, Value logits, const KernelLaunch &launch) {
+  auto keysType = cast<MemRefType>(keys.getType());
+  ScoreKeys source;
+  source.elementBytes = keysType.getElementTypeBitWidth() / 8;
+  source.count = [&](Emitter &e) { return e.dim(keys, 0); };
+  source.row = [&](Emitter &e, Value, Value n) {
+    KeyRow row;
+    row.scale = scales ? e.loadScalarF32(scales, {n}) : Value();
+    row.load = [&e, keys, n](Value d0) {
+      return e.loadF32(keys, {n, d0}, nullptr);
+    };
+    return row;
+  };
+  emitScoreKernel(b, query, weights, logits, source, launch);
 }

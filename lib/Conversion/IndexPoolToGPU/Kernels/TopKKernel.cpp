@@ -142,7 +142,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
                            sharedBuffer(ctx, 1, i32)};
   Value tiles =
       arith::CeilDivUIOp::create(b, e.dim(logits, 0), e.index(items));
-  Value grid = gridSize(b, tiles, gridStride, launch.wave(threadsPerBlock));
+  Value grid = gridSize(b, tiles, gridStride, launch.blocksPerSM(threadsPerBlock));
   launchKernel(b, grid, e.index(1), threadsPerBlock, shared,
                [&](const KernelIds &ids) {
     Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];

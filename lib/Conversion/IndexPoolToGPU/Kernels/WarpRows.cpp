@@ -118,17 +118,22 @@ static WarpRow warpRow(Emitter &e, const WarpLayout &lay, Value thread,
 void mlir::indexpool::gpukernels::forEachRow(
     Emitter &e, const WarpLayout &lay, const KernelLaunch &launch,
     Value rowsOf, function_ref<void(const WarpRow &)> body) {
+  forEachRow(e, lay, launch, [&]() { return e.dim(rowsOf, 0); }, body);
+}
+
+void mlir::indexpool::gpukernels::forEachRow(
+    Emitter &e, const WarpLayout &lay, const KernelLaunch &launch,
+    function_ref<Value()> rowCount, function_ref<void(const WarpRow &)> body) {
   ImplicitLocOpBuilder &b = e.builder();
   const int64_t threads = launch.threadsPerBlock;
   const int64_t groups = threads / lay.lanes;
   const int64_t items = launch.itemsPerBlock ? launch.itemsPerBlock : groups;
   const int64_t steps = llvm::divideCeil(items, groups);
   const bool gridStride = launch.gridStride.value_or(false);
-  Value tiles =
-      arith::CeilDivUIOp::create(b, e.dim(rowsOf, 0), e.index(items));
-  Value grid = gridSize(b, tiles, gridStride, launch.wave(threads));
+  Value tiles = arith::CeilDivUIOp::create(b, rowCount(), e.index(items));
+  Value grid = gridSize(b, tiles, gridStride, launch.blocksPerSM(threads));
   launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
-    Value rows = e.dim(rowsOf, 0);
+    Value rows = rowCount();
     forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
       if (steps == 1)
         return body(warpRow(e, lay, ids.thread, tile, nullptr, groups, items,
@@ -239,13 +244,10 @@ static Value hardwareFp8(ImplicitLocOpBuilder &b, Value q, Value scaleIsNaN) {
   return arith::BitcastOp::create(b, type.clone(f8), codes);
 }
 
-void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
-                                              const WarpLayout &lay,
-                                              const WarpRow &row,
-                                              ArrayRef<Value> x,
-                                              const QuantizeSink &sink) {
+QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
+    Emitter &e, const WarpLayout &lay, ArrayRef<Value> x, Type codeType,
+    bool pow2Scale, double minAbsmax, bool useHardwareFp8) {
   ImplicitLocOpBuilder &b = e.builder();
-  Type codeType = cast<MemRefType>(sink.codes.getType()).getElementType();
   bool fp8 = isa<Float8E4M3FNType>(codeType);
   double qmaxValue =
       fp8 ? ::indexpool::ref::kF8E4M3FNMax : ::indexpool::ref::kI8Max;
@@ -256,27 +258,44 @@ void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
         b, maxAbs, e.reduceMax(math::AbsFOp::create(b, v)));
   for (int64_t m = 1; m < lay.lanes; m *= 2)
     maxAbs = arith::MaximumFOp::create(b, maxAbs, shuffleXor(b, maxAbs, m));
-  Value absmax = arith::MaximumFOp::create(b, maxAbs, e.f32(sink.minAbsmax));
-  Value scale = loops::emitRowScale(e, absmax, qmaxValue, sink.pow2Scale);
-  e.ifThen(row.leader, [&]() {
-    memref::StoreOp::create(b, scale, sink.scales, ValueRange{row.index});
-  });
+  Value absmax = arith::MaximumFOp::create(b, maxAbs, e.f32(minAbsmax));
+  QuantizedRow result;
+  result.scale = loops::emitRowScale(e, absmax, qmaxValue, pow2Scale);
+  Value scale = result.scale;
   // A power-of-two scale has an exact inverse: multiply. Otherwise divide,
   // as the definition does.
   Value inverse =
-      sink.pow2Scale ? e.splat(arith::DivFOp::create(b, e.f32(1.0), scale))
-                     : Value();
+      pow2Scale ? e.splat(arith::DivFOp::create(b, e.f32(1.0), scale))
+                : Value();
   Value scaleV = e.splat(scale);
   Value hi = e.f32Splat(qmaxValue), lo = e.f32Splat(-qmaxValue);
   Value scaleIsNaN =
       arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, scale, scale);
-  for (auto [v, offset] : llvm::zip(x, row.offsets)) {
+  for (Value v : x) {
     Value q = inverse ? Value(arith::MulFOp::create(b, v, inverse))
                       : Value(arith::DivFOp::create(b, v, scaleV));
     q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
-    Value codes = fp8 && sink.hardwareFp8 && lay.elems >= 2
-                      ? hardwareFp8(b, q, scaleIsNaN)
-                      : e.fromF32(q, codeType);
+    result.codes.push_back(fp8 && useHardwareFp8 && lay.elems >= 2
+                               ? hardwareFp8(b, q, scaleIsNaN)
+                               : e.fromF32(q, codeType));
+  }
+  return result;
+}
+
+void mlir::indexpool::gpukernels::quantizeRow(Emitter &e,
+                                              const WarpLayout &lay,
+                                              const WarpRow &row,
+                                              ArrayRef<Value> x,
+                                              const QuantizeSink &sink) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type codeType = cast<MemRefType>(sink.codes.getType()).getElementType();
+  QuantizedRow q = quantizedRow(e, lay, x, codeType, sink.pow2Scale,
+                                sink.minAbsmax, sink.hardwareFp8);
+  e.ifThen(row.leader, [&]() {
+    memref::StoreOp::create(b, q.scale, sink.scales, ValueRange{row.index});
+  });
+  for (auto [chunkCodes, chunkOffset] : llvm::zip(q.codes, row.offsets)) {
+    Value codes = chunkCodes, offset = chunkOffset;
     e.ifThen(row.active, [&]() {
       vector::StoreOp::create(b, codes, sink.codes,
                               ValueRange{row.index, offset},

@@ -24,6 +24,7 @@
 #include "KernelBuilder.h"
 
 #include "Common/Emitter.h"
+#include "Common/Kernels.h"
 
 #include <optional>
 
@@ -66,6 +67,12 @@ struct WarpRow {
 void forEachRow(loops::Emitter &e, const WarpLayout &lay,
                 const KernelLaunch &launch, Value rowsOf,
                 function_ref<void(const WarpRow &)> body);
+/// The same over [0, rowCount()) rows, a count no buffer has: `rowCount`
+/// emits it from the buffers' sizes, once for the grid and once in the
+/// kernel (whose parameters stay buffers).
+void forEachRow(loops::Emitter &e, const WarpLayout &lay,
+                const KernelLaunch &launch, function_ref<Value()> rowCount,
+                function_ref<void(const WarpRow &)> body);
 
 /// The row's chunks of `memref[row, :]` as f32 vectors of E lanes.
 SmallVector<Value> loadRow(loops::Emitter &e, Value memref,
@@ -89,6 +96,25 @@ struct QuantizeSink {
 };
 void quantizeRow(loops::Emitter &e, const WarpLayout &lay, const WarpRow &row,
                  ArrayRef<Value> x, const QuantizeSink &sink);
+
+/// A row quantized, not yet stored: its f32 scale and the codes of each
+/// chunk (vectors of E codes of the code type).
+struct QuantizedRow {
+  Value scale;
+  SmallVector<Value> codes;
+};
+/// quantizeRow's arithmetic for codes of `codeType`; every lane of the row
+/// must run it (the absmax is a shuffle reduction).
+QuantizedRow quantizedRow(loops::Emitter &e, const WarpLayout &lay,
+                          ArrayRef<Value> x, Type codeType, bool pow2Scale,
+                          double minAbsmax, bool hardwareFp8);
+
+/// The row of indexpool.compress before quantization (PoolKernels.cpp):
+/// group row.clamped of `pool` pooled (weights stored when pool.weights),
+/// rounded to the key type and, with `rotate`, rotated.
+SmallVector<Value> compressedRow(loops::Emitter &e, const WarpLayout &lay,
+                                 const WarpRow &row,
+                                 const loops::PoolBuffers &pool, bool rotate);
 
 } // namespace mlir::indexpool::gpukernels
 

@@ -1,0 +1,169 @@
+//===- PagedLayout.cpp - where the paged ops' entries are in a page -------===//
+
+#include "PagedLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::indexpool::loops;
+
+Value PageEntries::codesAt(Emitter &e, Value entry, Value dimD) const {
+  return e.add(e.index(scalesFirst ? 4 * entries : 0), e.mul(entry, dimD));
+}
+
+Value PageEntries::scaleAt(Emitter &e, Value entry, Value dimD) const {
+  return e.add(scalesFirst ? e.index(0) : e.mul(e.index(entries), dimD),
+               e.mul(entry, e.index(4)));
+}
+
+Value mlir::indexpool::loops::toIndex(ImplicitLocOpBuilder &b, Value v) {
+  return arith::IndexCastOp::create(b, b.getIndexType(), v);
+}
+
+Value mlir::indexpool::loops::inRange(Emitter &e, Value v, Value bound) {
+  ImplicitLocOpBuilder &b = e.builder();
+  return arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, v, e.index(0)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, v, bound));
+}
+
+Value mlir::indexpool::loops::loadLength(Emitter &e, Value lengths,
+                                         ValueRange at) {
+  ImplicitLocOpBuilder &b = e.builder();
+  return arith::MaxSIOp::create(
+      b, toIndex(b, memref::LoadOp::create(b, lengths, at)), e.index(0));
+}
+
+Value mlir::indexpool::loops::selectedEntries(Emitter &e, Value length,
+                                              int64_t poolSize,
+                                              Value capacity) {
+  ImplicitLocOpBuilder &b = e.builder();
+  return arith::MinUIOp::create(
+      b, arith::DivUIOp::create(b, length, e.index(poolSize)), capacity);
+}
+
+void mlir::indexpool::loops::storeTailTokens(Emitter &e, Value length,
+                                             int64_t poolSize, int64_t k,
+                                             Value tokens, Value m) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i32 = b.getI32Type();
+  Value tail = arith::RemUIOp::create(b, length, e.index(poolSize));
+  Value start = arith::SubIOp::create(b, length, tail);
+  for (int64_t t = 0; t + 1 < poolSize; ++t) {
+    Value isTail =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e.index(t), tail);
+    Value token = arith::SelectOp::create(
+        b, isTail, arith::IndexCastOp::create(b, i32, e.add(start, e.index(t))),
+        e.i32(-1));
+    memref::StoreOp::create(b, token, tokens,
+                            ValueRange{m, e.index(k * poolSize + t)});
+  }
+}
+
+std::pair<Value, Value> mlir::indexpool::loops::locateEntry(
+    Emitter &e, const PageEntries &layout, Value table, Value seq, Value j,
+    Value numPages) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value slot = arith::DivUIOp::create(b, j, e.index(layout.entries));
+  Value id =
+      toIndex(b, memref::LoadOp::create(b, table, ValueRange{seq, slot}));
+  Value page = arith::MinSIOp::create(
+      b, arith::MaxSIOp::create(b, id, e.index(0)),
+      arith::SubIOp::create(b, numPages, e.index(1)));
+  return {page, arith::RemUIOp::create(b, j, e.index(layout.entries))};
+}
+
+Value mlir::indexpool::loops::loadCodes(Emitter &e, const PageEntries &layout,
+                                        Value pages, Value page, Value at,
+                                        Chunk c) {
+  ImplicitLocOpBuilder &b = e.builder();
+  SmallVector<Value, 2> indices{page, e.add(at, c.offset)};
+  if (layout.codeType.isInteger(8))
+    return e.loadF32(pages, indices, c.mask);
+  VectorType bytesType = e.vecType(b.getI8Type());
+  Value raw;
+  if (c.mask)
+    raw = vector::MaskedLoadOp::create(
+        b, bytesType, pages, indices, c.mask,
+        arith::ConstantOp::create(
+            b, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0))));
+  else
+    raw = vector::LoadOp::create(b, bytesType, pages, indices);
+  return e.toF32(
+      arith::BitcastOp::create(b, e.vecType(layout.codeType), raw));
+}
+
+Value mlir::indexpool::loops::loadScale(Emitter &e, Value pages, Value page,
+                                        Value at) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i32 = b.getI32Type();
+  Value bits;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value byte = memref::LoadOp::create(
+        b, pages, ValueRange{page, e.add(at, e.index(i))});
+    Value part = arith::ShLIOp::create(
+        b, arith::ExtUIOp::create(b, i32, byte),
+        arith::ConstantIntOp::create(b, 8 * i, 32));
+    bits = bits ? Value(arith::OrIOp::create(b, bits, part)) : part;
+  }
+  return arith::BitcastOp::create(b, b.getF32Type(), bits);
+}
+
+Value mlir::indexpool::loops::codeBytes(ImplicitLocOpBuilder &b, Value codes) {
+  Type element = getElementTypeOrSelf(codes.getType());
+  if (element.isInteger(8))
+    return codes;
+  Type bytes = b.getI8Type();
+  if (auto vector = dyn_cast<VectorType>(codes.getType()))
+    bytes = vector.clone(bytes);
+  return arith::BitcastOp::create(b, bytes, codes);
+}
+
+void mlir::indexpool::loops::storeScale(Emitter &e, Value scale, Value pages,
+                                        Value page, Value at) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value bits = arith::BitcastOp::create(b, i32, scale);
+  for (int64_t i = 0; i < 4; ++i) {
+    Value shifted = arith::ShRUIOp::create(
+        b, bits, arith::ConstantIntOp::create(b, 8 * i, 32));
+    memref::StoreOp::create(b, arith::TruncIOp::create(b, i8, shifted), pages,
+                            ValueRange{page, e.add(at, e.index(i))});
+  }
+}
+
+void mlir::indexpool::loops::copyRow(Emitter &e, Value from,
+                                     SmallVector<Value> fromAt, Value to,
+                                     SmallVector<Value> toAt, bool rowOfD) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto element = [&](Value d) {
+    SmallVector<Value> src = fromAt, dst = toAt;
+    if (d) {
+      src.push_back(d);
+      dst.push_back(d);
+    }
+    memref::StoreOp::create(b, memref::LoadOp::create(b, from, src), to, dst);
+  };
+  if (rowOfD)
+    e.forLoop(e.index(0), e.dim(from, 2), element);
+  else
+    element(Value());
+}
+
+void TokenStream::copy(Emitter &e, Value t, Value keysTo, Value scoresTo,
+                       SmallVector<Value> at) const {
+  ImplicitLocOpBuilder &b = e.builder();
+  bool perChannel = cast<MemRefType>(scores.getType()).getRank() == 3;
+  auto from = [&](Value keysFrom, Value scoresFrom, Value row) {
+    copyRow(e, keysFrom, {seq, row}, keysTo, at, /*rowOfD=*/true);
+    copyRow(e, scoresFrom, {seq, row}, scoresTo, at, perChannel);
+  };
+  Value inTail = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t, tail);
+  e.ifThen(inTail, [&]() { from(tailKeys, tailScores, t); });
+  e.ifThen(arith::XOrIOp::create(b, inTail,
+                                 arith::ConstantIntOp::create(b, 1, 1)),
+           [&]() { from(keys, scores, arith::SubIOp::create(b, t, tail)); });
+}

@@ -1,0 +1,97 @@
+//===- PagedLayout.h - the bytes of the paged ops' pages --------*- C++ -*-===//
+//
+// The byte layout of docs/serving-layout.md as the CPU loops
+// (IndexPoolToLoops/PagedOps.cpp) and the GPU kernels
+// (IndexPoolToGPU/Kernels/PagedKernels.cpp) both address it: an entry's
+// codes and scale offsets, its page through a block table, codes read as
+// f32 and scales read and written as 4 little-endian bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_COMMON_PAGEDLAYOUT_H
+#define INDEXPOOL_LIB_CONVERSION_COMMON_PAGEDLAYOUT_H
+
+#include "Emitter.h"
+
+#include <utility>
+
+namespace mlir::indexpool::loops {
+
+/// Where an entry's bytes are in its page: E entries of D code bytes, then
+/// their E little-endian f32 scales (or the scales first).
+struct PageEntries {
+  int64_t entries;
+  bool scalesFirst;
+  Type codeType; // f8E4M3FN or i8
+
+  template <typename Op>
+  static PageEntries of(Op op) {
+    return {static_cast<int64_t>(op.getPageEntries()), op.getScalesFirst(),
+            op.getCodesType()};
+  }
+  /// The first byte of the codes of `entry` in its page.
+  Value codesAt(Emitter &e, Value entry, Value dimD) const;
+  /// The first of the 4 bytes of the scale of `entry` in its page.
+  Value scaleAt(Emitter &e, Value entry, Value dimD) const;
+};
+
+/// An integer value as an index.
+Value toIndex(ImplicitLocOpBuilder &b, Value v);
+
+/// 0 <= v < bound, for index values.
+Value inRange(Emitter &e, Value v, Value bound);
+
+/// lengths[at] as an index, negative ones as 0.
+Value loadLength(Emitter &e, Value lengths, ValueRange at);
+
+/// The pooled entries select_paged scores for a query row of `length`
+/// tokens: floor(length / P), no more than the table holds (`capacity`).
+Value selectedEntries(Emitter &e, Value length, int64_t poolSize,
+                      Value capacity);
+
+/// select_paged's L mod P tail tokens n*P .. L-1 of query row `m` into
+/// tokens[m, k*P .. k*P + P - 1), -1 after them.
+void storeTailTokens(Emitter &e, Value length, int64_t poolSize, int64_t k,
+                     Value tokens, Value m);
+
+/// Entry `j` of sequence `seq`: its page (block_table[seq, j / E], clamped
+/// into the pages so that a bad id reads a wrong entry, never outside) and
+/// its entry in the page.
+std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
+                                    Value table, Value seq, Value j,
+                                    Value numPages);
+
+/// The D codes of an entry as f32, chunk `c` of them (`at`: the entry's
+/// codesAt): the page bytes read as the code type.
+Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
+                Value at, Chunk c);
+
+/// The f32 scale of an entry from its 4 little-endian bytes at `at`.
+Value loadScale(Emitter &e, Value pages, Value page, Value at);
+
+/// Codes (a scalar or a vector of the code type) as the i8 bytes a page
+/// stores.
+Value codeBytes(ImplicitLocOpBuilder &b, Value codes);
+
+/// Writes the f32 `scale` as 4 little-endian bytes at pages[page, at ..].
+void storeScale(Emitter &e, Value scale, Value pages, Value page, Value at);
+
+/// Copies the element at `from[fromAt]` to `to[toAt]`, or with `rowOfD` the
+/// D elements of the row there (D = dim 2 of `from`), as they are (no
+/// conversion).
+void copyRow(Emitter &e, Value from, SmallVector<Value> fromAt, Value to,
+             SmallVector<Value> toAt, bool rowOfD);
+
+/// The tokens of one sequence of append_paged in order: its `tail` (L mod
+/// P) tail rows, then its new tokens.
+struct TokenStream {
+  Value seq, tail;
+  Value tailKeys, tailScores, keys, scores;
+
+  /// Token `t`'s key row and score(s) into `keysTo[at]` and `scoresTo[at]`.
+  void copy(Emitter &e, Value t, Value keysTo, Value scoresTo,
+            SmallVector<Value> at) const;
+};
+
+} // namespace mlir::indexpool::loops
+
+#endif // INDEXPOOL_LIB_CONVERSION_COMMON_PAGEDLAYOUT_H
