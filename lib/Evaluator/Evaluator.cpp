@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Runtime/InputShape.h"
 
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Dialect/Shapes.h"
@@ -1296,38 +1297,14 @@ LogicalResult
 mlir::indexpool::parseInputShape(StringRef text, unsigned numArgs,
                                  std::map<unsigned, std::vector<int64_t>> &shapes,
                                  std::string &error) {
-  auto [indexText, shapeText] = text.split(':');
-  unsigned index;
-  if (shapeText.empty() || indexText.getAsInteger(10, index)) {
-    error = "--input-shape=" + text.str() +
-            ": expected I:AxBxC (I the argument number, e.g. 0:1024x128)";
+  // The runtime's parser (indexpool-launch reads the same option).
+  std::map<size_t, std::vector<int64_t>> given(shapes.begin(), shapes.end());
+  if (!::indexpool::runtime::parseInputShape(text.str(), numArgs, given, error,
+                                             "argument"))
     return failure();
-  }
-  if (index >= numArgs) {
-    error = "--input-shape=" + text.str() + ": argument #" +
-            std::to_string(index) + " does not exist (the function takes " +
-            std::to_string(numArgs) +
-            (numArgs == 1 ? " argument)" : " arguments)");
-    return failure();
-  }
-  if (shapes.count(index)) {
-    error =
-        "--input-shape: argument #" + std::to_string(index) + " is given twice";
-    return failure();
-  }
-  std::vector<int64_t> shape;
-  SmallVector<StringRef> sizes;
-  shapeText.split(sizes, 'x');
-  for (StringRef size : sizes) {
-    int64_t value;
-    if (size.getAsInteger(10, value) || value < 0) {
-      error = "--input-shape=" + text.str() + ": '" + size.str() +
-              "' is not a size";
-      return failure();
-    }
-    shape.push_back(value);
-  }
-  shapes[index] = std::move(shape);
+  shapes.clear();
+  for (auto &[index, shape] : given)
+    shapes[unsigned(index)] = std::move(shape);
   return success();
 }
 

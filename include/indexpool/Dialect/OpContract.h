@@ -105,8 +105,7 @@ struct OpContract {
   std::vector<OperandContract> operands;
   std::vector<ResultContract> results;
   std::vector<PropertyContract> properties;
-  /// Whether a kernel manifest (docs/manifest.md) may describe the op: false
-  /// for the paged ops, which have no GPU kernels yet.
+  /// Whether a kernel manifest (docs/manifest.md) may describe the op.
   bool inManifests = true;
 
   /// The operand, result or property `name`, or nullptr.

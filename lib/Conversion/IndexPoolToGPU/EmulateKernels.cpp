@@ -14,6 +14,7 @@
 
 #include "Common/Emitter.h"
 #include "GPU/DeviceSmCount.h"
+#include "GPU/KernelSizeParams.h"
 #include "GPU/LaunchLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -321,6 +322,9 @@ struct IndexPoolEmulateGPUKernels
       declare(module, kMismatch, b.getFunctionType({i32, i32}, {}));
       declare(module, kBarrier, b.getFunctionType({}, {}));
     }
+    // The buffers as the compiled kernels see them: pointer + sizes.
+    if (failed(mlir::indexpool::passBuffersBySizes(launches)))
+      return signalPassFailure();
     for (gpu::LaunchOp launch : launches)
       if (failed(emulate(launch)))
         return signalPassFailure();

@@ -104,7 +104,9 @@ static std::pair<json::Object, json::Object> describe(Operation *op,
     case PropertyKind::Unit:
       props[property.name] = bool(attr);
       break;
-    case PropertyKind::Type: // ops not in manifests (describeComputes)
+    case PropertyKind::Type: // e.g. the paged ops' `codes`: FP8 by default
+      props[property.name] =
+          attr ? typeName(cast<TypeAttr>(attr).getValue()) : "f8E4M3FN";
       break;
     }
   }
@@ -127,8 +129,8 @@ static LogicalResult describeComputes(func::FuncOp func, Computes &c,
     if (!getOpContract(&op).inManifests) {
       error = "@" + func.getSymName().str() + " holds '" +
               op.getName().getStringRef().str() +
-              "', which has no GPU kernel yet (the paged ops run on the CPU: "
-              "docs/serving-layout.md)";
+              "', which manifests cannot describe yet (its GPU kernels run "
+              "in the GPU emulator: indexpool-run --device=gpu-emulator)";
       return failure();
     }
     auto [operands, props] = describe(&op, c);

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelSizeParams.h"
+
 #include "indexpool/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -97,6 +99,31 @@ static Value viewInKernel(gpu::LaunchOp launch, Value buffer,
                                            strides);
 }
 
+LogicalResult mlir::indexpool::passBuffersBySizes(
+    ArrayRef<gpu::LaunchOp> launches) {
+  DenseMap<Value, PassedBuffer> passed;
+  for (gpu::LaunchOp launch : launches) {
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(launch.getBody(), captured);
+    for (Value buffer : captured) {
+      auto type = dyn_cast<MemRefType>(buffer.getType());
+      if (!type || type.hasStaticShape())
+        continue;
+      if (!type.getLayout().isIdentity())
+        return launch.emitError()
+               << "a GPU kernel takes buffers of dynamic size that are "
+                  "row-major and contiguous, got "
+               << type;
+      auto [it, fresh] = passed.try_emplace(buffer);
+      if (fresh)
+        it->second = passOnHost(buffer);
+      Value view = viewInKernel(launch, buffer, it->second);
+      replaceAllUsesInRegionWith(buffer, view, launch.getBody());
+    }
+  }
+  return success();
+}
+
 namespace {
 struct IndexPoolKernelSizeParams
     : mlir::indexpool::impl::IndexPoolKernelSizeParamsBase<
@@ -106,27 +133,8 @@ struct IndexPoolKernelSizeParams
   void runOnOperation() override {
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
-    DenseMap<Value, PassedBuffer> passed;
-    for (gpu::LaunchOp launch : launches) {
-      SetVector<Value> captured;
-      getUsedValuesDefinedAbove(launch.getBody(), captured);
-      for (Value buffer : captured) {
-        auto type = dyn_cast<MemRefType>(buffer.getType());
-        if (!type || type.hasStaticShape())
-          continue;
-        if (!type.getLayout().isIdentity()) {
-          launch.emitError() << "a GPU kernel takes buffers of dynamic size "
-                                "that are row-major and contiguous, got "
-                             << type;
-          return signalPassFailure();
-        }
-        auto [it, fresh] = passed.try_emplace(buffer);
-        if (fresh)
-          it->second = passOnHost(buffer);
-        Value view = viewInKernel(launch, buffer, it->second);
-        replaceAllUsesInRegionWith(buffer, view, launch.getBody());
-      }
-    }
+    if (failed(mlir::indexpool::passBuffersBySizes(launches)))
+      signalPassFailure();
   }
 };
 } // namespace
