@@ -71,12 +71,12 @@ std::vector<const char *> namesOf(const std::vector<T> &entries) {
   return names;
 }
 
-/// The ops a manifest may describe.
+/// The ops of manifests (every op of the contract), which an unknown op's
+/// message lists.
 std::vector<const char *> manifestOpNames() {
   std::vector<const char *> names;
   for (const OpContract &op : mlir::indexpool::opContracts())
-    if (op.inManifests)
-      names.push_back(op.name);
+    names.push_back(op.name);
   return names;
 }
 
@@ -941,7 +941,7 @@ bool Reader::readCompute(const json::Value &v, const std::string &field,
   const OpContract *op = opValue->isString()
                              ? mlir::indexpool::findOpContract(opValue->string)
                              : nullptr;
-  if (!op || !op->inManifests)
+  if (!op)
     return fail(*opValue, sub(field, "op"),
                 "unknown op " + describeValue(*opValue) + " (expected " +
                     listOf(manifestOpNames()) + ")");
@@ -1086,11 +1086,13 @@ bool Reader::readProperties(const json::Value *v,
       continue; // the dialect's default (Compute's initial value)
     }
     switch (property.kind) {
-    case PropertyKind::I64: { // pool_size, k
+    case PropertyKind::I64: { // pool_size, k, page_entries
       int64_t value;
       if (!integer(*p, pField, 0, std::numeric_limits<int32_t>::max(), value))
         return false;
-      (key == "k" ? compute.k : compute.poolSize) = value;
+      (key == "k"              ? compute.k
+       : key == "page_entries" ? compute.pageEntries
+                               : compute.poolSize) = value;
       break;
     }
     case PropertyKind::F32: // temperature, min_absmax
@@ -1100,14 +1102,27 @@ bool Reader::readProperties(const json::Value *v,
       (key == "temperature" ? compute.temperature : compute.minAbsmax) =
           double(float(p->number));
       break;
-    case PropertyKind::Unit: // rotate, pow2_scale
+    case PropertyKind::Unit: // rotate, pow2_scale, scales_first
       if (!p->isBool())
         return fail(*p, pField,
                     "expected true or false, got " + describeValue(*p));
-      (key == "rotate" ? compute.rotate : compute.pow2Scale) = p->boolean;
+      (key == "rotate"         ? compute.rotate
+       : key == "scales_first" ? compute.scalesFirst
+                               : compute.pow2Scale) = p->boolean;
       break;
-    case PropertyKind::Type: // only ops that are not in manifests
-      return fail(*p, pField, "no manifest op has a type property");
+    case PropertyKind::Type: { // codes: the type's MLIR name
+      // The one type property is the paged ops' code type.
+      const mlir::indexpool::ElementSet &allowed = mlir::indexpool::kQuantTypes;
+      std::optional<ElementType> type =
+          p->isString() ? mlir::indexpool::parseElement(p->string)
+                        : std::nullopt;
+      if (!type || !allowed.contains(*type))
+        return fail(*p, pField,
+                    std::string("expected the name of a type, ") +
+                        allowed.text + ", got " + describeValue(*p));
+      compute.codes = *type;
+      break;
+    }
     }
   }
   return true;

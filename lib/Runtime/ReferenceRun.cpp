@@ -13,6 +13,7 @@
 
 #include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Dialect/Shapes.h"
+#include "indexpool/Reference/Paged.h"
 #include "indexpool/Reference/Reference.h"
 
 #include <algorithm>
@@ -108,6 +109,9 @@ public:
     return *this;
   }
 
+  /// A rule of Dialect/Shapes.h: "" when it holds, else its message.
+  Rules &rule(const std::string &why) { return require(why.empty(), why); }
+
   Rules &poolSize(int64_t p) {
     return require(mlir::indexpool::isValidPoolSize(p),
                    "pool_size must be a power of two in [" +
@@ -152,6 +156,184 @@ private:
 
 HostTensor shapeOnly(ElementType type, Shape shape) {
   return HostTensor{type, std::move(shape), {}};
+}
+
+//===----------------------------------------------------------------------===//
+// The paged serving layout (docs/serving-layout.md)
+//===----------------------------------------------------------------------===//
+
+/// The page layout of a paged compute whose keys or queries have `dim`
+/// channels (0 when their rank is wrong: the reference then says so).
+ref::PageLayout layoutOf(const Compute &compute, int64_t dim) {
+  ref::PageLayout layout;
+  layout.entries = compute.pageEntries;
+  layout.dim = dim;
+  layout.codes = compute.codes;
+  layout.scalesFirst = compute.scalesFirst;
+  return layout;
+}
+
+/// The compress options of a paged compute: its codes are the pages'.
+ref::CompressOptions pagedCompressOptions(const Compute &compute) {
+  ref::CompressOptions options;
+  options.poolSize = compute.poolSize;
+  options.temperature = compute.temperature;
+  options.rotate = compute.rotate;
+  options.quantizedType = compute.codes;
+  options.pow2Scale = compute.pow2Scale;
+  options.minAbsmax = compute.minAbsmax;
+  return options;
+}
+
+/// The entries a block table row reaches, max_pages * E; their tokens,
+/// times P, must fit the i32 token indices (the verifiers' rule).
+void tableCapacity(Rules &rules, const HostTensor &blockTable,
+                   const ref::PageLayout &layout, int64_t poolSize,
+                   int64_t &capacity) {
+  int64_t maxPages = blockTable.shape[1];
+  std::optional<int64_t> entries =
+      mlir::indexpool::checkedMulSizes(maxPages, layout.entries);
+  rules.require(entries.has_value(),
+                "max_pages * E = " + std::to_string(maxPages) + " * " +
+                    std::to_string(layout.entries) + " overflows int64");
+  if (!rules.ok())
+    return;
+  capacity = *entries;
+  rules.rule(
+      mlir::indexpool::tokenCountRule("max_pages * E * P", capacity, poolSize));
+}
+
+/// An updated value (new_tail_keys, new_tail_scores) has its operand's type.
+void sameTypeAs(Rules &rules, const char *result, ElementType type,
+                const char *operand, const HostTensor &value) {
+  rules.require(type == value.type,
+                std::string("result '") + result +
+                    "' must have the element type of " + operand + ", " +
+                    ref::elementTypeName(value.type) + ", got " +
+                    ref::elementTypeName(type));
+}
+
+/// compress_paged, select_paged and append_paged: the reference's rules
+/// (Reference/Paged.h) and the dialect's stricter ones (a power-of-two
+/// pool_size, k > 0 within a table row, i32 token indices), as the
+/// verifiers state them.
+bool evaluatePaged(const Compute &compute, const OpContract &contract,
+                   const Operands &named,
+                   const std::vector<ElementType> &resultTypes,
+                   bool shapesOnly, std::vector<HostTensor> &results,
+                   std::string &error) {
+  auto get = [&](const char *name) { return named.get(name); };
+  auto resultType = [&](size_t i) {
+    return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
+  };
+  Rules rules;
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize, k = compute.k;
+  rules.poolSize(p).operandTypes(contract, named).resultTypes(contract,
+                                                              resultTypes,
+                                                              named);
+
+  if (op == "compress_paged") {
+    const HostTensor *keys = get("keys"), *scores = get("scores"),
+                     *bias = get("bias"), *pages = get("pages"),
+                     *slots = get("slots");
+    ref::CompressOptions options = pagedCompressOptions(compute);
+    ref::PageLayout layout =
+        layoutOf(compute, keys->rank() == 2 ? keys->shape[1] : 0);
+    rules.positive("temperature", compute.temperature)
+        .positive("min_absmax", compute.minAbsmax)
+        .reference(ref::checkCompressPaged(*keys, *scores, bias, *pages,
+                                           *slots, options, layout));
+    if (rules.ok() && compute.rotate)
+      rules.hadamardDim("with rotate, the size D of keys", keys->shape[1]);
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(shapesOnly ? shapeOnly(resultType(0), pages->shape)
+                                 : ref::compressPaged(*keys, *scores, bias,
+                                                      *pages, *slots, options,
+                                                      layout));
+    return true;
+  }
+
+  if (op == "select_paged") {
+    const HostTensor *q = get("query"), *w = get("weights"),
+                     *pages = get("pages"), *table = get("block_table"),
+                     *lengths = get("lengths");
+    ref::PageLayout layout =
+        layoutOf(compute, q->rank() == 4 ? q->shape[3] : 0);
+    // The rank first: the layout's D comes from the query.
+    rules
+        .require(q->rank() == 4, "query must be [B, S, H, D], got " +
+                                     ref::shapeString(q->shape))
+        .reference(ref::checkSelectPaged(*q, *w, *pages, *table, *lengths, k,
+                                          p, layout));
+    int64_t capacity = 0;
+    if (rules.ok()) {
+      rules.require(k > 0, "k must be positive, got " + std::to_string(k));
+      tableCapacity(rules, *table, layout, p, capacity);
+    }
+    if (rules.ok())
+      rules
+          .require(k <= capacity,
+                   "k must be at most max_pages * E = " +
+                       std::to_string(capacity) +
+                       " (the entries a block table row holds), got " +
+                       std::to_string(k))
+          .rule(mlir::indexpool::tokenCountRule("K * P", k, p));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    // k * P expanded tokens, then P - 1 tail slots.
+    results.push_back(
+        shapesOnly ? shapeOnly(resultType(0),
+                               {q->shape[0], q->shape[1], k * p + p - 1})
+                   : ref::selectPaged(*q, *w, *pages, *table, *lengths, k, p,
+                                      layout));
+    return true;
+  }
+
+  if (op == "append_paged") {
+    const HostTensor *keys = get("keys"), *scores = get("scores"),
+                     *bias = get("bias"), *tailKeys = get("tail_keys"),
+                     *tailScores = get("tail_scores"),
+                     *lengths = get("lengths"), *pages = get("pages"),
+                     *table = get("block_table");
+    ref::CompressOptions options = pagedCompressOptions(compute);
+    ref::PageLayout layout =
+        layoutOf(compute, keys->rank() == 3 ? keys->shape[2] : 0);
+    rules.positive("temperature", compute.temperature)
+        .positive("min_absmax", compute.minAbsmax)
+        .require(keys->rank() == 3, "keys must be [B, n, D], got " +
+                                        ref::shapeString(keys->shape));
+    sameTypeAs(rules, "new_tail_keys", resultType(1), "tail_keys", *tailKeys);
+    sameTypeAs(rules, "new_tail_scores", resultType(2), "tail_scores",
+               *tailScores);
+    rules.reference(ref::checkAppendPaged(*keys, *scores, *tailKeys,
+                                          *tailScores, *lengths, bias, *pages,
+                                          *table, options, layout));
+    if (rules.ok() && compute.rotate)
+      rules.hadamardDim("with rotate, the size D of keys", keys->shape[2]);
+    int64_t capacity = 0;
+    if (rules.ok())
+      tableCapacity(rules, *table, layout, p, capacity);
+    if (!rules.ok())
+      return error = rules.error(), false;
+    if (shapesOnly) {
+      results.push_back(shapeOnly(resultType(0), pages->shape));
+      results.push_back(shapeOnly(resultType(1), tailKeys->shape));
+      results.push_back(shapeOnly(resultType(2), tailScores->shape));
+    } else {
+      ref::AppendResult r =
+          ref::appendPaged(*keys, *scores, *tailKeys, *tailScores, *lengths,
+                           bias, *pages, *table, options, layout);
+      results.push_back(std::move(r.pages));
+      results.push_back(std::move(r.tailKeys));
+      results.push_back(std::move(r.tailScores));
+    }
+    return true;
+  }
+
+  error = "unknown op '" + op + "'";
+  return false;
 }
 
 } // namespace
@@ -200,6 +382,10 @@ bool evaluateCompute(const Compute &compute,
   Rules rules;
   const std::string &op = compute.op;
   int64_t p = compute.poolSize;
+
+  if (op == "compress_paged" || op == "select_paged" || op == "append_paged")
+    return evaluatePaged(compute, *contract, named, resultTypes, shapesOnly,
+                         results, error);
 
   if (op == "pool" || op == "compress") {
     const HostTensor *keys = get("keys"), *scores = get("scores"),
@@ -521,6 +707,18 @@ selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
       return contextOfTopK(*topk, compute->poolSize);
     return std::nullopt;
   }
+  if (compute->op == "select_paged") {
+    const HostTensor *q = valueOf(compute->operand("query"));
+    const HostTensor *w = valueOf(compute->operand("weights"));
+    const HostTensor *pages = valueOf(compute->operand("pages"));
+    const HostTensor *table = valueOf(compute->operand("block_table"));
+    const HostTensor *lengths = valueOf(compute->operand("lengths"));
+    if (!q || !w || !pages || !table || !lengths || q->rank() != 4)
+      return std::nullopt;
+    return selectPagedContext(*q, *w, *pages, *table, *lengths,
+                              compute->poolSize,
+                              layoutOf(*compute, q->shape[3]));
+  }
   if (compute->op == "select") {
     const HostTensor *q = valueOf(compute->operand("query"));
     const HostTensor *w = valueOf(compute->operand("weights"));
@@ -540,9 +738,92 @@ selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
   return std::nullopt;
 }
 
+std::optional<ref::PageLayout> pageLayoutOf(const Manifest &manifest,
+                                            int64_t id) {
+  size_t resultIndex = 0;
+  const Compute *compute = manifest.definingCompute(id, &resultIndex);
+  if (!compute || resultIndex != 0)
+    return std::nullopt;
+  // D: the last size of the keys, [T, D] (compress) or [B, n, D] (append).
+  size_t rank;
+  if (compute->op == "compress_paged")
+    rank = 2;
+  else if (compute->op == "append_paged")
+    rank = 3;
+  else
+    return std::nullopt;
+  const Buffer *keys = manifest.findBuffer(compute->operand("keys"));
+  if (!keys || keys->shape.size() != rank)
+    return std::nullopt;
+  return layoutOf(*compute, keys->shape.back());
+}
+
+Comparison compareResult(const Manifest &manifest,
+                         const ReferenceValues &values, int64_t id,
+                         const HostTensor &actual) {
+  auto expected = values.find(id);
+  if (expected == values.end()) {
+    Comparison missing;
+    missing.ok = false;
+    missing.reason = "the reference has no value for buffer " +
+                     std::to_string(id);
+    return missing;
+  }
+  if (std::optional<ref::PageLayout> layout = pageLayoutOf(manifest, id))
+    return comparePages(actual, expected->second, *layout);
+  std::optional<SelectionContext> selection =
+      selectionContextOf(manifest, values, id);
+  return compareWithReference(actual, expected->second,
+                              selection ? &*selection : nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // Random inputs
 //===----------------------------------------------------------------------===//
+
+namespace {
+
+/// N of an input drawn with `distribution` for its use in `compute`: the
+/// columns valid lengths bound, the entries slots address, the pages of
+/// page ids; the same bounds as the evaluator's (Evaluator.cpp,
+/// generateRandomInputs), in the same overflow-checked arithmetic, so that
+/// both draw the same values. 0 for the other distributions.
+int64_t boundOfUse(const Manifest &manifest, const Compute &compute,
+                   ref::InputDistribution distribution) {
+  using D = ref::InputDistribution;
+  using mlir::indexpool::addDims;
+  using mlir::indexpool::mulDims;
+  if (distribution != D::ValidLengths && distribution != D::PageSlots &&
+      distribution != D::PageIds)
+    return 0;
+  auto size = [&](const char *operand, size_t dim) -> int64_t {
+    const Buffer *b = manifest.findBuffer(compute.operand(operand));
+    return b && dim < b->shape.size() ? b->shape[dim] : 0;
+  };
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize, bound = 0;
+  if (op == "topk")
+    bound = size("logits", 1);
+  else if (op == "select")
+    bound = size("keys", 0);
+  else if (op == "compress_paged")
+    bound = mulDims(size("pages", 0), compute.pageEntries);
+  else if (distribution == D::PageIds)
+    bound = size("pages", 0); // select_paged, append_paged
+  else if (op == "select_paged")
+    // Lengths: every entry of a table row, and a tail of P - 1.
+    bound = addDims(
+        mulDims(mulDims(size("block_table", 1), compute.pageEntries), p),
+        p - 1);
+  else if (op == "append_paged")
+    // Lengths: room for the n new tokens in the table's entries.
+    bound = addDims(
+        mulDims(mulDims(size("block_table", 1), compute.pageEntries), p),
+        -size("keys", 1));
+  return std::max<int64_t>(bound, 0);
+}
+
+} // namespace
 
 std::vector<InputDescription> describeInputs(const Manifest &manifest) {
   std::vector<const Buffer *> inputs = manifest.inputs();
@@ -568,16 +849,7 @@ std::vector<InputDescription> describeInputs(const Manifest &manifest) {
         description.distribution = distribution;
         description.use = name + " of computes[" + std::to_string(c) +
                           "] (" + compute.op + ")";
-        description.lengthBound = 0;
-        if (distribution == ref::InputDistribution::ValidLengths) {
-          // topk: the columns of the logits; select: the rows of the keys.
-          const Buffer *bound = manifest.findBuffer(
-              compute.op == "topk" ? compute.operand("logits")
-                                   : compute.operand("keys"));
-          if (bound && bound->shape.size() == 2)
-            description.lengthBound =
-                compute.op == "topk" ? bound->shape[1] : bound->shape[0];
-        }
+        description.lengthBound = boundOfUse(manifest, compute, distribution);
       }
     }
   }

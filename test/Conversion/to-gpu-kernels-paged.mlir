@@ -2,13 +2,26 @@
 // (Kernels/PagedKernels.cpp): the pages are copied into the result by a
 // kernel, not a host memref.copy; select_paged scores through the block
 // table, then topk and expand. Shapes the kernels do not cover (a dynamic
-// D) are refused in one line, not run as CPU loops. indexpool-compile still
-// refuses the paged ops (no manifest entries yet).
+// D) are refused in one line, not run as CPU loops. indexpool-compile
+// writes their manifests, which the runtime loads and checks up to the
+// device (the fake driver stops at the kernel lookup: it knows only its own
+// test kernels).
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 -verify-diagnostics | FileCheck %s
-// RUN: not indexpool-compile %s --chip=sm_90 -o %t 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --function=compress -o %t > /dev/null
+// RUN: indexpool-compile %s --chip=sm_90 --function=select -o %t > /dev/null
+// RUN: indexpool-compile %s --chip=sm_90 --function=append -o %t > /dev/null
+// RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/compress.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=compress_kernel
+// RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/select.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=select_kernel
+// RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/append.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=append_kernel
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/append.sm_90.json
+// RUN: not indexpool-compile %s --chip=sm_90 --function=dynamic_d -o %t 2>&1 | FileCheck %s --check-prefix=COMPILE
 
-// COMPILE: error: @compress holds 'indexpool.compress_paged'
-// COMPILE-NOT: error
+// LOADED: indexpool-launch: error: kernel '[[KERNEL]]' is not in the binary
+// MANIFEST: "op": "append_paged",
+// MANIFEST: "codes": "f8E4M3FN",
+// MANIFEST: "page_entries":
+// COMPILE: has no GPU kernel for these shapes
+// COMPILE: indexpool-compile: error: compiling @dynamic_d for sm_90 failed
 
 // CHECK-LABEL: func.func @compress
 // CHECK-NOT: memref.copy

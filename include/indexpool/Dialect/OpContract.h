@@ -105,8 +105,6 @@ struct OpContract {
   std::vector<OperandContract> operands;
   std::vector<ResultContract> results;
   std::vector<PropertyContract> properties;
-  /// Whether a kernel manifest (docs/manifest.md) may describe the op.
-  bool inManifests = true;
 
   /// The operand, result or property `name`, or nullptr.
   const OperandContract *findOperand(std::string_view n) const {
@@ -218,8 +216,7 @@ inline const std::vector<OpContract> &opContracts() {
           {"pages", req, kPagesTypes},
           {"slots", req, kI64Types}},
          {{"result", kPagesTypes}},
-         withPageLayout(compressProperties),
-         /*inManifests=*/false},
+         withPageLayout(compressProperties)},
         {"select_paged",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
@@ -228,8 +225,7 @@ inline const std::vector<OpContract> &opContracts() {
           {"lengths", req, kI32Types}},
          {{"tokens", kI32Types}},
          withPageLayout({{"k", K::I64, required},
-                         {"pool_size", K::I64, required}}),
-         /*inManifests=*/false},
+                         {"pool_size", K::I64, required}})},
         {"append_paged",
          {{"keys", req, kKeyTypes},
           {"scores", req, kKeyTypes},
@@ -242,8 +238,7 @@ inline const std::vector<OpContract> &opContracts() {
          {{"result", kPagesTypes},
           {"new_tail_keys", kKeyTypes},
           {"new_tail_scores", kKeyTypes}},
-         withPageLayout(compressProperties),
-         /*inManifests=*/false},
+         withPageLayout(compressProperties)},
     };
   }();
   return table;

@@ -166,7 +166,8 @@ struct Launch {
 /// One indexpool op of the reference computation.
 struct Compute {
   /// The op name without "indexpool.": pool, hadamard, quantize, dequantize,
-  /// residual, reconstruct, score, topk, expand, compress, select.
+  /// residual, reconstruct, score, topk, expand, compress, select,
+  /// compress_paged, select_paged, append_paged.
   std::string op;
   /// Operand name -> id, in the op's operand order (docs/IndexPoolOps.md and
   /// dialect/IndexPoolOps.td: keys, scores, bias, ...); absent optional
@@ -175,8 +176,8 @@ struct Compute {
   /// Ids of the results, in the op's result order.
   std::vector<int64_t> results;
   /// Properties, with the dialect's defaults where the manifest has none.
-  /// pool, residual, reconstruct, expand, compress, select: pool_size;
-  /// topk, select: k.
+  /// pool, residual, reconstruct, expand, compress, select and the paged
+  /// ops: pool_size; topk, select, select_paged: k.
   int64_t poolSize = 0;
   int64_t k = 0;
   /// temperature and min_absmax are f32 properties in the dialect: the
@@ -185,6 +186,11 @@ struct Compute {
   double minAbsmax = double(1e-4f);
   bool pow2Scale = false;
   bool rotate = false;
+  /// The paged ops' page layout (docs/serving-layout.md): page_entries,
+  /// codes (a type property, written as its name) and scales_first.
+  int64_t pageEntries = 64;
+  ref::ElementType codes = ref::ElementType::F8E4M3FN;
+  bool scalesFirst = false;
 
   /// The id of operand `name`, or -1 when absent.
   int64_t operand(std::string_view name) const;

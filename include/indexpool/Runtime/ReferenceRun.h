@@ -58,16 +58,31 @@ bool runReference(const Manifest &manifest, std::vector<ref::HostTensor> inputs,
 
 /// The context of the near-tie rule when buffer `id` is a selection of
 /// computed logits: the indices of a topk whose logits come from a score,
-/// an expand of those, or the tokens of a select (the same cases as the
-/// evaluator's). `values` comes from runReference.
+/// an expand of those, or the tokens of a select or a select_paged (the
+/// same cases as the evaluator's). `values` comes from runReference.
 std::optional<SelectionContext>
 selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
                    int64_t id);
 
+/// The page layout when buffer `id` is the updated pages of a
+/// compress_paged or append_paged (compared as entries, comparePages), else
+/// std::nullopt.
+std::optional<ref::PageLayout> pageLayoutOf(const Manifest &manifest,
+                                            int64_t id);
+
+/// `actual` (the device's buffer `id`) against the reference's value, as
+/// indexpool-run --verify compares a result: pages by entries
+/// (comparePages), selections with the near-tie rule, anything else by its
+/// element type's tolerance.
+Comparison compareResult(const Manifest &manifest,
+                         const ReferenceValues &values, int64_t id,
+                         const ref::HostTensor &actual);
+
 /// How one input is drawn, decided by its uses in the computes.
 struct InputDescription {
   ref::InputDistribution distribution = ref::InputDistribution::Default;
-  /// For ValidLengths: N, the columns the lengths bound.
+  /// For ValidLengths, PageSlots and PageIds: N, the columns the lengths
+  /// bound, the entries of the pages, the pages (drawRandomInput's N).
   int64_t lengthBound = 0;
   /// e.g. "keys of computes[0] (pool)", or "not used by a compute".
   std::string use;

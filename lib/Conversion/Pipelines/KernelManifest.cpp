@@ -126,13 +126,6 @@ static LogicalResult describeComputes(func::FuncOp func, Computes &c,
               "': a manifest describes functions made of indexpool ops only";
       return failure();
     }
-    if (!getOpContract(&op).inManifests) {
-      error = "@" + func.getSymName().str() + " holds '" +
-              op.getName().getStringRef().str() +
-              "', which manifests cannot describe yet (its GPU kernels run "
-              "in the GPU emulator: indexpool-run --device=gpu-emulator)";
-      return failure();
-    }
     auto [operands, props] = describe(&op, c);
     json::Array results;
     for (Value r : op.getResults())
