@@ -4,8 +4,11 @@
 // brackets). The functions hold every dense op, unfused, optional
 // operands included; the paged ops come from the hand-written manifests of
 // test/Tools/indexpool-launch-paged.mlir.
+// The doc's example is exactly what indexpool-compile writes for
+// @compress_cache.
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --fuse=false -o %t
-// RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json %S/Inputs/launch/paged-compress.json %S/Inputs/launch/paged-select.json %S/Inputs/launch/paged-append.json | FileCheck %s
+// RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md --example=%t/compress_cache.sm_90.json %t/compress_cache.sm_90.json %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json %S/Inputs/launch/paged-compress.json %S/Inputs/launch/paged-select.json %S/Inputs/launch/paged-append.json | FileCheck %s
+// CHECK: example ok
 // CHECK: manifest doc ok: 14 ops, every key documented
 
 func.func @rows(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>,
@@ -37,4 +40,11 @@ func.func @fused(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>)
   %q, %qs, %w = indexpool.compress %k, %s bias(%b) {pool_size = 4 : i64, rotate}
       : (tensor<64x64xbf16>, tensor<64xf32>, tensor<4xf32>) -> (tensor<16x64xf8E4M3FN>, tensor<16xf32>, tensor<16x4xf32>)
   return %q, %qs : tensor<16x64xf8E4M3FN>, tensor<16xf32>
+}
+
+func.func @compress_cache(%keys: tensor<?x128xbf16>, %scores: tensor<?x128xf32>, %bias: tensor<4x128xf32>)
+    -> (tensor<?x128xf8E4M3FN>, tensor<?xf32>) {
+  %q, %s, %w = indexpool.compress %keys, %scores bias(%bias) {pool_size = 4 : i64, rotate, pow2_scale}
+      : (tensor<?x128xbf16>, tensor<?x128xf32>, tensor<4x128xf32>) -> (tensor<?x128xf8E4M3FN>, tensor<?xf32>, tensor<?x4x128xf32>)
+  return %q, %s : tensor<?x128xf8E4M3FN>, tensor<?xf32>
 }

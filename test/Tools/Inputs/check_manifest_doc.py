@@ -3,7 +3,10 @@ key of the manifest is documented (as `key`), and every compute's op, operand
 and property names are those of the doc's computes table, with the optional
 ones in brackets. Plain Python, so that any python3 runs it.
 
-  check_manifest_doc.py docs/manifest.md MANIFEST.json..."""
+  check_manifest_doc.py docs/manifest.md [--example=M.json] MANIFEST.json...
+
+With --example, the doc's example (the first json block after "## Example")
+must be exactly M.json, the manifest indexpool-compile wrote for it."""
 import json
 import re
 import sys
@@ -19,8 +22,23 @@ def keys_of(value, found):
             keys_of(item, found)
 
 
+def check_example(doc, path):
+    section = doc[doc.index("## Example"):]
+    block = re.search(r"```json\n(.*?)```", section, re.S).group(1)
+    written = json.load(open(path))
+    if json.loads(block) != written:
+        sys.exit("the doc's example is not what indexpool-compile writes: %s"
+                 % path)
+    print("example ok")
+
+
 def main():
     doc = open(sys.argv[1]).read()
+    args = sys.argv[2:]
+    for arg in [a for a in args if a.startswith("--example=")]:
+        check_example(doc, arg[len("--example="):])
+        args.remove(arg)
+    sys.argv[2:] = args
     # Names the doc writes as code: fenced blocks (the example), then inline
     # `key`, `binary.path`, `{"op": OP, ...}`.
     documented = set()
