@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs HERE (LLVM/MLIR, CUDA toolkit, no GPU): compiles the benchmark
 # functions and the integration tests' functions for sm_90 and sm_80 with
-# indexpool-compile (dynamic ones for the shapes their tests run them with), into a folder small enough to carry to the GPU machine
+# indexpool-compile (dynamic ones once, for every size; the shapes their
+# tests run them with go next to the manifest, NAME.CHIP.shapes, for
+# run-on-device.sh), into a folder small enough to carry to the GPU machine
 # (kernels + manifests; the sources for a runtime-only build are carried by
 # the device tool as the working tree).
 # Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
@@ -17,21 +19,25 @@ mkdir -p "$OUT/bench" "$OUT/tests"
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=cubin -o "$OUT/bench/$chip" >/dev/null
   # Functions with static shapes from the CPU integration tests: every op.
-  # Functions with dynamic shapes or host code are listed, not compiled.
+  # Functions with host code the manifest cannot hold are listed.
   for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Integration/GPUEmulator/*.mlir \
            "$ROOT"/test/Target/Inputs/kernels.mlir; do
     for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
-      # Dynamic functions: the shapes of the first RUN line that runs them.
+      # Dynamic functions compile once; the shapes of the first RUN line
+      # that runs them are the ones the device run launches them with.
       shapes=$(grep -E "^// RUN: .*--function=$fn( |$)" "$f" | head -1 |
                grep -oE -- '--input-shape=[0-9]+:[0-9x]+' | tr '\n' ' ' || true)
-      "$COMPILE" "$f" --function=$fn $shapes --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
-          >/dev/null 2>"$OUT/why.log" ||
+      if "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
+          >/dev/null 2>"$OUT/why.log"; then
+        [ -n "$shapes" ] && echo "$shapes" > "$OUT/tests/$chip/$fn.$chip.shapes"
+      else
         echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
+      fi
     done
   done
 done
 rm -f "$OUT/why.log"
 du -sh "$OUT"
 echo "manifests: $(find "$OUT" -name '*.json' | wc -l)"
-[ -f "$OUT/not-compiled.txt" ] && { echo "not compiled (dynamic shapes or host code):"; cat "$OUT/not-compiled.txt"; }
+[ -f "$OUT/not-compiled.txt" ] && { echo "not compiled:"; cat "$OUT/not-compiled.txt"; }
 exit 0

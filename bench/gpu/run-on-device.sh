@@ -31,7 +31,9 @@ esac
 echo "== verify every artifact for $art_chip on $chip"
 pass=0; failed=0
 for m in "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json; do
-  if "$LAUNCH" "$m" --random-inputs=1 --verify >"$RESULTS/verify-$(basename "$m" .json).txt" 2>&1; then
+  # A dynamic artifact runs with the shapes its test uses (NAME.CHIP.shapes).
+  shapes=$(cat "${m%.json}.shapes" 2>/dev/null || true)
+  if "$LAUNCH" "$m" --random-inputs=1 $shapes --verify >"$RESULTS/verify-$(basename "$m" .json).txt" 2>&1; then
     pass=$((pass + 1))
   else
     failed=$((failed + 1)); echo "FAILED: $m"; tail -3 "$RESULTS/verify-$(basename "$m" .json).txt"
