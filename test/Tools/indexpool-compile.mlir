@@ -19,6 +19,10 @@
 // RUN: rm -rf %t.dyn && indexpool-compile %S/Inputs/dynamic-pool.mlir --chip=sm_90 -o %t.dyn
 // RUN: python3 %S/Inputs/eval_sizes.py %t.dyn/pool.sm_90.json 132 1000x64 1000 | FileCheck %s --check-prefix=DYN
 // RUN: python3 %S/Inputs/eval_sizes.py %t.dyn/pool.sm_90.json 16 65536x64 65536 | FileCheck %s --check-prefix=DYN2
+// A dynamic D too (the row kernels, their tail masks compared at run
+// time): one thread per row, 256 rows per block.
+// RUN: indexpool-compile %S/../Integration/CPU/quantize.mlir --function=dequant_i8_dynamic --chip=sm_90 -o %t.dyn
+// RUN: python3 %S/Inputs/eval_sizes.py %t.dyn/dequant_i8_dynamic.sm_90.json 132 1000x200 1000 | FileCheck %s --check-prefix=DYND
 // RUN: not indexpool-compile %s --chip=sm_90 --function=nope -o %t 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // An explicit --threads-per-block replaces the chip's configuration: 128
 // threads = 4 warps x 4 groups, 256 / 16 = 16 blocks.
@@ -43,6 +47,8 @@
 // DYN-NEXT: buffer 1 input 1000
 // DYN-NEXT: buffer 2 output 250x64
 // DYN-NEXT: launch pool_kernel grid 8x1x1 params 250 1000 1000 8 8
+// DYND: buffer 2 output 1000x200
+// DYND-NEXT: launch dequant_i8_dynamic_kernel grid 4x1x1
 // DYN2: buffer 2 output 16384x64
 // DYN2-NEXT: launch pool_kernel grid 64x1x1 params 16384 65536 65536 512 64
 // NOFUNC: indexpool-compile: error: no function @nope in

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::indexpool {
@@ -24,6 +25,11 @@ struct IndexPoolLowerVectorMasks
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     vector::populateVectorMaskOpLoweringPatterns(patterns);
+    // Masks of a size known at run time (a dynamic D's tail): a compare of
+    // the lane index with the bound, in 64-bit lanes (a 32-bit bound would
+    // wrap for sizes of 2^31 and more).
+    vector::populateVectorMaskMaterializationPatterns(
+        patterns, /*force32BitVectorIndices=*/false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -1,8 +1,9 @@
 // --indexpool-lower-vector-masks: inside gpu.module, vector.constant_mask
 // becomes a constant and an n-d vector.create_mask 1-d masks selected by
-// comparisons of the outer bounds (upstream's mask lowering patterns);
-// a 1-d create_mask stays (convert-gpu-to-nvvm lowers it), and so do masks
-// outside GPU modules.
+// comparisons of the outer bounds (upstream's mask lowering patterns), a
+// 1-d create_mask (a bound known at run time, e.g. a dynamic D's tail) a
+// comparison of the lane indices with the bound in 64 bits; masks outside
+// GPU modules stay.
 // RUN: indexpool-opt %s --pass-pipeline="builtin.module(gpu.module(indexpool-lower-vector-masks))" | FileCheck %s
 
 // CHECK-LABEL: gpu.module @kernels
@@ -33,7 +34,10 @@ gpu.module @kernels {
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[NONE:.*]] = arith.constant dense<false> : vector<4xi1>
-// CHECK: %[[ROW:.*]] = vector.create_mask %[[B:.*]] : vector<4xi1>
+// CHECK-DAG: %[[LANES4:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xi64>
+// CHECK: %[[B64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[BS:.*]] = vector.broadcast %[[B64]] : i64 to vector<4xi64>
+// CHECK: %[[ROW:.*]] = arith.cmpi sgt, %[[BS]], %[[LANES4]] : vector<4xi64>
 // CHECK: %[[IN0:.*]] = arith.cmpi sgt, %[[A:.*]], %[[C0]] : index
 // CHECK: %[[R0:.*]] = arith.select %[[IN0]], %[[ROW]], %[[NONE]] : vector<4xi1>
 // CHECK: %[[M0:.*]] = vector.insert %[[R0]], %{{.*}} [0] : vector<4xi1> into vector<2x4xi1>
@@ -47,7 +51,11 @@ gpu.module @kernels {
   }
 
 // CHECK-LABEL: gpu.func @create1d
-// CHECK: vector.create_mask %{{.*}} : vector<8xi1>
+// CHECK-DAG: %[[LANES:.*]] = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi64>
+// CHECK: %[[N64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[NS:.*]] = vector.broadcast %[[N64]] : i64 to vector<8xi64>
+// CHECK: %[[MASK:.*]] = arith.cmpi sgt, %[[NS]], %[[LANES]] : vector<8xi64>
+// CHECK: vector.maskedstore %{{.*}}[%{{.*}}], %[[MASK]], %{{.*}}
   gpu.func @create1d(%m: memref<?xf32>, %n: index, %v: vector<8xf32>) kernel {
     %c0 = arith.constant 0 : index
     %mask = vector.create_mask %n : vector<8xi1>
