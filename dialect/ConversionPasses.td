@@ -7,10 +7,14 @@ include "mlir/Pass/PassBase.td"
 def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
   let summary = "Lower indexpool ops to scf/vector/arith/math loops on buffers";
   let description = [{
-    Replaces every indexpool op (fused ones included) by loops over
+    Replaces every dense indexpool op (fused ones included) by loops over
     memrefs: operands become buffers with `bufferization.to_buffer`, results
     are freshly allocated and returned with `bufferization.to_tensor`, and
-    the rest of the function is left to one-shot bufferization. Rows are
+    the rest of the function is left to one-shot bufferization. The paged
+    ops stay: they write their page pool (and tails) in place, so their
+    loops are emitted by one-shot bufferization itself, on the buffers it
+    chooses (their `BufferizableOpInterface`, registered by this pass, which
+    records its options on them). Rows are
     distributed with `scf.parallel`; the loops over the head dimension D use
     the vector dialect with `vector-width` f32 lanes. Narrow float formats
     (bf16, f16, f8E4M3FN) are converted with round-to-nearest-even.

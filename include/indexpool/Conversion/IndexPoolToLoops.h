@@ -8,8 +8,9 @@ namespace mlir {
 class RewritePatternSet;
 
 namespace indexpool {
-/// Patterns that replace every indexpool op on tensors by scf/vector loops
-/// on buffers (bufferization.to_buffer / to_tensor at the boundary). Loops
+/// Patterns that replace every dense indexpool op on tensors by scf/vector
+/// loops on buffers (bufferization.to_buffer / to_tensor at the boundary);
+/// the paged ops are lowered by one-shot bufferization, in place. Loops
 /// over D use vectors of `vectorWidth` f32 lanes; `stackScopes` wraps each
 /// row's scratch in memref.alloca_scope (needed where rows run in loops).
 void populateIndexPoolToLoopsPatterns(RewritePatternSet &patterns,

@@ -153,6 +153,49 @@ void mlir::indexpool::loops::copyRow(Emitter &e, Value from,
     element(Value());
 }
 
+Value mlir::indexpool::loops::writtenLater(Emitter &e,
+                                           const PageEntries &layout,
+                                           int64_t poolSize, Value keys,
+                                           Value lengths, Value table,
+                                           Value seq, Value page, Value entry) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value entries = e.index(layout.entries), p = e.index(poolSize);
+  Value capacity = e.mul(e.dim(table, 1), entries);
+  Value no = arith::ConstantIntOp::create(b, 0, 1);
+  Value yes = arith::ConstantIntOp::create(b, 1, 1);
+  return e.forLoop(
+      e.add(seq, e.index(1)), e.dim(keys, 0), e.index(1), {no},
+      [&](Value other, ValueRange found) -> SmallVector<Value> {
+        // The groups `other` completes: firstGroup .. firstGroup + complete.
+        Value length = loadLength(e, lengths, {other});
+        Value firstGroup = arith::DivUIOp::create(b, length, p);
+        Value complete = arith::DivUIOp::create(
+            b, e.add(arith::RemUIOp::create(b, length, p), e.dim(keys, 1)), p);
+        return e.forLoop(
+            e.index(0), complete, e.index(1), {found[0]},
+            [&](Value i, ValueRange hit) -> SmallVector<Value> {
+              Value g = e.add(firstGroup, i);
+              Value same = arith::AndIOp::create(
+                  b,
+                  arith::CmpIOp::create(b, arith::CmpIPredicate::ult, g,
+                                        capacity),
+                  arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                        arith::RemUIOp::create(b, g, entries),
+                                        entry));
+              same = e.ifThen(same, {no}, [&]() {
+                Value id = toIndex(
+                    b, memref::LoadOp::create(
+                           b, table,
+                           ValueRange{other,
+                                      arith::DivUIOp::create(b, g, entries)}));
+                return SmallVector<Value>{arith::CmpIOp::create(
+                    b, arith::CmpIPredicate::eq, id, page)};
+              })[0];
+              return {arith::SelectOp::create(b, same, yes, hit[0])};
+            });
+      })[0];
+}
+
 void TokenStream::copy(Emitter &e, Value t, Value keysTo, Value scoresTo,
                        SmallVector<Value> at) const {
   ImplicitLocOpBuilder &b = e.builder();

@@ -92,6 +92,17 @@ struct TokenStream {
             SmallVector<Value> at) const;
 };
 
+/// append_paged's rule for sequences that share a page (a shared prefix)
+/// and complete the same entry in one step: the later sequence's write
+/// wins, as the reference appends the sequences in order. True when a
+/// sequence after `seq` completes a group at entry `entry` of page `page`
+/// (a page id of the table, in range), so that `seq` must not write it:
+/// the CPU loops and the GPU kernels run sequences in parallel, and this
+/// makes the bytes the same on every schedule. `keys` is [B, n, D].
+Value writtenLater(Emitter &e, const PageEntries &layout, int64_t poolSize,
+                   Value keys, Value lengths, Value table, Value seq,
+                   Value page, Value entry);
+
 } // namespace mlir::indexpool::loops
 
 #endif // INDEXPOOL_LIB_CONVERSION_COMMON_PAGEDLAYOUT_H

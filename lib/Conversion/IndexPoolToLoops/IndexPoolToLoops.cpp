@@ -3,7 +3,9 @@
 // Each pattern turns one op into: its operands as read-only buffers, fresh
 // result buffers, the loops of Kernels.cpp, and the results as tensors again
 // (`to_tensor restrict`), so one-shot bufferization can take over the rest of
-// the function.
+// the function. The paged ops, which update their pages, are left to it: it
+// emits their loops on the buffers it chose, writing the pages in place
+// (BufferizePaged.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 
 #include "Common/Kernels.h"
 #include "LowerOp.h"
+#include "PagedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -310,11 +313,26 @@ struct IndexPoolToLoops
     return success();
   }
 
+  /// The paged ops' bufferization models, for the one-shot bufferization
+  /// that follows.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerPagedBufferization(registry);
+  }
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // This pass's loop options, for the paged ops' bufferization.
+    Builder b(&getContext());
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp>(op))
+        return;
+      op->setAttr(kVectorWidthAttrName, b.getI64IntegerAttr(vectorWidth));
+      op->setAttr(kStackScopesAttrName, b.getBoolAttr(stackScopes));
+    });
   }
 };
 
@@ -326,5 +344,4 @@ void mlir::indexpool::populateIndexPoolToLoopsPatterns(
                LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
                LowerTopK, LowerExpand, LowerSelect>(patterns.getContext(),
                                                     vectorWidth, stackScopes);
-  populatePagedPatterns(patterns, vectorWidth, stackScopes);
 }

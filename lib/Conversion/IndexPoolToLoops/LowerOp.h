@@ -81,10 +81,6 @@ inline Value scratchRow(Emitter &e, Value like, Value dimD) {
       e.builder().getI64IntegerAttr(32));
 }
 
-/// The patterns of the paged ops (PagedOps.cpp).
-void populatePagedPatterns(RewritePatternSet &patterns, int64_t vectorWidth,
-                           bool stackScopes);
-
 } // namespace mlir::indexpool::loops
 
 #endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_LOWEROP_H

@@ -7,7 +7,9 @@
 // what its dense op computes, bit for bit. Page ids, slots and lengths come
 // from the caller: those that would reach outside the pages are skipped or
 // clamped here, never followed (indexpool-run refuses them before it runs
-// the code, with the reference's message).
+// the code, with the reference's message). The loops are emitted during
+// one-shot bufferization (BufferizePaged.cpp) on the buffers it chose: the
+// pages and append_paged's tails are updated in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "Common/Kernels.h"
 #include "Common/PagedLayout.h"
 #include "LowerOp.h"
+#include "PagedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -128,211 +131,193 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
   });
 }
 
-/// A fresh result buffer holding a copy of `in`.
-Value copyOut(Emitter &e, BufferScope &buffers, Value result, Value in) {
-  auto type = cast<MemRefType>(in.getType());
-  SmallVector<Value> sizes;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    sizes.push_back(e.dim(in, i));
-  Value out = buffers.out(result.getType(), sizes);
-  memref::CopyOp::create(e.builder(), in, out);
-  return out;
-}
-
-/// compress_paged: each group as compress computes it, written at its slot.
-/// Negative and out-of-range slots are not written. The pages are copied
-/// into the result first: in-place writing through bufferization is the
-/// next step.
-struct LowerCompressPaged : LowerOp<CompressPagedOp> {
-  using LowerOp::LowerOp;
-  void lower(CompressPagedOp op, Emitter &e,
-             BufferScope &buffers) const override {
-    ImplicitLocOpBuilder &b = e.builder();
-    Value keys = buffers.in(op.getKeys());
-    Value scores = buffers.in(op.getScores());
-    Value bias = buffers.in(op.getBias());
-    Value pagesIn = buffers.in(op.getPages());
-    Value slots = buffers.in(op.getSlots());
-    int64_t p = op.getPoolSize();
-    PageEntries layout = PageEntries::of(op);
-    Value pages = copyOut(e, buffers, op.getResult(), pagesIn);
-    PoolBuffers pool{keys, scores, bias, /*weights=*/Value(), p,
-                     op.getTemperature().convertToDouble()};
-    QuantizeParams params{op.getPow2Scale(),
-                          op.getMinAbsmax().convertToDouble()};
-    Value capacity = e.mul(e.dim(pages, 0), e.index(layout.entries));
-    Value dimD = e.dim(keys, 1);
-    e.parallelFor(groups(e, keys, p), [&](Value row) {
-      e.stackScope([&]() {
-        auto scratch = PageScratch::create(e, keys, dimD, layout.codeType);
-        Value slot =
-            toIndex(b, memref::LoadOp::create(b, slots, ValueRange{row}));
-        e.ifThen(inRange(e, slot, capacity), [&]() {
-          Value entries = e.index(layout.entries);
-          emitCompressGroupIntoPage(
-              e, pool, row, op.getRotate(), params, scratch, layout, pages,
-              arith::DivUIOp::create(b, slot, entries),
-              arith::RemUIOp::create(b, slot, entries));
-        });
+/// compress_paged: each group as compress computes it, written at its slot
+/// of the pages, in place. Negative and out-of-range slots are not written.
+void lowerCompressPaged(CompressPagedOp op, Emitter &e, PagedBuffers &buffers) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value keys = buffers.in(op.getKeys());
+  Value scores = buffers.in(op.getScores());
+  Value bias = buffers.in(op.getBias());
+  Value slots = buffers.in(op.getSlots());
+  int64_t p = op.getPoolSize();
+  PageEntries layout = PageEntries::of(op);
+  Value pages = buffers.inPlace(op.getResult());
+  PoolBuffers pool{keys, scores, bias, /*weights=*/Value(), p,
+                   op.getTemperature().convertToDouble()};
+  QuantizeParams params{op.getPow2Scale(), op.getMinAbsmax().convertToDouble()};
+  Value capacity = e.mul(e.dim(pages, 0), e.index(layout.entries));
+  Value dimD = e.dim(keys, 1);
+  e.parallelFor(groups(e, keys, p), [&](Value row) {
+    e.stackScope([&]() {
+      auto scratch = PageScratch::create(e, keys, dimD, layout.codeType);
+      Value slot =
+          toIndex(b, memref::LoadOp::create(b, slots, ValueRange{row}));
+      e.ifThen(inRange(e, slot, capacity), [&]() {
+        Value entries = e.index(layout.entries);
+        emitCompressGroupIntoPage(e, pool, row, op.getRotate(), params, scratch,
+                                  layout, pages,
+                                  arith::DivUIOp::create(b, slot, entries),
+                                  arith::RemUIOp::create(b, slot, entries));
       });
     });
-  }
-};
+  });
+}
 
 /// select_paged as select does it, on temporaries: every query row's
 /// entries scored into a row of logits [B*S, max_pages*E] (kScoreRows
 /// entries per parallel item), the row's top k by emitTopK with valid =
 /// floor(L / P) (capped at the table), expanded by emitExpand, then the
 /// tail tokens.
-struct LowerSelectPaged : LowerOp<SelectPagedOp> {
-  using LowerOp::LowerOp;
-  void lower(SelectPagedOp op, Emitter &e,
-             BufferScope &buffers) const override {
-    ImplicitLocOpBuilder &b = e.builder();
-    Value query = buffers.in(op.getQuery());
-    Value weights = buffers.in(op.getWeights());
-    Value pages = buffers.in(op.getPages());
-    Value table = buffers.in(op.getBlockTable());
-    Value lengths = buffers.in(op.getLengths());
-    int64_t p = op.getPoolSize(), k = op.getK();
-    PageEntries layout = PageEntries::of(op);
-    Value dimB = e.dim(query, 0), dimS = e.dim(query, 1);
-    Value tokens3 = buffers.out(op.getTokens().getType(),
-                                {dimB, dimS, e.index(k * p + p - 1)});
-    // Query rows (b, s) flattened to m = b * S + s.
-    auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
-      return Value(memref::CollapseShapeOp::create(b, buffer, groups));
-    };
-    Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
-    Value w = rows(weights, {{0, 1}, {2}});
-    Value len = rows(lengths, {{0, 1}});
-    Value tokens = rows(tokens3, {{0, 1}, {2}});
-    Value dimM = e.mul(dimB, dimS);
-    Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
+void lowerSelectPaged(SelectPagedOp op, Emitter &e, PagedBuffers &buffers) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value query = buffers.in(op.getQuery());
+  Value weights = buffers.in(op.getWeights());
+  Value pages = buffers.in(op.getPages());
+  Value table = buffers.in(op.getBlockTable());
+  Value lengths = buffers.in(op.getLengths());
+  int64_t p = op.getPoolSize(), k = op.getK();
+  PageEntries layout = PageEntries::of(op);
+  Value dimB = e.dim(query, 0), dimS = e.dim(query, 1);
+  Value tokens3 =
+      buffers.out(op.getTokens(), {dimB, dimS, e.index(k * p + p - 1)});
+  // Query rows (b, s) flattened to m = b * S + s.
+  auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
+    return Value(memref::CollapseShapeOp::create(b, buffer, groups));
+  };
+  Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
+  Value w = rows(weights, {{0, 1}, {2}});
+  Value len = rows(lengths, {{0, 1}});
+  Value tokens = rows(tokens3, {{0, 1}, {2}});
+  Value dimM = e.mul(dimB, dimS);
+  Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
 
-    auto temp = [&](ArrayRef<int64_t> shape, Type element,
-                    ValueRange dynamic) {
-      return memref::AllocOp::create(b, MemRefType::get(shape, element),
-                                     dynamic, b.getI64IntegerAttr(64));
-    };
-    int64_t dyn = ShapedType::kDynamic;
-    Type f32 = b.getF32Type(), i32 = b.getI32Type();
-    Value logits = temp({dyn, dyn}, f32, {dimM, capacity});
-    Value valid = temp({dyn}, i32, {dimM});
-    Value values = temp({dyn, k}, f32, {dimM});
-    Value indices = temp({dyn, k}, i32, {dimM});
+  auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
+    return memref::AllocOp::create(b, MemRefType::get(shape, element), dynamic,
+                                   b.getI64IntegerAttr(64));
+  };
+  int64_t dyn = ShapedType::kDynamic;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value logits = temp({dyn, dyn}, f32, {dimM, capacity});
+  Value valid = temp({dyn}, i32, {dimM});
+  Value values = temp({dyn, k}, f32, {dimM});
+  Value indices = temp({dyn, k}, i32, {dimM});
 
-    // n = floor(L / P) entries per row, no more than the table holds.
-    e.parallelFor(dimM, [&](Value m) {
-      Value n = selectedEntries(e, loadLength(e, len, {m}), p, capacity);
-      memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n), valid,
-                              ValueRange{m});
-    });
+  // n = floor(L / P) entries per row, no more than the table holds.
+  e.parallelFor(dimM, [&](Value m) {
+    Value n = selectedEntries(e, loadLength(e, len, {m}), p, capacity);
+    memref::StoreOp::create(b, arith::IndexCastOp::create(b, i32, n), valid,
+                            ValueRange{m});
+  });
 
-    emitPagedScores(e, layout, q, w, pages, table, valid, dimS, logits);
-    emitTopK(e, logits, valid, values, indices);
-    emitExpand(e, indices, tokens, p);
+  emitPagedScores(e, layout, q, w, pages, table, valid, dimS, logits);
+  emitTopK(e, logits, valid, values, indices);
+  emitExpand(e, indices, tokens, p);
 
-    // The L mod P tail tokens n*P .. L-1 after the k*P expanded ones.
-    e.parallelFor(dimM, [&](Value m) {
-      storeTailTokens(e, loadLength(e, len, {m}), p, k, tokens, m);
-    });
-  }
-};
+  // The L mod P tail tokens n*P .. L-1 after the k*P expanded ones.
+  e.parallelFor(dimM, [&](Value m) {
+    storeTailTokens(e, loadLength(e, len, {m}), p, k, tokens, m);
+  });
+}
 
 /// append_paged, one sequence per parallel item: each group of P its token
 /// stream completes is copied into a [P, D] scratch (keys and scores in
 /// their own types) and compressed there as group 0, the code path of
-/// compress_paged; the tokens left over become the new tail. Groups whose
-/// page is outside the table or the pages are not written.
-struct LowerAppendPaged : LowerOp<AppendPagedOp> {
-  using LowerOp::LowerOp;
-  void lower(AppendPagedOp op, Emitter &e,
-             BufferScope &buffers) const override {
-    ImplicitLocOpBuilder &b = e.builder();
-    Value keys = buffers.in(op.getKeys());
-    Value scores = buffers.in(op.getScores());
-    Value bias = buffers.in(op.getBias());
-    Value tailKeys = buffers.in(op.getTailKeys());
-    Value tailScores = buffers.in(op.getTailScores());
-    Value lengths = buffers.in(op.getLengths());
-    Value pagesIn = buffers.in(op.getPages());
-    Value table = buffers.in(op.getBlockTable());
-    int64_t p = op.getPoolSize();
-    PageEntries layout = PageEntries::of(op);
-    Value pages = copyOut(e, buffers, op.getResult(), pagesIn);
-    Value newKeys = copyOut(e, buffers, op.getNewTailKeys(), tailKeys);
-    Value newScores = copyOut(e, buffers, op.getNewTailScores(), tailScores);
-    QuantizeParams params{op.getPow2Scale(),
-                          op.getMinAbsmax().convertToDouble()};
-    Value dimD = e.dim(keys, 2);
-    Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
-    Value numPages = e.dim(pages, 0);
-    Value zero = e.index(0), pIndex = e.index(p);
-    Value entries = e.index(layout.entries);
+/// compress_paged; the tokens left over become the new tail, in place
+/// (the rows it reads are at or after those it writes). Groups whose page
+/// is outside the table or the pages are not written, nor those a later
+/// sequence completes too (writtenLater): sequences run in parallel.
+void lowerAppendPaged(AppendPagedOp op, Emitter &e, PagedBuffers &buffers) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value keys = buffers.in(op.getKeys());
+  Value scores = buffers.in(op.getScores());
+  Value bias = buffers.in(op.getBias());
+  // The tails are read and rewritten in place.
+  Value tailKeys = buffers.inPlace(op.getNewTailKeys());
+  Value tailScores = buffers.inPlace(op.getNewTailScores());
+  Value lengths = buffers.in(op.getLengths());
+  Value table = buffers.in(op.getBlockTable());
+  int64_t p = op.getPoolSize();
+  PageEntries layout = PageEntries::of(op);
+  Value pages = buffers.inPlace(op.getResult());
+  QuantizeParams params{op.getPow2Scale(), op.getMinAbsmax().convertToDouble()};
+  Value dimD = e.dim(keys, 2);
+  Value capacity = e.mul(e.dim(table, 1), e.index(layout.entries));
+  Value numPages = e.dim(pages, 0);
+  Value zero = e.index(0), pIndex = e.index(p);
+  Value entries = e.index(layout.entries);
 
-    // The group's scratch: [P, D] keys, [P] or [P, D] scores.
-    auto scratchOf = [&](Value like) {
-      auto type = cast<MemRefType>(like.getType());
-      SmallVector<int64_t> shape{p};
-      SmallVector<Value> dynamic;
-      if (type.getRank() == 3) {
-        shape.push_back(type.getDimSize(2));
-        if (type.isDynamicDim(2))
-          dynamic.push_back(dimD);
-      }
-      return memref::AllocaOp::create(
-          b, MemRefType::get(shape, type.getElementType()), dynamic,
-          b.getI64IntegerAttr(32));
-    };
+  // The group's scratch: [P, D] keys, [P] or [P, D] scores.
+  auto scratchOf = [&](Value like) {
+    auto type = cast<MemRefType>(like.getType());
+    SmallVector<int64_t> shape{p};
+    SmallVector<Value> dynamic;
+    if (type.getRank() == 3) {
+      shape.push_back(type.getDimSize(2));
+      if (type.isDynamicDim(2))
+        dynamic.push_back(dimD);
+    }
+    return memref::AllocaOp::create(
+        b, MemRefType::get(shape, type.getElementType()), dynamic,
+        b.getI64IntegerAttr(32));
+  };
 
-    e.parallelFor(e.dim(keys, 0), [&](Value seq) {
-      e.stackScope([&]() {
-        Value groupKeys = scratchOf(keys), groupScores = scratchOf(scores);
-        auto scratch = PageScratch::create(e, groupKeys, dimD, layout.codeType);
-        PoolBuffers pool{groupKeys, groupScores, bias, /*weights=*/Value(), p,
-                         op.getTemperature().convertToDouble()};
-        Value l = loadLength(e, lengths, {seq});
-        TokenStream stream{seq,      arith::RemUIOp::create(b, l, pIndex),
-                           tailKeys, tailScores,
-                           keys,     scores};
-        Value firstGroup = arith::DivUIOp::create(b, l, pIndex);
-        Value size = e.add(stream.tail, e.dim(keys, 1));
-        Value complete = arith::DivUIOp::create(b, size, pIndex);
-        e.forLoop(zero, complete, [&](Value i) {
-          Value g = e.add(firstGroup, i);
-          Value inTable =
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, g, capacity);
-          e.ifThen(inTable, [&]() {
-            Value page = toIndex(
-                b, memref::LoadOp::create(
-                       b, table,
-                       ValueRange{seq, arith::DivUIOp::create(b, g, entries)}));
-            e.ifThen(inRange(e, page, numPages), [&]() {
-              for (int64_t s = 0; s < p; ++s)
-                stream.copy(e, e.add(e.mul(i, pIndex), e.index(s)), groupKeys,
-                            groupScores, {e.index(s)});
-              emitCompressGroupIntoPage(e, pool, zero, op.getRotate(), params,
-                                        scratch, layout, pages, page,
-                                        arith::RemUIOp::create(b, g, entries));
-            });
+  e.parallelFor(e.dim(keys, 0), [&](Value seq) {
+    e.stackScope([&]() {
+      Value groupKeys = scratchOf(keys), groupScores = scratchOf(scores);
+      auto scratch = PageScratch::create(e, groupKeys, dimD, layout.codeType);
+      PoolBuffers pool{groupKeys, groupScores, bias, /*weights=*/Value(), p,
+                       op.getTemperature().convertToDouble()};
+      Value l = loadLength(e, lengths, {seq});
+      TokenStream stream{seq,      arith::RemUIOp::create(b, l, pIndex),
+                         tailKeys, tailScores,
+                         keys,     scores};
+      Value firstGroup = arith::DivUIOp::create(b, l, pIndex);
+      Value size = e.add(stream.tail, e.dim(keys, 1));
+      Value complete = arith::DivUIOp::create(b, size, pIndex);
+      e.forLoop(zero, complete, [&](Value i) {
+        Value g = e.add(firstGroup, i);
+        Value inTable =
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, g, capacity);
+        e.ifThen(inTable, [&]() {
+          Value page = toIndex(
+              b, memref::LoadOp::create(
+                     b, table,
+                     ValueRange{seq, arith::DivUIOp::create(b, g, entries)}));
+          e.ifThen(inRange(e, page, numPages), [&]() {
+            Value entry = arith::RemUIOp::create(b, g, entries);
+            Value later = writtenLater(e, layout, p, keys, lengths, table, seq,
+                                       page, entry);
+            e.ifThen(arith::XOrIOp::create(
+                         b, later, arith::ConstantIntOp::create(b, 1, 1)),
+                     [&]() {
+                       for (int64_t s = 0; s < p; ++s)
+                         stream.copy(e, e.add(e.mul(i, pIndex), e.index(s)),
+                                     groupKeys, groupScores, {e.index(s)});
+                       emitCompressGroupIntoPage(e, pool, zero, op.getRotate(),
+                                                 params, scratch, layout, pages,
+                                                 page, entry);
+                     });
           });
         });
-        // The last (L + n) mod P tokens, at rows 0.. of the tail.
-        Value done = e.mul(complete, pIndex);
-        e.forLoop(zero, arith::SubIOp::create(b, size, done), [&](Value r) {
-          stream.copy(e, e.add(done, r), newKeys, newScores, {seq, r});
-        });
+      });
+      // The last (L + n) mod P tokens, at rows 0.. of the tail.
+      Value done = e.mul(complete, pIndex);
+      e.forLoop(zero, arith::SubIOp::create(b, size, done), [&](Value r) {
+        stream.copy(e, e.add(done, r), tailKeys, tailScores, {seq, r});
       });
     });
-  }
-};
+  });
+}
 
 } // namespace
 
-void mlir::indexpool::loops::populatePagedPatterns(RewritePatternSet &patterns,
-                                                   int64_t vectorWidth,
-                                                   bool stackScopes) {
-  patterns.add<LowerCompressPaged, LowerSelectPaged, LowerAppendPaged>(
-      patterns.getContext(), vectorWidth, stackScopes);
+void mlir::indexpool::loops::emitPagedOp(Operation *op, Emitter &e,
+                                         PagedBuffers &buffers) {
+  if (auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName))
+    configure(e, launch);
+  if (auto compress = dyn_cast<CompressPagedOp>(op))
+    return lowerCompressPaged(compress, e, buffers);
+  if (auto select = dyn_cast<SelectPagedOp>(op))
+    return lowerSelectPaged(select, e, buffers);
+  lowerAppendPaged(cast<AppendPagedOp>(op), e, buffers);
 }

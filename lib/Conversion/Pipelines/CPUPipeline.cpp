@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Conversion/Passes.h"
+
+#include "LoopStackScopes.h"
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
 
@@ -260,6 +262,8 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // Each iteration of a loop frees the stack it allocated (decode loops).
+  pm.addPass(createLoopStackScopesPass());
   // Before scf-to-cf: memref.alloca_scope (per-row scratch, OpenMP bodies)
   // must still hold a single block when it is lowered.
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

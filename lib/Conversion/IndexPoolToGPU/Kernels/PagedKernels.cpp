@@ -240,44 +240,6 @@ struct SequenceState {
 };
 } // namespace
 
-/// Whether a sequence after `seq` completes a group at entry `entry` of
-/// page `page` too.
-static Value writtenLater(Emitter &e, const PagedAppendBuffers &a, Value seq,
-                          Value page, Value entry) {
-  ImplicitLocOpBuilder &b = e.builder();
-  const int64_t p = a.poolSize;
-  Value entries = e.index(a.layout.entries);
-  Value capacity = e.mul(e.dim(a.table, 1), entries);
-  Value no = arith::ConstantIntOp::create(b, 0, 1);
-  Value yes = arith::ConstantIntOp::create(b, 1, 1);
-  return e.forLoop(
-      e.add(seq, e.index(1)), e.dim(a.keys, 0), e.index(1), {no},
-      [&](Value other, ValueRange found) -> SmallVector<Value> {
-        SequenceState st =
-            SequenceState::of(e, a.lengths, other, e.dim(a.keys, 1), p);
-        return e.forLoop(
-            e.index(0), st.complete, e.index(1), {found[0]},
-            [&](Value i, ValueRange hit) -> SmallVector<Value> {
-              Value g = e.add(st.firstGroup, i);
-              Value same = arith::AndIOp::create(
-                  b, ult(b, g, capacity),
-                  arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                        arith::RemUIOp::create(b, g, entries),
-                                        entry));
-              same = e.ifThen(same, {no}, [&]() {
-                Value id = loops::toIndex(
-                    b, memref::LoadOp::create(
-                           b, a.table,
-                           ValueRange{other,
-                                      arith::DivUIOp::create(b, g, entries)}));
-                return SmallVector<Value>{arith::CmpIOp::create(
-                    b, arith::CmpIPredicate::eq, id, page)};
-              })[0];
-              return {arith::SelectOp::create(b, same, yes, hit[0])};
-            });
-      })[0];
-}
-
 void mlir::indexpool::gpukernels::emitAppendPagedKernels(
     ImplicitLocOpBuilder &b, const PagedAppendBuffers &a,
     const KernelLaunch &launch, bool hardwareFp8) {
@@ -408,7 +370,8 @@ void mlir::indexpool::gpukernels::emitAppendPagedKernels(
         // Sequences that share a page may complete the same entry: the
         // last of them writes it, as the sequences are appended in order.
         write = we.ifThen(write, {write}, [&]() {
-          Value later = writtenLater(we, a, seq, page, entry);
+          Value later = loops::writtenLater(we, layout, p, a.keys, a.lengths,
+                                            a.table, seq, page, entry);
           return SmallVector<Value>{arith::XOrIOp::create(
               b, later, arith::ConstantIntOp::create(b, 1, 1))};
         })[0];

@@ -7,27 +7,19 @@ beyond the table, which indexpool-run must refuse.
 Plain Python (no NumPy), so that any python3 runs it."""
 import os
 import random
-import struct
 import sys
 
 # The plain-Python .npy reader and writer of scripts/.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "..", "..", "scripts"))
 from npyio import write_npy  # noqa: E402
+from random_pages import random_pages  # noqa: E402
 
 B, P, E, D, H, PAGES, MAX_PAGES = 4, 4, 16, 64, 2, 6, 2
 
 
 def pages(rng):
-    """f8 codes that are numbers, f32 scales in [1e-3, 1e-2]."""
-    out = []
-    for _ in range(PAGES):
-        page = [rng.choice([c for c in range(-128, 128) if c & 0x7F != 0x7F])
-                for _ in range(E * D)]
-        for _ in range(E):
-            page += struct.unpack("<4b", struct.pack("<f", rng.uniform(1e-3, 1e-2)))
-        out += page
-    return out
+    return random_pages(rng, PAGES, E, D)
 
 
 def gauss(rng, n):

@@ -1,0 +1,54 @@
+//===- PagedOps.h - the paged ops, lowered in bufferization --*- C++ -*-===//
+//
+// Internal to IndexPoolToLoops. The paged ops update their pages (and
+// append_paged its tails) in destination-passing style: their loops are
+// emitted by one-shot bufferization (BufferizePaged.cpp), on the buffers it
+// chose, so that the pages are written in place whenever nothing reads the
+// old ones after the op, and copied only where something does.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
+#define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
+
+#include "Common/Emitter.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+class DialectRegistry;
+class Operation;
+} // namespace mlir
+
+namespace mlir::indexpool::loops {
+
+/// The loop options of --indexpool-to-loops, recorded on each paged op for
+/// its bufferization (absent: vector width 8, stack scopes).
+inline constexpr llvm::StringLiteral kVectorWidthAttrName =
+    "indexpool.vector_width";
+inline constexpr llvm::StringLiteral kStackScopesAttrName =
+    "indexpool.stack_scopes";
+
+/// The buffers of one paged op as its bufferization gives them.
+class PagedBuffers {
+public:
+  virtual ~PagedBuffers() = default;
+  /// The buffer of operand `tensor` (null for an absent operand), read only,
+  /// with the identity layout.
+  virtual Value in(Value tensor) = 0;
+  /// The buffer of `result`: the buffer of the operand it updates (the
+  /// pages, a tail), holding that operand's values, written in place.
+  virtual Value inPlace(Value result) = 0;
+  /// A fresh buffer for `result`; `sizes` gives every dimension (only the
+  /// dynamic ones are used).
+  virtual Value out(Value result, ArrayRef<Value> sizes) = 0;
+};
+
+/// Emits the loops of compress_paged, select_paged or append_paged `op`.
+void emitPagedOp(Operation *op, Emitter &e, PagedBuffers &buffers);
+
+/// Attaches the BufferizableOpInterface models of the paged ops.
+void registerPagedBufferization(DialectRegistry &registry);
+
+} // namespace mlir::indexpool::loops
+
+#endif // INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
