@@ -234,6 +234,9 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   // Callers (the JIT, mlir-runner) see plain contiguous memrefs.
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // The paged ops' GPU kernels still return their pages in a fresh buffer
+  // (docs/serving-layout.md): a decode loop around them yields it.
+  bufferize.allowReturnAllocsFromLoops = !options.emulatedGPU.empty();
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   // Returned arguments are cloned so that callers own every result.

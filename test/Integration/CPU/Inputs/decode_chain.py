@@ -4,6 +4,8 @@ final pages must be byte-identical to one compress_paged of the whole
 sequences (docs/serving-layout.md).
 
   decode_chain.py make DIR      writes DIR/*.npy, the arguments of @chain
+  decode_chain.py loop DIR N    the same sequences, then N single-token
+                                steps (decode-loop.mlir's @loop)
   decode_chain.py check A B     A and B (int8 pages) byte-identical
 
 Plain Python (no NumPy), so that any python3 runs it."""
@@ -79,6 +81,58 @@ def make(out):
         lengths = [l + n for l in lengths]
 
 
+def make_loop(out, steps):
+    """The 8 sequences of make(), then `steps` appends of one token each:
+    whole-sequence inputs, the prefill's, and step_keys [steps, 8, 1, D]."""
+    rng = random.Random(7)
+    tmax = -(-(max(PREFILL) + steps) // P) * P
+    max_pages = -(-tmax // (P * E))
+    pages = max_pages * len(PREFILL)
+    keys = [[[bf16(rng.gauss(0, 1)) for _ in range(D)] for _ in range(tmax)]
+            for _ in PREFILL]
+    scores = [[rng.gauss(0, 1) for _ in range(tmax)] for _ in PREFILL]
+    ids = list(range(pages))
+    rng.shuffle(ids)
+    table = [ids[max_pages * b:max_pages * (b + 1)]
+             for b in range(len(PREFILL))]
+
+    def slots(lengths):
+        return [table[b][g // E] * E + g % E if g < lengths[b] // P else -1
+                for b in range(len(PREFILL)) for g in range(tmax // P)]
+
+    flat = lambda rows: [x for row in rows for x in row]
+    final = [l + steps for l in PREFILL]
+    write_npy(out + "/keys.npy", "<f4", (len(PREFILL) * tmax, D),
+              flat(flat(keys)))
+    write_npy(out + "/scores.npy", "<f4", (len(PREFILL) * tmax,),
+              flat(scores))
+    write_npy(out + "/pages.npy", "|i1", (pages, E * (D + 4)),
+              [rng.randrange(-128, 128) for _ in range(pages * E * (D + 4))])
+    write_npy(out + "/table.npy", "<i4", (len(PREFILL), max_pages),
+              flat(table))
+    write_npy(out + "/whole_slots.npy", "<i8", (len(slots(final)),),
+              slots(final))
+    write_npy(out + "/prefill_slots.npy", "<i8", (len(slots(PREFILL)),),
+              slots(PREFILL))
+    tail_keys, tail_scores = [], []
+    for b, l in enumerate(PREFILL):
+        for r in range(P - 1):
+            t = l - l % P + r if r < l % P else tmax - 1
+            tail_keys += keys[b][t]
+            tail_scores.append(scores[b][t])
+    write_npy(out + "/tail_keys.npy", "<f4", (len(PREFILL), P - 1, D),
+              tail_keys)
+    write_npy(out + "/tail_scores.npy", "<f4", (len(PREFILL), P - 1),
+              tail_scores)
+    write_npy(out + "/lengths.npy", "<i4", (len(PREFILL),), PREFILL)
+    write_npy(out + "/step_keys.npy", "<f4", (steps, len(PREFILL), 1, D),
+              flat(flat(keys[b][l + i] for b, l in enumerate(PREFILL))
+                   for i in range(steps)))
+    write_npy(out + "/step_scores.npy", "<f4", (steps, len(PREFILL), 1),
+              [scores[b][l + i] for i in range(steps)
+               for b, l in enumerate(PREFILL)])
+
+
 def check(a, b):
     shape_a, bytes_a = read_npy(a)
     shape_b, bytes_b = read_npy(b)
@@ -92,5 +146,7 @@ def check(a, b):
 
 if sys.argv[1] == "make":
     make(sys.argv[2])
+elif sys.argv[1] == "loop":
+    make_loop(sys.argv[2], int(sys.argv[3]))
 else:
     check(sys.argv[2], sys.argv[3])
