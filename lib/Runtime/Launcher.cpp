@@ -124,7 +124,31 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
     launcher->functions.push_back(function);
   }
 
-  // Device memory, zeroed so that no run depends on stale contents.
+  // An output in place of an input is read from the input's memory: it must
+  // fit there exactly (the reader checks this; a Manifest built in code
+  // gets the same check before anything is downloaded).
+  for (const Buffer &buffer : manifest.buffers) {
+    if (buffer.inPlaceOf < 0)
+      continue;
+    const Buffer *input = manifest.findBuffer(buffer.inPlaceOf);
+    if (buffer.role != BufferRole::Output || !input ||
+        input->role != BufferRole::Input || input->type != buffer.type ||
+        input->shape != buffer.shape) {
+      error = std::string(bufferRoleName(buffer.role)) + " buffer " +
+              std::to_string(buffer.id) + " (" +
+              tensorTypeString(buffer.shape, buffer.type) +
+              ") cannot be in place of buffer " +
+              std::to_string(buffer.inPlaceOf) +
+              (input ? " (" + std::string(bufferRoleName(input->role)) + ", " +
+                           tensorTypeString(input->shape, input->type) + ")"
+                     : " (no such buffer)") +
+              ": only an output in place of an input of its type and shape";
+      return nullptr;
+    }
+  }
+
+  // Device memory, zeroed so that no run depends on stale contents; none
+  // for an output in place of an input (it is the input's).
   for (const Buffer &buffer : manifest.buffers) {
     if (!buffer.hasDeviceMemory())
       continue;
@@ -191,17 +215,21 @@ Launcher::~Launcher() {
 }
 
 CudaDevice::DevicePointer Launcher::pointerOf(int64_t id) const {
+  if (const Buffer *buffer = manifest.findBuffer(id);
+      buffer && buffer->inPlaceOf >= 0)
+    id = buffer->inPlaceOf;
   auto it = pointers.find(id);
   return it == pointers.end() ? 0 : it->second;
 }
 
 int64_t Launcher::inputOutputBytes() const {
   // Each buffer is at most 2^42 bytes, but a manifest may list millions:
-  // saturate rather than wrap (the sum only feeds a GB/s figure).
+  // saturate rather than wrap (the sum only feeds a GB/s figure). An output
+  // in place of an input is the input's memory, counted once.
   int64_t bytes = 0;
   for (const Buffer &buffer : manifest.buffers)
     if ((buffer.role == BufferRole::Input ||
-         buffer.role == BufferRole::Output) &&
+         (buffer.role == BufferRole::Output && buffer.hasDeviceMemory())) &&
         __builtin_add_overflow(bytes, buffer.sizeInBytes(), &bytes))
       return std::numeric_limits<int64_t>::max();
   return bytes;

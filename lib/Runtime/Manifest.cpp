@@ -119,6 +119,17 @@ std::string describeValue(const json::Value &v) {
   }
 }
 
+/// Why a kernel parameter cannot name `buffer`, which has no device memory.
+std::string noDeviceMemory(const Buffer &buffer) {
+  if (buffer.inPlaceOf >= 0)
+    return "buffer " + std::to_string(buffer.id) + " is in place of input " +
+           std::to_string(buffer.inPlaceOf) +
+           " (it has no device memory of its own: name buffer " +
+           std::to_string(buffer.inPlaceOf) + ")";
+  return "buffer " + std::to_string(buffer.id) +
+         " is an intermediate (it has no device memory)";
+}
+
 /// Whether `chip` looks like "sm_90" or "sm_90a".
 bool isChipName(const std::string &chip) {
   if (chip.size() < 4 || chip.compare(0, 3, "sm_") != 0)
@@ -234,6 +245,9 @@ private:
   bool checkSizesAgainstInputs(const json::Value &root);
   bool readBinary(const json::Value &v);
   bool readBuffers(const json::Value &v);
+  /// Each `in_place_of` names an input of the output's type and shape, at
+  /// most one output per input.
+  bool checkInPlace(const json::Value &v);
   /// `inferred`: a null size is allowed (a value's size its compute gives,
   /// kInferredSize until then).
   bool readShape(const json::Value &shape, const std::string &field,
@@ -516,7 +530,8 @@ bool Reader::readBuffers(const json::Value &v) {
   for (size_t i = 0; i < v.elements.size(); ++i) {
     const json::Value &b = v.elements[i];
     std::string field = at("buffers", i);
-    if (!checkObject(b, field, {"id", "role", "index", "type", "shape"}))
+    if (!checkObject(b, field,
+                     {"id", "role", "index", "type", "shape", "in_place_of"}))
       return false;
     Buffer buffer;
     const json::Value *id = member(b, field, "id");
@@ -567,6 +582,19 @@ bool Reader::readBuffers(const json::Value &v) {
     if (!shape ||
         !readShape(*shape, sub(field, "shape"), buffer.shape, buffer.dims))
       return false;
+    // Which input it names is checked once every buffer is read.
+    if (const json::Value *inPlace = member(b, field, "in_place_of", false)) {
+      if (buffer.role != BufferRole::Output)
+        return fail(*inPlace, sub(field, "in_place_of"),
+                    std::string("only an output can be in place of an input, "
+                                "buffer ") +
+                        std::to_string(buffer.id) + " is " +
+                        (buffer.role == BufferRole::Input ? "an " : "a ") +
+                        bufferRoleName(buffer.role));
+      if (!integer(*inPlace, sub(field, "in_place_of"), 0,
+                   std::numeric_limits<int64_t>::max(), buffer.inPlaceOf))
+        return false;
+    }
     bufferPositions[buffer.id] = i;
     out.buffers.push_back(std::move(buffer));
   }
@@ -601,6 +629,54 @@ bool Reader::readBuffers(const json::Value &v) {
   for (const Buffer &b : out.buffers)
     if (b.role == BufferRole::Input)
       defined[b.id] = -1;
+  return checkInPlace(v);
+}
+
+bool Reader::checkInPlace(const json::Value &v) {
+  // Input id -> the position of the output in its place.
+  std::map<int64_t, size_t> taken;
+  for (size_t i = 0; i < out.buffers.size(); ++i) {
+    const Buffer &b = out.buffers[i];
+    if (b.inPlaceOf < 0)
+      continue;
+    const json::Value &where = *v.elements[i].find("in_place_of");
+    std::string field = at("buffers", i) + ".in_place_of";
+    const Buffer *input = out.findBuffer(b.inPlaceOf);
+    if (!input)
+      return fail(where, field,
+                  "no input buffer has id " + std::to_string(b.inPlaceOf));
+    if (input->role != BufferRole::Input)
+      return fail(where, field,
+                  "buffer " + std::to_string(input->id) + " is " +
+                      (input->role == BufferRole::Output ? "an " : "a ") +
+                      bufferRoleName(input->role) + ", not an input");
+    if (auto [it, inserted] = taken.emplace(input->id, i); !inserted)
+      return fail(where, field,
+                  "input buffer " + std::to_string(input->id) +
+                      " is already updated in place by buffers[" +
+                      std::to_string(it->second) + "] (one output per input)");
+    // Before binding, sizes may still turn out equal: only what differs
+    // for every binding is an error now (bindSizes compares the integers).
+    bool same = input->type == b.type && input->shape.size() == b.shape.size();
+    for (size_t d = 0; same && d < b.shape.size(); ++d) {
+      if (!symbolic())
+        same = input->shape[d] == b.shape[d];
+      else if (!b.dims[d].isSize() && !input->dims[d].isSize())
+        same = input->dims[d].value == b.dims[d].value;
+    }
+    if (!same) {
+      auto typeOf = [&](const Buffer &buffer) {
+        return symbolic() ? std::string(ref::elementTypeName(buffer.type)) +
+                                " " + symbolicShapeString(buffer)
+                          : tensorTypeString(buffer.shape, buffer.type);
+      };
+      return fail(where, field,
+                  "output buffer " + std::to_string(b.id) + " is " + typeOf(b) +
+                      ", but input buffer " + std::to_string(input->id) +
+                      " is " + typeOf(*input) +
+                      " (in place needs the same type and shape)");
+    }
+  }
   return true;
 }
 
@@ -887,9 +963,7 @@ bool Reader::readLaunch(const json::Value &v, const std::string &field,
         return fail(value, vField,
                     "no buffer has id " + std::to_string(param.buffer));
       if (!b->hasDeviceMemory())
-        return fail(value, vField,
-                    "buffer " + std::to_string(param.buffer) +
-                        " is an intermediate (it has no device memory)");
+        return fail(value, vField, noDeviceMemory(*b));
     } else if (kind == "i32") {
       param.kind = LaunchParam::Kind::I32;
       if (!sizeOperand(value, vField, std::numeric_limits<int32_t>::min(),
@@ -1233,8 +1307,7 @@ std::string checkLaunchParams(const Manifest &manifest, const Launch &launch,
     if (!buffer)
       return "no buffer has id " + std::to_string(have.buffer);
     if (!buffer->hasDeviceMemory())
-      return "buffer " + std::to_string(have.buffer) +
-             " is an intermediate (it has no device memory)";
+      return noDeviceMemory(*buffer);
     // Sizes not bound yet: bindSizes checks the extents.
     if (!manifest.needsBinding() && want.bytes > buffer->sizeInBytes())
       return name + " accesses " + std::to_string(want.bytes) +

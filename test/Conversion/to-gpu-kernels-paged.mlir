@@ -1,12 +1,16 @@
-// --indexpool-to-gpu-kernels gives the paged ops short sequences of kernels
-// (Kernels/PagedKernels.cpp): the pages are copied into the result by a
-// kernel, not a host memref.copy; select_paged scores through the block
-// table, then topk and expand. Shapes the kernels do not cover (a dynamic
+// The paged ops as short sequences of GPU kernels (Kernels/PagedKernels.cpp):
+// --indexpool-to-gpu-kernels lowers select_paged (scores through the block
+// table, then topk and expand) and marks compress_paged and append_paged
+// with the chip; one-shot bufferization emits their kernels on the buffers
+// it chose, so the pages (and tails) are written in place: the function
+// returns its own arguments, with no copy of the pages on the host or the
+// device (compress: one kernel; append: the gather, the compress rows and
+// the two tails copied from their scratch). Shapes the kernels do not cover (a dynamic
 // D) are refused in one line, not run as CPU loops. indexpool-compile
 // writes their manifests, which the runtime loads and checks up to the
 // device (the fake driver stops at the kernel lookup: it knows only its own
 // test kernels).
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 -verify-diagnostics | FileCheck %s
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 --indexpool-to-loops --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" -verify-diagnostics | FileCheck %s
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --function=compress -o %t > /dev/null
 // RUN: indexpool-compile %s --chip=sm_90 --function=select -o %t > /dev/null
 // RUN: indexpool-compile %s --chip=sm_90 --function=append -o %t > /dev/null
@@ -24,10 +28,12 @@
 // COMPILE: indexpool-compile: error: compiling @dynamic_d for sm_90 failed
 
 // CHECK-LABEL: func.func @compress
+// CHECK-SAME: %[[PAGES:[a-z0-9]+]]: memref<2x8448xi8>
 // CHECK-NOT: memref.copy
-// CHECK-COUNT-2: gpu.launch
+// CHECK-NOT: memref.alloc() {{.*}} : memref<2x8448xi8>
+// CHECK-COUNT-1: gpu.launch
 // CHECK-NOT: gpu.launch
-// CHECK: return
+// CHECK: return %[[PAGES]]
 func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>,
     %pages: tensor<2x8448xi8>, %slots: tensor<16xi64>) -> tensor<2x8448xi8> {
   %p = indexpool.compress_paged %keys, %scores into %pages at %slots
@@ -58,9 +64,10 @@ func.func @select(%q: tensor<2x1x4x128xbf16>, %w: tensor<2x1x4xf32>,
 
 // CHECK-LABEL: func.func @append
 // CHECK-NOT: memref.copy
-// CHECK-COUNT-3: gpu.launch
+// CHECK-NOT: memref.alloc() {{.*}} : memref<4x8448xi8>
+// CHECK-COUNT-4: gpu.launch
 // CHECK-NOT: gpu.launch
-// CHECK: return
+// CHECK: return %arg5, %arg2, %arg3
 func.func @append(%k: tensor<2x1x128xbf16>, %s: tensor<2x1xf32>,
     %tk: tensor<2x3x128xbf16>, %ts: tensor<2x3xf32>, %len: tensor<2xi32>,
     %pages: tensor<4x8448xi8>, %table: tensor<2x2xi32>)

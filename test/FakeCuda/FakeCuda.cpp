@@ -17,10 +17,12 @@
 // runtime's fallback is exercised. Environment: INDEXPOOL_FAKE_CUDA_DEVICES
 // (device count, default 1), INDEXPOOL_FAKE_CUDA_CC (compute capability as
 // major*10+minor, default 90), INDEXPOOL_FAKE_CUDA_LOG (when set: one line
-// on stderr per launch, copy, memset, event record and stream
-// synchronization, with its stream, "default" or the handle's number, and a
-// launch's grid, block and integer parameters, so that a test sees what
-// the runtime evaluated and where it queued it).
+// on stderr per allocation, launch, copy, memset, event record and stream
+// synchronization, with its stream, "default" or the handle's number, a
+// launch's grid, block and integer parameters, and the allocations a copy
+// or memset touches, numbered #1, #2, ... in allocation order, so that a
+// test sees what the runtime evaluated, where it queued it and which
+// memory it read or wrote).
 //
 // Kernels (parameters in order):
 //   indexpool_test_expand(i32 *indices, i32 *tokens, i64 count, i32 P):
@@ -103,6 +105,9 @@ struct State {
   std::mutex mutex;
   bool initialized = false;
   std::map<CUdeviceptr, size_t> allocations;
+  /// Allocation -> its number in the log.
+  std::map<CUdeviceptr, int> allocationNumbers;
+  int nextAllocation = 1;
   CUresult sticky = kSuccess;
   std::set<const void *> modules, events;
   /// Stream handle -> its number in the log.
@@ -145,6 +150,23 @@ std::string streamName(const CUstream_st *stream) {
     return "default";
   auto it = state().streams.find(stream);
   return it == state().streams.end() ? "?" : std::to_string(it->second);
+}
+
+/// "#N" for the allocation `pointer` starts, "#N+OFFSET" for one it lies
+/// inside, "?" otherwise. The caller holds the state's mutex.
+std::string allocationName(CUdeviceptr pointer) {
+  auto &allocations = state().allocations;
+  auto it = allocations.upper_bound(pointer);
+  if (it == allocations.begin())
+    return "?";
+  --it;
+  if (pointer - it->first >= it->second)
+    return "?";
+  std::string name =
+      "#" + std::to_string(state().allocationNumbers[it->first]);
+  return pointer == it->first
+             ? name
+             : name + "+" + std::to_string(pointer - it->first);
 }
 
 void logLine(const std::string &line) {
@@ -373,6 +395,9 @@ FAKE_CUDA_API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
   *pointer = CUdeviceptr(reinterpret_cast<uintptr_t>(memory));
   state().allocations[*pointer] = bytes;
+  state().allocationNumbers[*pointer] = state().nextAllocation;
+  logLine("alloc " + std::to_string(bytes) + " bytes #" +
+          std::to_string(state().nextAllocation++));
   return kSuccess;
 }
 
@@ -383,6 +408,7 @@ FAKE_CUDA_API CUresult cuMemFree_v2(CUdeviceptr pointer) {
     return kInvalidValue;
   std::free(reinterpret_cast<void *>(uintptr_t(pointer)));
   state().allocations.erase(it);
+  state().allocationNumbers.erase(pointer);
   return kSuccess;
 }
 
@@ -430,7 +456,7 @@ FAKE_CUDA_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination,
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     logLine("memcpy HtoD " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream));
+            streamName(stream) + " to=" + allocationName(destination));
   }
   return cuMemcpyHtoD_v2(destination, source, bytes);
 }
@@ -441,7 +467,7 @@ FAKE_CUDA_API CUresult cuMemcpyDtoHAsync_v2(void *destination,
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     logLine("memcpy DtoH " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream));
+            streamName(stream) + " from=" + allocationName(source));
   }
   return cuMemcpyDtoH_v2(destination, source, bytes);
 }
@@ -452,7 +478,8 @@ FAKE_CUDA_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination,
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     logLine("memcpy DtoD " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream));
+            streamName(stream) + " from=" + allocationName(source) +
+            " to=" + allocationName(destination));
   }
   return cuMemcpyDtoD_v2(destination, source, bytes);
 }
@@ -463,7 +490,7 @@ FAKE_CUDA_API CUresult cuMemsetD8Async(CUdeviceptr destination,
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     logLine("memset " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream));
+            streamName(stream) + " to=" + allocationName(destination));
   }
   return cuMemsetD8_v2(destination, value, bytes);
 }
@@ -583,16 +610,22 @@ FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
                        std::to_string(blockX) + "," + std::to_string(blockY) +
                        "," + std::to_string(blockZ) + "] params=[";
     const char *signature = signatureOf(name);
+    std::string memory;
     for (int i = 0; signature[i]; ++i) {
       line += i ? ", " : "";
-      if (signature[i] == 'p')
+      if (signature[i] == 'p') {
         line += "ptr";
-      else if (signature[i] == 'l')
+        memory += (memory.empty() ? "" : ", ") +
+                  allocationName(param<CUdeviceptr>(params, i));
+      } else if (signature[i] == 'l') {
         line += std::to_string(param<int64_t>(params, i));
-      else
+      } else {
         line += std::to_string(param<int32_t>(params, i));
+      }
     }
-    logLine(line + "] stream=" + streamName(stream));
+    // The allocations last: "params=[ptr, ...] stream=S" reads as before.
+    logLine(line + "] stream=" + streamName(stream) + " memory=[" + memory +
+            "]");
   }
   // Blocks fit in 64 bits (< 2^63); threads may not (up to 2^73): saturate,
   // the kernels stop at their own element counts anyway.

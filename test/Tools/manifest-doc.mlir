@@ -7,7 +7,7 @@
 // The doc's example is exactly what indexpool-compile writes for
 // @compress_cache.
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --fuse=false -o %t
-// RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md --example=%t/compress_cache.sm_90.json %t/compress_cache.sm_90.json %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json %S/Inputs/launch/paged-compress.json %S/Inputs/launch/paged-select.json %S/Inputs/launch/paged-append.json | FileCheck %s
+// RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md --example=%t/compress_cache.sm_90.json %t/compress_cache.sm_90.json %t/append_in_place.sm_90.json %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json %S/Inputs/launch/paged-compress.json %S/Inputs/launch/paged-select.json %S/Inputs/launch/paged-append.json | FileCheck %s
 // CHECK: example ok
 // CHECK: manifest doc ok: 14 ops, every key documented
 
@@ -47,4 +47,17 @@ func.func @compress_cache(%keys: tensor<?x128xbf16>, %scores: tensor<?x128xf32>,
   %q, %s, %w = indexpool.compress %keys, %scores bias(%bias) {pool_size = 4 : i64, rotate, pow2_scale}
       : (tensor<?x128xbf16>, tensor<?x128xf32>, tensor<4x128xf32>) -> (tensor<?x128xf8E4M3FN>, tensor<?xf32>, tensor<?x4x128xf32>)
   return %q, %s : tensor<?x128xf8E4M3FN>, tensor<?xf32>
+}
+
+// The pages and tails of append_paged are outputs in place of the inputs.
+func.func @append_in_place(%k: tensor<2x1x128xbf16>, %s: tensor<2x1xf32>,
+    %tk: tensor<2x3x128xbf16>, %ts: tensor<2x3xf32>, %len: tensor<2xi32>,
+    %pages: tensor<4x8448xi8>, %table: tensor<2x2xi32>)
+    -> (tensor<4x8448xi8>, tensor<2x3x128xbf16>, tensor<2x3xf32>) {
+  %p, %a, %b = indexpool.append_paged %k, %s tail(%tk, %ts) lengths(%len)
+      into %pages block_table(%table) {pool_size = 4 : i64}
+      : (tensor<2x1x128xbf16>, tensor<2x1xf32>, tensor<2x3x128xbf16>,
+         tensor<2x3xf32>, tensor<2xi32>, tensor<4x8448xi8>, tensor<2x2xi32>)
+        -> (tensor<4x8448xi8>, tensor<2x3x128xbf16>, tensor<2x3xf32>)
+  return %p, %a, %b : tensor<4x8448xi8>, tensor<2x3x128xbf16>, tensor<2x3xf32>
 }

@@ -80,7 +80,10 @@ usage: indexpool-launch MANIFEST.json [options]
                         near-tie swaps of selections of computed logits)
   --benchmark=N         run all launches N more times between CUDA events;
                         print the median time and the effective GB/s (bytes
-                        of all inputs and outputs over the median time)
+                        of all inputs and outputs over the median time, an
+                        output in place of an input counted once). Outputs
+                        in place of inputs keep being updated: each run is
+                        a step on the state the previous one left
   --copy-anchor         with --benchmark: also time a device-to-device copy
                         of half those bytes (so as many bytes move) and print
                         its GB/s and the kernel's ratio to it

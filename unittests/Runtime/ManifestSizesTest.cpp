@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ManifestText.h"
+
 #include "indexpool/Runtime/Manifest.h"
 
 #include "gtest/gtest.h"
@@ -123,27 +125,9 @@ constexpr const char *kExpand = R"({
   ]
 })";
 
-std::string edited(std::string text, const std::string &from,
-                   const std::string &to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos)
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-std::string loadError(const std::string &text) {
-  Manifest m;
-  std::string error;
-  return parseManifest(text, "m.json", "/dir", m, error) ? "" : error;
-}
-
-Manifest load(const std::string &text) {
-  Manifest m;
-  std::string error;
-  EXPECT_TRUE(parseManifest(text, "m.json", "/dir", m, error)) << error;
-  return m;
-}
+using test::edited;
+using test::load;
+using test::loadError;
 
 std::string bindError(const std::string &text,
                       const std::vector<std::vector<int64_t>> &shapes,

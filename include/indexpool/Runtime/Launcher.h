@@ -1,7 +1,8 @@
 //===- Launcher.h - runs a manifest's launches on a CudaDevice --*- C++ -*-===//
 //
 // Allocates the device memory of a bound manifest's buffers (inputs,
-// outputs and temporaries; intermediates have none), uploads inputs, runs
+// outputs and temporaries; intermediates have none, and an output in place
+// of an input lives in the input's memory), uploads inputs, runs
 // the launches in order on the stream it is given (the caller's, or the
 // default stream), optionally many times between events for timing, and
 // downloads the outputs. Every copy, memset, launch and event goes on that
@@ -58,19 +59,25 @@ public:
   /// failure names its kernel.
   bool run(std::string &error);
   /// Runs all launches `runs` times; one time per run (milliseconds between
-  /// events recorded before the first and after the last launch).
+  /// events recorded before the first and after the last launch). Inputs
+  /// are not uploaded again: a function with an output in place of an input
+  /// runs each time on the state the previous run left (steps on evolving
+  /// state, as a decode loop does), so download before benchmarking.
   bool benchmark(unsigned runs, std::vector<double> &milliseconds,
                  std::string &error);
   /// Times `runs` device-to-device copies of `bytes` bytes (between two
   /// scratch buffers), the anchor a memory-bound kernel is compared with.
   bool benchmarkCopy(size_t bytes, unsigned runs,
                      std::vector<double> &milliseconds, std::string &error);
-  /// Copies the outputs back, one per output buffer, in index order.
+  /// Copies the outputs back, one per output buffer, in index order (an
+  /// output in place of an input from the input's memory).
   bool download(std::vector<ref::HostTensor> &outputs, std::string &error);
 
-  /// The device pointer of buffer `id` (0 for none).
+  /// The device pointer of buffer `id` (0 for none); for an output in place
+  /// of an input, the input's.
   CudaDevice::DevicePointer pointerOf(int64_t id) const;
-  /// Bytes of all input and output buffers (for effective GB/s).
+  /// Bytes of all input and output buffers (for effective GB/s), an output
+  /// in place of an input counted once, as the input.
   int64_t inputOutputBytes() const;
 
 private:

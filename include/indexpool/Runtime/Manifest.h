@@ -9,8 +9,9 @@
 // reference can check the results and random inputs can be drawn by use.
 //
 // Loading validates everything that can be checked without a GPU: every id
-// defined once, element types and shapes, parameters that name buffers with
-// device memory, launches whose parameters match their kernel's signature
+// defined once, element types and shapes, outputs in place of an input of
+// their type and shape, parameters that name buffers with device memory,
+// launches whose parameters match their kernel's signature
 // (count, kinds, buffers at least as large as the kernel indexes), computes
 // whose operands are defined before use, whose ops,
 // operand names and properties exist, and whose result shapes and types are
@@ -96,11 +97,20 @@ struct Buffer {
   /// The shape as written (integers and sizes); empty in a Buffer built in
   /// code (then `shape` is all there is).
   std::vector<SizeOperand> dims;
+  /// Outputs only: the id of the input (same type and shape) whose device
+  /// memory the kernels update in place and the runtime reads this output
+  /// from (`in_place_of`, e.g. a paged op's page pool); -1 for a buffer of
+  /// its own.
+  int64_t inPlaceOf = -1;
 
   int64_t numElements() const;
   /// Storage bytes: bf16/f16 2 per element, f8E4M3FN/i8 1, f32/i32 4.
   int64_t sizeInBytes() const;
-  bool hasDeviceMemory() const { return role != BufferRole::Intermediate; }
+  /// Intermediates have no device memory, and an output in place of an
+  /// input has none of its own (it lives in the input's).
+  bool hasDeviceMemory() const {
+    return role != BufferRole::Intermediate && inPlaceOf < 0;
+  }
 };
 
 /// One kernel parameter, passed by value to cuLaunchKernel.
@@ -249,7 +259,9 @@ struct Manifest {
 
 /// Checks `launch`'s parameters against its kernel's signature in
 /// `manifest`: the kernel is declared, the count and each kind match, each
-/// buffer names a buffer with device memory, at least as large as the kernel
+/// buffer names a buffer with device memory (never an intermediate nor an
+/// output in place of an input: the launch names the input), at least as
+/// large as the kernel
 /// accesses (once the manifest is bound). Returns "" when they do, else
 /// the problem in one line
 /// (e.g. "kernel 'k' takes 4 parameters, the launch passes 3"), with `param`
@@ -276,7 +288,8 @@ bool loadManifest(const std::string &path, Manifest &out, std::string &error);
 /// sizes, substitutes them everywhere, drops launches whose grid has a 0,
 /// and validates the result as parseManifest validates a manifest without
 /// sizes (grid limits, 2^40 elements, i32 ranges, kernel signatures, the
-/// computes' shapes). A manifest without sizes binds to itself. On failure
+/// computes' shapes, an in-place output's shape equal to its input's). A
+/// manifest without sizes binds to itself. On failure
 /// returns false with `error` one line, e.g. "m.json:4:5: sizes[3]: mul
 /// overflows: 4611686018427387904 * 4".
 bool bindSizes(const Manifest &symbolic,

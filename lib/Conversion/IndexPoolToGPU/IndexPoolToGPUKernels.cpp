@@ -19,6 +19,7 @@
 #include "Kernels/KernelBuilder.h"
 
 #include "Common/BufferScope.h"
+#include "Common/PagedBuffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -344,28 +345,6 @@ static SmallVector<Value> sizesOf(ImplicitLocOpBuilder &b, Value buffer) {
   return sizes;
 }
 
-struct CompressPagedKernel : KernelPattern<CompressPagedOp> {
-  using KernelPattern::KernelPattern;
-  const char *unsupported(CompressPagedOp op,
-                          const KernelLaunch &launch) const override {
-    return pagedUnsupported(op, launch);
-  }
-  void lower(CompressPagedOp op, ImplicitLocOpBuilder &b,
-             BufferScope &buffers, const KernelLaunch &launch) const override {
-    PagedCompressBuffers c;
-    Value groups, dimD;
-    c.pool = poolBuffers(b, op, buffers, groups, dimD);
-    c.pagesIn = buffers.in(op.getPages());
-    c.slots = buffers.in(op.getSlots());
-    c.pages = buffers.out(op.getResult().getType(), sizesOf(b, c.pagesIn));
-    c.layout = loops::PageEntries::of(op);
-    c.rotate = op.getRotate();
-    c.pow2Scale = op.getPow2Scale();
-    c.minAbsmax = op.getMinAbsmax().convertToDouble();
-    emitCompressPagedKernels(b, c, launch, options.hardwareFp8);
-  }
-};
-
 struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
   using KernelPattern::KernelPattern;
   const char *unsupported(SelectPagedOp op,
@@ -391,37 +370,71 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
   }
 };
 
-struct AppendPagedKernel : KernelPattern<AppendPagedOp> {
-  using KernelPattern::KernelPattern;
-  const char *unsupported(AppendPagedOp op,
-                          const KernelLaunch &launch) const override {
-    return pagedUnsupported(op, launch);
+/// compress_paged and append_paged update their pages (and tails) in place:
+/// one-shot bufferization lowers them (IndexPoolToLoops/BufferizePaged.cpp)
+/// with these kernels, on the buffers it chose (loops::PagedBuffers), for
+/// the ops this pass marked with its chip (loops::kPagedChipAttrName).
+static void emitMarkedPagedKernels(Operation *op, ImplicitLocOpBuilder &b,
+                                   loops::PagedBuffers &buffers) {
+  auto chipName = op->getAttrOfType<StringAttr>(loops::kPagedChipAttrName);
+  const ::indexpool::target::ChipInfo *chip =
+      ::indexpool::target::lookupChip(chipName.getValue());
+  int64_t threads = 256;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(loops::kPagedThreadsAttrName))
+    threads = attr.getInt();
+  KernelOptions options{chip->hasFp8Convert, threads, chip};
+  KernelLaunch launch = options.launchFor(op);
+  if (auto compress = dyn_cast<CompressPagedOp>(op)) {
+    PagedCompressBuffers c;
+    c.pool.keys = buffers.in(compress.getKeys());
+    c.pool.scores = buffers.in(compress.getScores());
+    c.pool.bias = buffers.in(compress.getBias());
+    c.pool.poolSize = compress.getPoolSize();
+    c.pool.temperature = compress.getTemperature().convertToDouble();
+    c.slots = buffers.in(compress.getSlots());
+    // In place: the pages already hold the input's bytes.
+    c.pagesIn = c.pages = buffers.inPlace(compress.getResult());
+    c.layout = loops::PageEntries::of(compress);
+    c.rotate = compress.getRotate();
+    c.pow2Scale = compress.getPow2Scale();
+    c.minAbsmax = compress.getMinAbsmax().convertToDouble();
+    emitCompressPagedKernels(b, c, launch, options.hardwareFp8);
+    return;
   }
-  void lower(AppendPagedOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
-             const KernelLaunch &launch) const override {
-    PagedAppendBuffers a;
-    a.keys = buffers.in(op.getKeys());
-    a.scores = buffers.in(op.getScores());
-    a.bias = buffers.in(op.getBias());
-    a.tailKeys = buffers.in(op.getTailKeys());
-    a.tailScores = buffers.in(op.getTailScores());
-    a.lengths = buffers.in(op.getLengths());
-    a.pagesIn = buffers.in(op.getPages());
-    a.table = buffers.in(op.getBlockTable());
-    a.pages = buffers.out(op.getResult().getType(), sizesOf(b, a.pagesIn));
-    a.newTailKeys =
-        buffers.out(op.getNewTailKeys().getType(), sizesOf(b, a.tailKeys));
-    a.newTailScores =
-        buffers.out(op.getNewTailScores().getType(), sizesOf(b, a.tailScores));
-    a.poolSize = op.getPoolSize();
-    a.temperature = op.getTemperature().convertToDouble();
-    a.layout = loops::PageEntries::of(op);
-    a.rotate = op.getRotate();
-    a.pow2Scale = op.getPow2Scale();
-    a.minAbsmax = op.getMinAbsmax().convertToDouble();
-    emitAppendPagedKernels(b, a, launch, options.hardwareFp8);
-  }
-};
+  auto append = cast<AppendPagedOp>(op);
+  PagedAppendBuffers a;
+  a.keys = buffers.in(append.getKeys());
+  a.scores = buffers.in(append.getScores());
+  a.bias = buffers.in(append.getBias());
+  a.lengths = buffers.in(append.getLengths());
+  a.table = buffers.in(append.getBlockTable());
+  a.pagesIn = a.pages = buffers.inPlace(append.getResult());
+  // The new tails are gathered while the old ones are read (other rows'
+  // groups), so into scratch first, then copied over the old ones.
+  a.tailKeys = buffers.inPlace(append.getNewTailKeys());
+  a.tailScores = buffers.inPlace(append.getNewTailScores());
+  auto scratch = [&](Value like) -> Value {
+    SmallVector<Value> dynamic;
+    auto type = cast<MemRefType>(like.getType());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamic.push_back(memref::DimOp::create(b, like, d));
+    return memref::AllocOp::create(
+        b, MemRefType::get(type.getShape(), type.getElementType()), dynamic,
+        b.getI64IntegerAttr(64));
+  };
+  a.newTailKeys = scratch(a.tailKeys);
+  a.newTailScores = scratch(a.tailScores);
+  a.poolSize = append.getPoolSize();
+  a.temperature = append.getTemperature().convertToDouble();
+  a.layout = loops::PageEntries::of(append);
+  a.rotate = append.getRotate();
+  a.pow2Scale = append.getPow2Scale();
+  a.minAbsmax = append.getMinAbsmax().convertToDouble();
+  emitAppendPagedKernels(b, a, launch, options.hardwareFp8);
+  emitCopyKernel(b, a.newTailKeys, a.tailKeys, launch);
+  emitCopyKernel(b, a.newTailScores, a.tailScores, launch);
+}
 
 /// select -> score, topk, expand (the kernels above), with the same launch
 /// configuration.
@@ -532,6 +545,18 @@ struct IndexPoolToGPUKernels
       if (dynamic.wasInterrupted())
         return signalPassFailure();
     }
+    // compress_paged and append_paged: their kernels come with their
+    // bufferization, which writes the pages in place.
+    loops::setPagedKernelEmitter(&emitMarkedPagedKernels);
+    getOperation().walk([&](Operation *op) {
+      if (!isa<CompressPagedOp, AppendPagedOp>(op))
+        return;
+      op->setAttr(loops::kPagedChipAttrName,
+                  StringAttr::get(&getContext(), info->name));
+      op->setAttr(loops::kPagedThreadsAttrName,
+                  IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                   threadsPerBlock));
+    });
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToGPUKernelsPatterns(patterns, *info, threadsPerBlock);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
@@ -550,6 +575,6 @@ void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
   KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip};
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
-               ScoreKernel, TopKKernel, ExpandKernel, CompressPagedKernel,
-               SelectPagedKernel, AppendPagedKernel>(ctx, options);
+               ScoreKernel, TopKKernel, ExpandKernel, SelectPagedKernel>(
+      ctx, options);
 }

@@ -8,7 +8,8 @@
 // so one-shot bufferization writes the pool in place when nothing reads the
 // old one after the op (a decode loop's iter_arg, a function argument that
 // is writable) and copies it only where something does; and the op's loops
-// are emitted by `bufferize`, on the buffers it chose (PagedOps.cpp). This
+// are emitted by `bufferize`, on the buffers it chose (PagedOps.cpp, or the
+// GPU kernels for an op --indexpool-to-gpu-kernels marked). This
 // is the least machinery that does it: no memref form of the ops, no
 // tensor-level rewrite of byte writes into slices.
 //
@@ -176,14 +177,23 @@ struct PagedOpModel
     Buffers buffers(b, op, options);
     if (failed(buffers.init(rewriter, state)))
       return failure();
-    int64_t vectorWidth = 8;
-    if (auto width = op->getAttrOfType<IntegerAttr>(kVectorWidthAttrName))
-      vectorWidth = width.getInt();
-    bool stackScopes = true;
-    if (auto scopes = op->getAttrOfType<BoolAttr>(kStackScopesAttrName))
-      stackScopes = scopes.getValue();
-    Emitter e(b, vectorWidth, stackScopes);
-    emitPagedOp(op, e, buffers);
+    if (op->hasAttr(kPagedChipAttrName)) {
+      // The GPU kernels --indexpool-to-gpu-kernels chose, on these buffers.
+      PagedKernelEmitter emit = getPagedKernelEmitter();
+      if (!emit)
+        return op->emitError("marked for GPU kernels, but the GPU kernels' "
+                             "library did not register their emitter");
+      emit(op, b, buffers);
+    } else {
+      int64_t vectorWidth = 8;
+      if (auto width = op->getAttrOfType<IntegerAttr>(kVectorWidthAttrName))
+        vectorWidth = width.getInt();
+      bool stackScopes = true;
+      if (auto scopes = op->getAttrOfType<BoolAttr>(kStackScopesAttrName))
+        stackScopes = scopes.getValue();
+      Emitter e(b, vectorWidth, stackScopes);
+      emitPagedOp(op, e, buffers);
+    }
     replaceOpWithBufferizedValues(rewriter, op, buffers.finish());
     return success();
   }

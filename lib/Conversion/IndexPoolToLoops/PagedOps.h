@@ -11,6 +11,7 @@
 #define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
 
 #include "Common/Emitter.h"
+#include "Common/PagedBuffers.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -27,21 +28,6 @@ inline constexpr llvm::StringLiteral kVectorWidthAttrName =
     "indexpool.vector_width";
 inline constexpr llvm::StringLiteral kStackScopesAttrName =
     "indexpool.stack_scopes";
-
-/// The buffers of one paged op as its bufferization gives them.
-class PagedBuffers {
-public:
-  virtual ~PagedBuffers() = default;
-  /// The buffer of operand `tensor` (null for an absent operand), read only,
-  /// with the identity layout.
-  virtual Value in(Value tensor) = 0;
-  /// The buffer of `result`: the buffer of the operand it updates (the
-  /// pages, a tail), holding that operand's values, written in place.
-  virtual Value inPlace(Value result) = 0;
-  /// A fresh buffer for `result`; `sizes` gives every dimension (only the
-  /// dynamic ones are used).
-  virtual Value out(Value result, ArrayRef<Value> sizes) = 0;
-};
 
 /// Emits the loops of compress_paged, select_paged or append_paged `op`.
 void emitPagedOp(Operation *op, Emitter &e, PagedBuffers &buffers);

@@ -217,12 +217,6 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
     IndexPoolToGPUKernelsOptions kernels;
     kernels.chip = options.emulatedGPU;
     pm.addPass(createIndexPoolToGPUKernels(kernels));
-    IndexPoolEmulateGPUKernelsOptions first;
-    first.beforeDeallocation = true;
-    if (const ::indexpool::target::ChipInfo *chip =
-            ::indexpool::target::lookupChip(options.emulatedGPU))
-      first.smCount = chip->smCount;
-    pm.addPass(createIndexPoolEmulateGPUKernels(first));
   }
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
@@ -234,10 +228,18 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   // Callers (the JIT, mlir-runner) see plain contiguous memrefs.
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
-  // The paged ops' GPU kernels still return their pages in a fresh buffer
-  // (docs/serving-layout.md): a decode loop around them yields it.
-  bufferize.allowReturnAllocsFromLoops = !options.emulatedGPU.empty();
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (!options.emulatedGPU.empty()) {
+    // Every kernel exists now (the paged ops' come with their in-place
+    // bufferization): blocks become OpenMP teams, barriers stay calls
+    // until the deallocation pipeline is done.
+    IndexPoolEmulateGPUKernelsOptions first;
+    first.beforeDeallocation = true;
+    if (const ::indexpool::target::ChipInfo *chip =
+            ::indexpool::target::lookupChip(options.emulatedGPU))
+      first.smCount = chip->smCount;
+    pm.addPass(createIndexPoolEmulateGPUKernels(first));
+  }
   bufferization::buildBufferDeallocationPipeline(pm);
   // Returned arguments are cloned so that callers own every result.
   pm.addPass(createConvertBufferizationToMemRefPass());

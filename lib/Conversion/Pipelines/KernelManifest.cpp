@@ -369,7 +369,17 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   auto originalReturn =
       cast<func::ReturnOp>(original.getBody().front().getTerminator());
   DenseMap<Value, unsigned> returned;
+  // Results written in place of an argument (the paged ops' pages and
+  // tails): result number -> argument number.
+  SmallVector<std::pair<unsigned, unsigned>> inPlace;
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    bool computed = originalReturn.getOperand(i).getDefiningOp() != nullptr;
+    if (arg && computed && !returned.count(v)) {
+      inPlace.push_back({unsigned(i), arg.getArgNumber()});
+      returned[v] = i;
+      continue;
+    }
     if (!v.getDefiningOp<memref::AllocOp>() || returned.count(v)) {
       error = "@" + original.getSymName().str() + " returns result #" +
               std::to_string(i) +
@@ -404,6 +414,19 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
                                    {"index", int64_t(i)},
                                    {"type", typeName(type.getElementType())},
                                    {"shape", std::move(shape)}});
+  }
+  // An output written in place of an input: no memory of its own, the
+  // kernels write the input's (their parameters name the input).
+  for (auto [result, arg] : inPlace) {
+    int64_t id = computes.ids.lookup(originalReturn.getOperand(result));
+    auto type = cast<MemRefType>(host.getArgument(arg).getType());
+    buffers.push_back(json::Object{{"id", id},
+                                   {"role", "output"},
+                                   {"index", int64_t(result)},
+                                   {"type", typeName(type.getElementType())},
+                                   {"shape", json::Array(shapes[arg])},
+                                   {"in_place_of",
+                                    buffer.lookup(host.getArgument(arg))}});
   }
   int64_t nextId = computes.next;
   json::Array launches;

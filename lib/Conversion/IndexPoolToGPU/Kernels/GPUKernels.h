@@ -92,8 +92,14 @@ void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
 void emitExpandKernel(ImplicitLocOpBuilder &b, Value indices, Value tokens,
                       int64_t poolSize, const KernelLaunch &launch);
 
+/// Copies `from` into `to` (same shape, row-major and contiguous), one
+/// thread per element.
+void emitCopyKernel(ImplicitLocOpBuilder &b, Value from, Value to,
+                    const KernelLaunch &launch);
+
 /// Buffers and properties of indexpool.compress_paged: `pages` is the
-/// result, a copy of `pagesIn` with the groups written.
+/// result, `pagesIn` with the groups written (the same buffer when written
+/// in place, else copied first).
 struct PagedCompressBuffers {
   loops::PoolBuffers pool; // keys, scores, bias, P, temperature (no weights)
   Value pagesIn, slots, pages;

@@ -11,10 +11,11 @@
 // the pages are skipped or clamped here, never followed, as on the CPU
 // (indexpool-run refuses them before it runs the code).
 //
-// The updated pages are a result: a device kernel copies the input pages
-// into it first, then the groups are written. Writing in place (the result
-// bufferized into the input pages) is the next step; the copy dominates an
-// append step.
+// compress_paged and append_paged write the pages in place: one-shot
+// bufferization calls them on the buffers it chose (the input's pages
+// unless something reads those after the op; IndexPoolToGPUKernels.cpp,
+// emitMarkedPagedKernels); only if given a distinct result buffer do they
+// copy the pages into it first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,10 +100,34 @@ static void storeIntoPage(Emitter &e, const WarpRow &row,
   }
 }
 
+void mlir::indexpool::gpukernels::emitCopyKernel(ImplicitLocOpBuilder &b,
+                                                 Value from, Value to,
+                                                 const KernelLaunch &launch) {
+  // Both row-major and contiguous: copied as 1-d arrays.
+  auto flat = [&](Value m) -> Value {
+    auto type = cast<MemRefType>(m.getType());
+    if (type.getRank() == 1)
+      return m;
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all[0].push_back(d);
+    return memref::CollapseShapeOp::create(b, m, all);
+  };
+  Value src = flat(from), dst = flat(to);
+  Emitter e(b, 1, /*stackScopes=*/false);
+  forEachItem(
+      e, launch, [&]() { return e.dim(src, 0); },
+      [&](Value i) {
+        memref::StoreOp::create(b, memref::LoadOp::create(b, src, i), dst, i);
+      });
+}
+
 void mlir::indexpool::gpukernels::emitCompressPagedKernels(
     ImplicitLocOpBuilder &b, const PagedCompressBuffers &c,
     const KernelLaunch &launch, bool hardwareFp8) {
-  emitCopyPagesKernel(b, c.pagesIn, c.pages, launch);
+  // Written in place (the result is the input's buffer): no copy.
+  if (c.pagesIn != c.pages)
+    emitCopyPagesKernel(b, c.pagesIn, c.pages, launch);
   WarpLayout lay = warpLayoutOf(c.pool.keys, launch);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
   int64_t d = cast<MemRefType>(c.pool.keys.getType()).getDimSize(1);
@@ -279,7 +304,8 @@ void mlir::indexpool::gpukernels::emitAppendPagedKernels(
                  : MemRefType::get({dyn}, scoresType.getElementType()),
       ValueRange{scratchTokens}, b.getI64IntegerAttr(64));
 
-  emitCopyPagesKernel(b, a.pagesIn, a.pages, launch);
+  if (a.pagesIn != a.pages)
+    emitCopyPagesKernel(b, a.pagesIn, a.pages, launch);
 
   // One thread per token of the group scratch, then one per row of the new
   // tails: rows left over take their stream token, the others keep theirs.
