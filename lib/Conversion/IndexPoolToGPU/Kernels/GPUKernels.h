@@ -107,9 +107,9 @@ struct PagedCompressBuffers {
   bool rotate, pow2Scale;
   double minAbsmax;
 };
-/// compress_paged: a copy of the pages, then the compress warp-row kernel
-/// storing group g at slots[g] (skipped for slots outside the pages).
-/// canRowKernel must cover the keys.
+/// compress_paged (a copy of the pages first unless written in place): the
+/// compress warp-row kernel storing group g at slots[g] (skipped for slots
+/// outside the pages). canRowKernel must cover the keys.
 void emitCompressPagedKernels(ImplicitLocOpBuilder &b,
                               const PagedCompressBuffers &c,
                               const KernelLaunch &launch, bool hardwareFp8);
@@ -141,9 +141,10 @@ struct PagedAppendBuffers {
   bool rotate, pow2Scale;
   double minAbsmax;
 };
-/// append_paged: a copy of the pages, a gather of the completed groups'
-/// tokens and of the new tails, then the compress warp-row kernel storing
-/// each group at its entry. canRowKernel must cover rows of the keys' D.
+/// append_paged (a copy of the pages first unless written in place): a
+/// gather of the completed groups' tokens and of the new tails, then the
+/// compress warp-row kernel storing each group at its entry. canRowKernel
+/// must cover rows of the keys' D.
 void emitAppendPagedKernels(ImplicitLocOpBuilder &b,
                             const PagedAppendBuffers &a,
                             const KernelLaunch &launch, bool hardwareFp8);
