@@ -349,7 +349,7 @@ bool evaluateCompute(const Compute &compute,
     return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
   };
   results.clear();
-  // The operands must be the op's (Manifest.cpp checks this when loading).
+  // The operands must be the op's (ManifestComputes.cpp checks this when loading).
   const OpContract *contract = mlir::indexpool::findOpContract(compute.op);
   if (!contract) {
     error = "unknown op '" + compute.op + "'";
@@ -785,8 +785,8 @@ namespace {
 
 /// N of an input drawn with `distribution` for its use in `compute`: the
 /// columns valid lengths bound, the entries slots address, the pages of
-/// page ids; the same bounds as the evaluator's (Evaluator.cpp,
-/// generateRandomInputs), in the same overflow-checked arithmetic, so that
+/// page ids; the same bounds as the evaluator's (EvaluatorInputs.cpp,
+/// boundOf), in the same overflow-checked arithmetic, so that
 /// both draw the same values. 0 for the other distributions.
 int64_t boundOfUse(const Manifest &manifest, const Compute &compute,
                    ref::InputDistribution distribution) {

@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -128,7 +129,7 @@ CPUJitFunction::CPUJitFunction(std::unique_ptr<ExecutionEngine> engine,
     : engine(std::move(engine)), name(std::move(name)),
       resultRanks(std::move(resultRanks)) {}
 
-CPUJitFunction::~CPUJitFunction() = default;
+CPUJitFunction::~CPUJitFunction() { releaseResults(); }
 
 std::unique_ptr<CPUJitFunction>
 CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
@@ -154,7 +155,7 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
     loweredFunc.setArgAttr(i, "bufferization.writable",
                            BoolAttr::get(context, false));
   PassManager pm(context, ModuleOp::getOperationName());
-  if (failed(applyPassManagerCLOptions(pm))) {
+  if (options.passManagerCLOptions && failed(applyPassManagerCLOptions(pm))) {
     error = "bad pass manager options";
     return nullptr;
   }
@@ -263,27 +264,106 @@ void CPUJitFunction::setInputs(ArrayRef<HostTensor> inputs) {
   }
 }
 
-LogicalResult CPUJitFunction::call(ArrayRef<HostTensor> predicted,
-                                   std::vector<HostTensor> *results,
-                                   std::string &error) {
+void CPUJitFunction::setThreads(int count) { threads = count; }
+
+LogicalResult CPUJitFunction::invoke(ArrayRef<int64_t *> argumentDescriptors,
+                                     std::string &error) {
   size_t resultWords = 0;
   for (int64_t rank : resultRanks)
     resultWords += 3 + 2 * size_t(rank);
-  std::vector<int64_t> resultDescriptors(std::max<size_t>(resultWords, 1));
+  resultDescriptors.assign(std::max<size_t>(resultWords, 1), 0);
 
-  SmallVector<void *> parameters;
+  SmallVector<void *, 8> parameters;
   if (!resultRanks.empty())
     parameters.push_back(resultDescriptors.data());
-  for (std::vector<int64_t> &descriptor : descriptors)
-    parameters.push_back(descriptor.data());
-  SmallVector<void *> packed;
+  for (int64_t *descriptor : argumentDescriptors)
+    parameters.push_back(descriptor);
+  SmallVector<void *, 8> packed;
   for (void *&parameter : parameters)
     packed.push_back(&parameter);
 
+  if (threads > 0) {
+    // libomp was loaded into the process with the engine; the setting is
+    // the calling thread's, read by the parallel regions it starts.
+    using SetNumThreads = void (*)(int);
+    static auto setNumThreads = reinterpret_cast<SetNumThreads>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
+            "omp_set_num_threads"));
+    if (setNumThreads)
+      setNumThreads(threads);
+  }
   if (llvm::Error err = engine->invokePacked(name, packed)) {
     error = "cannot call " + name + ": " + llvm::toString(std::move(err));
     return failure();
   }
+  return success();
+}
+
+LogicalResult CPUJitFunction::callOnBuffers(ArrayRef<const void *> data,
+                                            ArrayRef<ArrayRef<int64_t>> shapes,
+                                            std::string &error) {
+  releaseResults();
+  callerDescriptors.resize(data.size());
+  SmallVector<int64_t *, 8> arguments;
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::vector<int64_t> &descriptor = callerDescriptors[i];
+    size_t rank = shapes[i].size();
+    descriptor.resize(3 + 2 * rank);
+    // The compiled code never writes its arguments (they are not
+    // bufferization.writable): the const_cast only fills the descriptor.
+    int64_t address =
+        int64_t(reinterpret_cast<intptr_t>(const_cast<void *>(data[i])));
+    descriptor[0] = descriptor[1] = address;
+    descriptor[2] = 0;
+    int64_t stride = 1;
+    for (size_t d = rank; d-- > 0;) {
+      descriptor[3 + d] = shapes[i][d];
+      descriptor[3 + rank + d] = stride;
+      stride *= shapes[i][d];
+    }
+    arguments.push_back(descriptor.data());
+  }
+  if (failed(invoke(arguments, error)))
+    return failure();
+  // A result that is an argument (returned as is) lives in the caller's
+  // memory: only the others are freed.
+  size_t at = 0;
+  for (int64_t rank : resultRanks) {
+    auto *allocated = reinterpret_cast<void *>(intptr_t(resultDescriptors[at]));
+    at += 3 + 2 * size_t(rank);
+    bool isArgument = llvm::is_contained(data, allocated);
+    if (allocated && !isArgument && !llvm::is_contained(resultBuffers, allocated))
+      resultBuffers.push_back(allocated);
+  }
+  return success();
+}
+
+CPUJitFunction::ResultView CPUJitFunction::result(unsigned i) const {
+  size_t at = 0;
+  for (unsigned j = 0; j < i; ++j)
+    at += 3 + 2 * size_t(resultRanks[j]);
+  const int64_t *descriptor = &resultDescriptors[at];
+  size_t rank = size_t(resultRanks[i]);
+  return {reinterpret_cast<const char *>(intptr_t(descriptor[1])),
+          descriptor[2], ArrayRef<int64_t>(descriptor + 3, rank),
+          ArrayRef<int64_t>(descriptor + 3 + rank, rank)};
+}
+
+void CPUJitFunction::releaseResults() {
+  for (void *pointer : resultBuffers)
+    indexpool_cached_free(pointer);
+  resultBuffers.clear();
+}
+
+LogicalResult CPUJitFunction::call(ArrayRef<HostTensor> predicted,
+                                   std::vector<HostTensor> *results,
+                                   std::string &error) {
+  releaseResults();
+  SmallVector<int64_t *, 8> arguments;
+  for (std::vector<int64_t> &descriptor : descriptors)
+    arguments.push_back(descriptor.data());
+  if (failed(invoke(arguments, error)))
+    return failure();
 
   // Free every result buffer exactly once, and never an input's.
   llvm::SmallPtrSet<void *, 8> toFree;

@@ -4,7 +4,8 @@
 // operands in ODS order (required or optional, allowed element types and the
 // words messages use for them), its results and its properties. The verifiers
 // (IndexPoolOps.cpp), the manifest writer (KernelManifest.cpp), the manifest
-// reader (Manifest.cpp) and the reference run (ReferenceRun.cpp) read it.
+// reader (ManifestComputes.cpp) and the reference run (ReferenceRun.cpp)
+// read it.
 // Plain C++17 like Shapes.h, so the MLIR-free runtime has it too; the
 // OpContractTest checks it against the ODS definition and the generated op doc,
 // so the two cannot drift. Shape relations are not here: they are the rules

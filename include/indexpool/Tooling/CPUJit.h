@@ -61,6 +61,9 @@ struct CPUJitOptions {
   /// Bounds-checked code: an access outside its buffer prints
   /// "TOOL: error: bounds check failed ..." and exits with 1 (tests).
   bool checkBounds = false;
+  /// Apply the pass manager's command-line options (--mlir-print-ir-after,
+  /// ...): tools register them; a library embedding the JIT has none.
+  bool passManagerCLOptions = true;
 };
 
 /// One function JIT-compiled for the CPU, and the buffers of its inputs.
@@ -86,8 +89,33 @@ public:
   LogicalResult call(ArrayRef<ref::HostTensor> predicted,
                      std::vector<ref::HostTensor> *results, std::string &error);
 
+  /// Calls the function on the caller's buffers: `data[i]` holds argument i
+  /// (row-major, dense, storage format) of shape `shapes[i]`; nothing is
+  /// copied. The results stay in the compiled code's buffers, readable
+  /// through result() until the next call or releaseResults(). The shapes
+  /// must have been validated (evaluateFunction, shapes only).
+  LogicalResult callOnBuffers(ArrayRef<const void *> data,
+                              ArrayRef<ArrayRef<int64_t>> shapes,
+                              std::string &error);
+  /// Result `i` of the last callOnBuffers: its aligned pointer, the offset
+  /// of its first element, sizes and strides (offset and strides in
+  /// elements).
+  struct ResultView {
+    const char *data;
+    int64_t offset;
+    ArrayRef<int64_t> shape;
+    ArrayRef<int64_t> strides;
+  };
+  ResultView result(unsigned i) const;
+  /// Frees the results of the last callOnBuffers (to the buffer cache).
+  void releaseResults();
+  /// OpenMP threads of the calls that follow (0: OpenMP's default).
+  void setThreads(int threads);
+
 private:
   class AlignedBuffer;
+  LogicalResult invoke(ArrayRef<int64_t *> argumentDescriptors,
+                       std::string &error);
   CPUJitFunction(std::unique_ptr<ExecutionEngine> engine, std::string name,
                  std::vector<int64_t> resultRanks);
 
@@ -97,6 +125,12 @@ private:
   std::vector<int64_t> resultRanks;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers;
   std::vector<std::vector<int64_t>> descriptors;
+  /// callOnBuffers: the argument descriptors (reused from call to call),
+  /// the results' descriptors and the result buffers to free.
+  std::vector<std::vector<int64_t>> callerDescriptors;
+  std::vector<int64_t> resultDescriptors;
+  SmallVector<void *, 4> resultBuffers;
+  int threads = 0;
 };
 
 } // namespace mlir::indexpool

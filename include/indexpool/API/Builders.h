@@ -1,0 +1,71 @@
+//===- Builders.h - IndexPool functions from a few parameters ---*- C++ -*-===//
+//
+// The functions serving engines need most, built from their shapes and
+// options instead of written as IR: each returns a Module holding one
+// function whose IR a user can print (Module::str()) and edit. A size of -1
+// is dynamic: one compiled function serves every size.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_API_BUILDERS_H
+#define INDEXPOOL_API_BUILDERS_H
+
+#include "indexpool/API/Module.h"
+#include "indexpool/API/Status.h"
+#include "indexpool/API/Tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace indexpool {
+
+/// @compress(%keys [T, D], %scores, [%bias]) -> (%codes [T/P, D], %scales
+/// [T/P]): indexpool.compress (pool -> [hadamard] -> quantize).
+struct CompressSpec {
+  /// Tokens (-1: dynamic) and head dimension of the keys.
+  int64_t tokens = -1;
+  int64_t dim = 128;
+  /// f32, f16 or bf16.
+  DType keyType = DType::BF16;
+  int64_t poolSize = 4;
+  /// Scores per token ([T]) or per token and channel ([T, D]), f32.
+  bool perChannelScores = false;
+  /// A learned bias per slot ([P]) or slot and channel ([P, D]) added to
+  /// the scores: none, "slot" or "channel".
+  std::string bias = "none";
+  float temperature = 1.0f;
+  bool rotate = true;
+  /// f8E4M3FN or i8 codes.
+  DType codeType = DType::F8E4M3FN;
+  bool pow2Scale = false;
+  std::string name = "compress";
+};
+std::unique_ptr<Module> buildCompress(const CompressSpec &spec,
+                                      Status &status);
+
+/// @select(%query [M, H, D], %head_weights [M, H] f32, %codes [N, D],
+/// %scales [N] f32, [%valid [M] i32]) -> %tokens [M, k * P] i32: the query
+/// is rotated as the keys were (when `rotate`), then indexpool.select.
+struct SelectSpec {
+  int64_t queries = 1;
+  int64_t heads = 64;
+  int64_t dim = 128;
+  /// Pools in the cache (-1: dynamic).
+  int64_t pools = -1;
+  /// f32, f16, bf16 or f8E4M3FN.
+  DType queryType = DType::BF16;
+  /// f8E4M3FN or i8 (with scales), or f32 / f16 / bf16 (without).
+  DType codeType = DType::F8E4M3FN;
+  int64_t k = 512;
+  int64_t poolSize = 4;
+  bool rotate = true;
+  /// Take the number of valid pools of every query row.
+  bool valid = false;
+  std::string name = "select";
+};
+std::unique_ptr<Module> buildSelect(const SelectSpec &spec, Status &status);
+
+} // namespace indexpool
+
+#endif // INDEXPOOL_API_BUILDERS_H

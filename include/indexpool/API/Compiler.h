@@ -1,0 +1,75 @@
+//===- Compiler.h - compile an IndexPool function ---------------*- C++ -*-===//
+//
+// The entry points of the embedding API: a function of a Module compiled for
+// the CPU (JIT, callable at once) or for a GPU chip (PTX or cubin plus the
+// JSON manifest that the MLIR-free runtime launches: docs/manifest.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_API_COMPILER_H
+#define INDEXPOOL_API_COMPILER_H
+
+#include "indexpool/API/CpuFunction.h"
+#include "indexpool/API/Module.h"
+#include "indexpool/API/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace indexpool {
+
+struct CompileOptions {
+  /// Chain fusion (--indexpool-fuse) before lowering: fused chains compute
+  /// bit for bit the same as the ops written one by one.
+  bool fuse = true;
+  /// CPU: OpenMP threads per call (0: OpenMP's default, all cores).
+  int threads = 0;
+  /// CPU: f32 lanes of the vectors over D (a power of two).
+  int vectorWidth = 8;
+  /// CPU: check every memory access of the compiled code against its
+  /// buffer (slow; for tests). An access outside ends the process with a
+  /// message, as indexpool-run --check-bounds does.
+  bool checkBounds = false;
+  /// GPU: a JSON tuning database (docs/design.md, "The tuning database");
+  /// empty: the chip's cost model configures every op that has no
+  /// #indexpool.launch.
+  std::string tuningDB;
+  /// GPU: "ptx" (JIT-compiled by the driver for newer devices) or "cubin".
+  std::string binaryFormat = "ptx";
+  /// Fixed shapes for some arguments (index, shape): the function is
+  /// specialized to them first. Dynamic sizes left stay dynamic.
+  std::vector<std::pair<int, std::vector<int64_t>>> inputShapes;
+};
+
+/// Compiles function `name` of `module` for the host CPU.
+std::unique_ptr<CpuFunction> compileForCpu(const Module &module,
+                                           const std::string &name,
+                                           const CompileOptions &options,
+                                           Status &status);
+
+/// A function compiled for a GPU: what indexpool-compile writes to disk.
+struct GpuArtifact {
+  std::string chip;
+  /// The file name the manifest refers to (e.g. "compress.sm_90.ptx").
+  std::string binaryName;
+  /// PTX text or cubin bytes.
+  std::string binary;
+  /// The manifest (JSON text).
+  std::string manifest;
+};
+
+/// Compiles function `name` of `module` for `chip` ("sm_80" ... "sm_120").
+Status compileForGpu(const Module &module, const std::string &name,
+                     const std::string &chip, const CompileOptions &options,
+                     GpuArtifact &artifact);
+
+/// Writes DIRECTORY/binaryName and DIRECTORY/NAME.CHIP.json (the manifest),
+/// as indexpool-compile does; indexpool-launch runs them.
+Status saveGpuArtifact(const GpuArtifact &artifact,
+                       const std::string &directory);
+
+} // namespace indexpool
+
+#endif // INDEXPOOL_API_COMPILER_H

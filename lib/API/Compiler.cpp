@@ -1,0 +1,172 @@
+//===- Compiler.cpp - compileForCpu and compileForGpu ---------------------===//
+
+#include "indexpool/API/Compiler.h"
+
+#include "CpuFunctionImpl.h"
+
+#include "indexpool/Conversion/KernelManifest.h"
+#include "indexpool/Conversion/Passes.h"
+#include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Evaluator/Evaluator.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdlib>
+#include <fstream>
+
+using namespace indexpool;
+using mlir::func::FuncOp;
+
+/// A copy of `module` whose function `name` is specialized to the fixed
+/// input shapes of `options` (the other arguments keep their types).
+static Status cloneForCompilation(const Module &module, const std::string &name,
+                                  const CompileOptions &options,
+                                  mlir::OwningOpRef<mlir::ModuleOp> &clone,
+                                  FuncOp &func, FunctionSignature &signature) {
+  FuncOp original;
+  if (Status s = module.impl()->lookup(name, original); !s)
+    return s;
+  if (Status s = api::signatureOf(original, signature); !s)
+    return s;
+  clone = module.impl()->module->clone();
+  func = clone->lookupSymbol<FuncOp>(original.getSymName());
+  if (options.inputShapes.empty())
+    return Status();
+  std::vector<std::vector<int64_t>> shapes;
+  for (auto [i, type] : llvm::enumerate(signature.arguments)) {
+    std::vector<int64_t> shape = type.shape;
+    for (const auto &[index, given] : options.inputShapes)
+      if (index == int(i))
+        shape = given;
+    shapes.push_back(shape);
+  }
+  for (const auto &[index, given] : options.inputShapes) {
+    if (index < 0 || size_t(index) >= signature.arguments.size())
+      return Status::error("inputShapes: @" + signature.name + " has no argument #" +
+                           std::to_string(index));
+    auto type = mlir::cast<mlir::RankedTensorType>(
+        func.getArgumentTypes()[size_t(index)]);
+    if (!mlir::indexpool::fitsType(given, type))
+      return Status::error("inputShapes: " + ref::shapeString(given) +
+                           " does not fit argument #" + std::to_string(index) +
+                           " of @" + signature.name);
+  }
+  for (const std::vector<int64_t> &shape : shapes)
+    if (std::count(shape.begin(), shape.end(), -1))
+      return Status::error("inputShapes: give every dynamic size of @" +
+                           signature.name + " to specialize it");
+  std::string error;
+  if (mlir::failed(mlir::indexpool::specializeShapes(func, shapes, error)))
+    return Status::error(error);
+  return api::signatureOf(func, signature);
+}
+
+std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
+                                                      const std::string &name,
+                                                      const CompileOptions &options,
+                                                      Status &status) {
+  auto impl = std::make_unique<CpuFunction::Impl>();
+  impl->owner = module.impl();
+  api::DiagnosticCapture capture(impl->owner->context);
+  status = cloneForCompilation(module, name, options, impl->module, impl->func,
+                               impl->signature);
+  if (!status)
+    return nullptr;
+  if (options.vectorWidth < 1 ||
+      (options.vectorWidth & (options.vectorWidth - 1)) != 0) {
+    status = Status::error("vectorWidth " + std::to_string(options.vectorWidth) +
+                           " is not a power of two");
+    return nullptr;
+  }
+  if (options.threads < 0) {
+    status = Status::error("threads must be >= 0, got " +
+                           std::to_string(options.threads));
+    return nullptr;
+  }
+  impl->func->walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::indexpool::CompressPagedOp,
+                  mlir::indexpool::SelectPagedOp,
+                  mlir::indexpool::AppendPagedOp>(op))
+      impl->checksValues = true;
+  });
+  mlir::indexpool::CPUJitOptions jitOptions;
+  jitOptions.vectorWidth = options.vectorWidth;
+  jitOptions.fuse = options.fuse;
+  jitOptions.checkBounds = options.checkBounds;
+  jitOptions.toolName = "indexpool";
+  jitOptions.passManagerCLOptions = false;
+  std::string error;
+  impl->jit = mlir::indexpool::CPUJitFunction::compile(impl->func, jitOptions,
+                                                       error);
+  if (!impl->jit) {
+    status = capture.failure(error);
+    return nullptr;
+  }
+  impl->jit->setThreads(options.threads);
+  status = Status();
+  return makeCpuFunction(std::move(impl));
+}
+
+Status indexpool::compileForGpu(const Module &module, const std::string &name,
+                                const std::string &chip,
+                                const CompileOptions &options,
+                                GpuArtifact &artifact) {
+  api::DiagnosticCapture capture(module.impl()->context);
+  mlir::OwningOpRef<mlir::ModuleOp> clone;
+  FuncOp func;
+  FunctionSignature signature;
+  if (Status s =
+          cloneForCompilation(module, name, options, clone, func, signature);
+      !s)
+    return s;
+  if (options.binaryFormat != "ptx" && options.binaryFormat != "cubin")
+    return Status::error("binaryFormat must be ptx or cubin, got '" +
+                         options.binaryFormat + "'");
+  std::string error;
+  mlir::FailureOr<mlir::indexpool::GPUPipelineOptions> pipeline =
+      mlir::indexpool::gpuPipelineOptionsFor(chip, error);
+  if (mlir::failed(pipeline))
+    return Status::error(error);
+  pipeline->format = options.binaryFormat == "cubin" ? "bin" : "isa";
+  pipeline->fuse = options.fuse;
+  pipeline->tuningDb = options.tuningDB;
+  if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
+    pipeline->cudaToolkit = cuda;
+  std::string binaryName = signature.name + "." + chip +
+                           (options.binaryFormat == "cubin" ? ".cubin" : ".ptx");
+  mlir::FailureOr<mlir::indexpool::GPUCompilation> compiled =
+      mlir::indexpool::compileForGPU(*clone, func, *pipeline, binaryName,
+                                     error);
+  if (mlir::failed(compiled))
+    return capture.failure(error);
+  artifact.chip = chip;
+  artifact.binaryName = binaryName;
+  artifact.binary = std::move(compiled->binary);
+  artifact.manifest =
+      llvm::formatv("{0:2}", llvm::json::Value(std::move(compiled->manifest)))
+          .str() +
+      "\n";
+  return Status();
+}
+
+static Status writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  if (!out)
+    return Status::error("cannot write " + path);
+  return Status();
+}
+
+Status indexpool::saveGpuArtifact(const GpuArtifact &artifact,
+                                  const std::string &directory) {
+  std::string name = artifact.binaryName;
+  size_t dot = name.rfind('.');
+  std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
+  std::string dir = directory.empty() ? "." : directory;
+  if (Status s = writeFile(dir + "/" + artifact.binaryName, artifact.binary);
+      !s)
+    return s;
+  return writeFile(dir + "/" + stem + ".json", artifact.manifest);
+}

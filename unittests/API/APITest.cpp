@@ -1,0 +1,236 @@
+//===- APITest.cpp - the C++ embedding API, as a user calls it ------------===//
+//
+// Functions are built and compiled through include/indexpool/API only, run on
+// the test's own buffers, and checked against the float64 reference (through
+// the API) and, for pooling, against a float64 computation written here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/API/Builders.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace indexpool;
+
+namespace {
+
+std::vector<float> randomFloats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = normal(rng);
+  return v;
+}
+
+std::unique_ptr<Module> compressModule(int64_t tokens, bool rotate) {
+  CompressSpec spec;
+  spec.tokens = tokens;
+  spec.dim = 64;
+  spec.keyType = DType::F32;
+  spec.rotate = rotate;
+  Status status;
+  std::unique_ptr<Module> module = buildCompress(spec, status);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return module;
+}
+
+TEST(APITest, CompressIntoCallerBuffersMatchesTheReference) {
+  std::unique_ptr<Module> module = compressModule(-1, /*rotate=*/true);
+  ASSERT_TRUE(module);
+  Status status;
+  std::unique_ptr<CpuFunction> compress =
+      compileForCpu(*module, "compress", CompileOptions(), status);
+  ASSERT_TRUE(compress) << status.message();
+  // One compiled function, two sizes of the dynamic token count.
+  for (int64_t tokens : {256, 1000}) {
+    std::vector<float> keys = randomFloats(size_t(tokens) * 64, 1);
+    std::vector<float> scores = randomFloats(size_t(tokens), 2);
+    TensorRef inputs[] = {TensorRef(keys.data(), DType::F32, {tokens, 64}),
+                          TensorRef(scores.data(), DType::F32, {tokens})};
+    std::vector<std::vector<int64_t>> shapes;
+    ASSERT_TRUE(compress->resultShapes(inputs, 2, shapes).ok());
+    ASSERT_EQ(shapes.size(), 2u);
+    EXPECT_EQ(shapes[0], (std::vector<int64_t>{tokens / 4, 64}));
+    std::vector<uint8_t> codes(size_t(tokens / 4) * 64, 0xAA);
+    std::vector<float> scales(size_t(tokens / 4), -1.0f);
+    TensorRef outputs[] = {TensorRef(codes.data(), DType::F8E4M3FN, shapes[0]),
+                           TensorRef(scales.data(), DType::F32, shapes[1])};
+    status = compress->call(inputs, 2, outputs, 2);
+    ASSERT_TRUE(status.ok()) << status.message();
+    std::vector<std::string> report;
+    status = verifyAgainstReference(*module, "compress", inputs, 2, outputs,
+                                    2, report);
+    EXPECT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(report.size(), 2u);
+    EXPECT_NE(report[0].find("-> ok"), std::string::npos) << report[0];
+  }
+}
+
+// Pooling without rotation, checked with float64 arithmetic written here:
+// weights = softmax of each group's 4 scores, pooled = their weighted sum,
+// codes * scale within FP8's rounding of it.
+TEST(APITest, HandedBackResultsMatchAnIndependentPooling) {
+  std::unique_ptr<Module> module = compressModule(512, /*rotate=*/false);
+  ASSERT_TRUE(module);
+  Status status;
+  std::unique_ptr<CpuFunction> compress =
+      compileForCpu(*module, "compress", CompileOptions(), status);
+  ASSERT_TRUE(compress) << status.message();
+  std::vector<float> keys = randomFloats(512 * 64, 3);
+  std::vector<float> scores = randomFloats(512, 4);
+  TensorRef inputs[] = {TensorRef(keys.data(), DType::F32, {512, 64}),
+                        TensorRef(scores.data(), DType::F32, {512})};
+  std::vector<TensorRef> results;
+  status = compress->call(inputs, 2, results);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results[0].sizes(), (std::vector<int64_t>{128, 64}));
+  const auto *codes = static_cast<const uint8_t *>(results[0].data);
+  const auto *scales = static_cast<const float *>(results[1].data);
+  double worst = 0;
+  for (int g = 0; g < 128; ++g) {
+    double top = -INFINITY, sum = 0, w[4];
+    for (int s = 0; s < 4; ++s)
+      top = std::max(top, double(scores[g * 4 + s]));
+    for (int s = 0; s < 4; ++s)
+      sum += w[s] = std::exp(double(scores[g * 4 + s]) - top);
+    double absmax = 0, pooled[64];
+    for (int d = 0; d < 64; ++d) {
+      pooled[d] = 0;
+      for (int s = 0; s < 4; ++s)
+        pooled[d] += w[s] / sum * keys[size_t(g * 4 + s) * 64 + d];
+      absmax = std::max(absmax, std::fabs(pooled[d]));
+    }
+    for (int d = 0; d < 64; ++d) {
+      double decoded = decodeF8E4M3FN(codes[g * 64 + d]) * double(scales[g]);
+      // FP8 e4m3 has 3 mantissa bits: half a step is 2^-4 relative, and
+      // the smallest codes are within 2^-9 * 448 of the row's scale.
+      double allowed = std::fabs(pooled[d]) * 0.0625 + absmax * 1e-3;
+      worst = std::max(worst, std::fabs(decoded - pooled[d]) / allowed);
+    }
+  }
+  EXPECT_LE(worst, 1.0);
+}
+
+TEST(APITest, BadCallsGetOneMessage) {
+  std::unique_ptr<Module> module = compressModule(-1, true);
+  ASSERT_TRUE(module);
+  Status status;
+  std::unique_ptr<CpuFunction> compress =
+      compileForCpu(*module, "compress", CompileOptions(), status);
+  ASSERT_TRUE(compress);
+  std::vector<float> keys(8 * 64, 1.0f), scores(8, 0.5f);
+  std::vector<TensorRef> results;
+  // Wrong element type.
+  TensorRef badType[] = {TensorRef(keys.data(), DType::F16, {8, 64}),
+                         TensorRef(scores.data(), DType::F32, {8})};
+  status = compress->call(badType, 2, results);
+  EXPECT_EQ(status.message(), "input #0 is f16, expected tensor<?x64xf32>");
+  // A static size that differs.
+  TensorRef badShape[] = {TensorRef(keys.data(), DType::F32, {8, 32}),
+                          TensorRef(scores.data(), DType::F32, {8})};
+  status = compress->call(badShape, 2, results);
+  EXPECT_EQ(status.message(), "input #0 is [8, 32], expected tensor<?x64xf32>");
+  // Sizes the op relates: scores [T] for keys [T, D].
+  TensorRef mismatch[] = {TensorRef(keys.data(), DType::F32, {8, 64}),
+                          TensorRef(scores.data(), DType::F32, {4})};
+  status = compress->call(mismatch, 2, results);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("scores"), std::string::npos)
+      << status.message();
+  // Wrong number of inputs; a null pointer.
+  status = compress->call(mismatch, 1, results);
+  EXPECT_EQ(status.message(), "@compress takes 2 inputs, got 1");
+  TensorRef null[] = {TensorRef(nullptr, DType::F32, {8, 64}),
+                      TensorRef(scores.data(), DType::F32, {8})};
+  status = compress->call(null, 2, results);
+  EXPECT_EQ(status.message(), "input #0 has no data (a null pointer)");
+  // An output of the wrong shape.
+  TensorRef good[] = {TensorRef(keys.data(), DType::F32, {8, 64}),
+                      TensorRef(scores.data(), DType::F32, {8})};
+  std::vector<uint8_t> codes(64);
+  std::vector<float> scales(2);
+  TensorRef outputs[] = {TensorRef(codes.data(), DType::F8E4M3FN, {1, 64}),
+                         TensorRef(scales.data(), DType::F32, {2})};
+  status = compress->call(good, 2, outputs, 2);
+  EXPECT_EQ(status.message(),
+            "output #0 is [1, 64], expected tensor<2x64xf8E4M3FN>");
+}
+
+TEST(APITest, ParseErrorsCarryTheirLocation) {
+  Status status;
+  std::unique_ptr<Module> module =
+      Module::parse("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  return %y : tensor<4xf32>\n}\n",
+                    status, "bad.mlir");
+  EXPECT_FALSE(module);
+  EXPECT_NE(status.message().find("bad.mlir:2:"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("undeclared SSA value name"),
+            std::string::npos)
+      << status.message();
+}
+
+TEST(APITest, UnknownFunctionsAndChipsAreErrors) {
+  std::unique_ptr<Module> module = compressModule(64, true);
+  ASSERT_TRUE(module);
+  Status status;
+  EXPECT_FALSE(compileForCpu(*module, "nope", CompileOptions(), status));
+  EXPECT_EQ(status.message(), "no function @nope in the module");
+  GpuArtifact artifact;
+  status = compileForGpu(*module, "compress", "sm_13", CompileOptions(),
+                         artifact);
+  EXPECT_NE(status.message().find("unknown chip 'sm_13'"), std::string::npos)
+      << status.message();
+}
+
+TEST(APITest, SelectOverCompressedKeysMatchesTheReference) {
+  CompressSpec cspec;
+  cspec.dim = 64;
+  cspec.keyType = DType::F32;
+  SelectSpec sspec;
+  sspec.heads = 4;
+  sspec.dim = 64;
+  sspec.queryType = DType::F32;
+  sspec.k = 8;
+  Status status;
+  std::unique_ptr<Module> cmod = buildCompress(cspec, status);
+  ASSERT_TRUE(cmod) << status.message();
+  std::unique_ptr<Module> smod = buildSelect(sspec, status);
+  ASSERT_TRUE(smod) << status.message();
+  auto compress = compileForCpu(*cmod, "compress", CompileOptions(), status);
+  ASSERT_TRUE(compress) << status.message();
+  auto select = compileForCpu(*smod, "select", CompileOptions(), status);
+  ASSERT_TRUE(select) << status.message();
+
+  std::vector<float> keys = randomFloats(400 * 64, 5), scores =
+                                                           randomFloats(400, 6);
+  TensorRef cin[] = {TensorRef(keys.data(), DType::F32, {400, 64}),
+                     TensorRef(scores.data(), DType::F32, {400})};
+  std::vector<TensorRef> pooled;
+  ASSERT_TRUE(compress->call(cin, 2, pooled).ok());
+  std::vector<float> query = randomFloats(4 * 64, 7);
+  std::vector<float> heads = randomFloats(4, 8);
+  TensorRef sin[] = {TensorRef(query.data(), DType::F32, {1, 4, 64}),
+                     TensorRef(heads.data(), DType::F32, {1, 4}), pooled[0],
+                     pooled[1]};
+  std::vector<int32_t> tokens(32, -7);
+  TensorRef sout[] = {TensorRef(tokens.data(), DType::I32, {1, 32})};
+  status = select->call(sin, 4, sout, 1);
+  ASSERT_TRUE(status.ok()) << status.message();
+  std::vector<std::string> report;
+  status = verifyAgainstReference(*smod, "select", sin, 4, sout, 1, report);
+  EXPECT_TRUE(status.ok()) << status.message();
+  for (int32_t t : tokens)
+    EXPECT_TRUE(t >= 0 && t < 400);
+}
+
+} // namespace
