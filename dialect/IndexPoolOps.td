@@ -115,7 +115,8 @@ def IndexPool_QuantizeOp : IndexPool_Op<"quantize"> {
     codes[n,d] = convert(clamp(input[n, d] / scales[n], -qmax, qmax))
     ```
 
-    Conversion rounds to nearest even. `min_absmax` (default 1e-4) keeps
+    The quotient is an f32 division (rounded to f32) and the conversion
+    rounds it to nearest even. `min_absmax` (default 1e-4) keeps
     all-zero vectors finite; it must be finite and at least qmax * 2^-126
     (i8: 127 * 2^-126 ~= 1.4929e-36, f8E4M3FN: 448 * 2^-126 ~= 5.2662e-36),
     so that every scale is a normal f32. The max propagates NaN: a row

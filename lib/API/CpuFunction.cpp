@@ -6,6 +6,7 @@
 #include "indexpool/Evaluator/Evaluator.h"
 #include "indexpool/Runtime/FileRead.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace indexpool;
@@ -203,6 +204,26 @@ Status CpuFunction::call(const TensorRef *inputs, size_t numInputs,
     copy.resize(size_t(ref::numElements(impl.resultShapes[i])) * bytes);
     impl.copyResult(unsigned(i), copy.data());
     result.data = copy.data();
+  }
+  return Status();
+}
+
+Status CpuFunction::timeKernel(const TensorRef *inputs, size_t numInputs,
+                               int runs, std::vector<double> &microseconds) {
+  Impl &impl = *implementation;
+  if (runs < 0)
+    return Status::error("runs must be >= 0, got " + std::to_string(runs));
+  if (Status s = impl.validate(inputs, numInputs); !s)
+    return s;
+  microseconds.clear();
+  for (int run = 0; run < runs; ++run) {
+    auto start = std::chrono::steady_clock::now();
+    if (Status s = impl.run(inputs, numInputs); !s)
+      return s;
+    impl.jit->releaseResults();
+    auto stop = std::chrono::steady_clock::now();
+    microseconds.push_back(
+        std::chrono::duration<double, std::micro>(stop - start).count());
   }
   return Status();
 }

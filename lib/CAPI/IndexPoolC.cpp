@@ -10,6 +10,7 @@
 
 #include "indexpool/API/Builders.h"
 #include "indexpool/API/Compiler.h"
+#include "indexpool/API/Formats.h"
 #include "indexpool/API/Reference.h"
 
 #include <cstring>

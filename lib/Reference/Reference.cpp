@@ -316,7 +316,10 @@ QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
     double scale = quantizationScale(absmax, quantizedType, pow2Scale);
     result.scale.data[n] = scale;
     for (int64_t d = 0; d < dim; ++d) {
-      double code = row[d] / scale;
+      // The quotient is an f32 division, as in the compiled code: rounding
+      // it to f32 first decides the ties a power-of-two absmax makes
+      // frequent (bf16 rows) the way every device does.
+      double code = roundToF32(row[d] / scale);
       // std::clamp would keep a NaN; spelled out so that it visibly does.
       if (!std::isnan(code))
         code = std::clamp(code, -limit, limit);

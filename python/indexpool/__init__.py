@@ -1,1 +1,232 @@
-"""IndexPool Python package (placeholder: the bindings are not built yet)."""
+"""IndexPool from Python: build, compile and run IndexPool functions.
+
+    import numpy as np, indexpool
+    m = indexpool.ops.compress((-1, 128), "f32", pool_size=4, rotate=True)
+    f = indexpool.compile(m)
+    codes, scales = f(keys, scores)          # NumPy in, NumPy out
+    indexpool.verify(m, "compress", (keys, scores), (codes, scales))
+
+Arrays and tensors are passed by address, never copied; element types follow
+indexpool.dtypes (bf16 as uint16 bit patterns, f8E4M3FN as uint8 codes in
+NumPy). Every failure of the C++ API raises IndexPoolError with its message.
+See python/README.md.
+"""
+
+import os as _os
+import sys as _sys
+
+import numpy as _np
+
+from . import _indexpool
+from ._indexpool import FunctionSignature, IndexPoolError, Module, TensorType
+from . import dtypes, ops
+from .dtypes import decode_bf16, decode_f8e4m3fn, encode_bf16, encode_f8e4m3fn
+
+__all__ = [
+    "IndexPoolError", "Module", "TensorType", "FunctionSignature", "Function",
+    "GpuBinary", "parse", "compile", "compile_gpu", "reference", "verify",
+    "dtypes", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
+    "encode_bf16",
+]
+
+_ndarray = _np.ndarray
+
+
+def parse(text, name="<string>"):
+    """Parses and verifies MLIR assembly (IndexPoolError: the diagnostics,
+    each NAME:line:col: error: ...)."""
+    return Module(text, name)
+
+
+def _module(module):
+    return module if isinstance(module, Module) else Module(module)
+
+
+def _function_name(module, function):
+    if function is not None:
+        return function.lstrip("@")
+    names = module.function_names()
+    if len(names) != 1:
+        raise ValueError("the module holds %d functions (%s): say which with "
+                         "function=" % (len(names), ", ".join(names)))
+    return names[0]
+
+
+# torch tensors, seen without importing torch: a tensor exists only once
+# torch was imported.
+def _torch():
+    return _sys.modules.get("torch")
+
+
+def _tensor_ref(tensor, what):
+    """(address, DType code, shape, dtype) of a contiguous CPU tensor: what
+    the bindings read in place."""
+    if tensor.device.type != "cpu":
+        raise ValueError(f"{what}: a {tensor.device.type} tensor; indexpool "
+                         "runs CPU functions only (no GPU API yet: "
+                         "compile_gpu writes kernels for the runtime)")
+    if not tensor.is_contiguous():
+        raise ValueError(f"{what}: the tensor is not contiguous (the call "
+                         "reads it in place; pass tensor.contiguous())")
+    return (tensor.data_ptr(), _TORCH_CODES().get(tensor.dtype, -1),
+            tuple(tensor.shape), tensor.dtype)
+
+
+_torch_codes = None
+
+
+def _TORCH_CODES():
+    global _torch_codes
+    if _torch_codes is None:
+        table = dtypes._torch_table()
+        _torch_codes = {table[n]: dtypes.CODES[n] for n in dtypes.NAMES}
+    return _torch_codes
+
+
+def _torch_refs(inputs, kind):
+    torch = _torch()
+    if torch is None:
+        return inputs, False
+    refs = list(inputs)
+    found = False
+    for i, value in enumerate(refs):
+        if isinstance(value, torch.Tensor):
+            refs[i] = _tensor_ref(value, f"{kind} #{i}")
+            found = True
+    return refs, found
+
+
+def _to_torch(array):
+    import torch
+
+    if array.dtype == _np.uint16:  # bf16 bit patterns
+        return torch.from_numpy(array.view(_np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+class Function:
+    """A function compiled for the CPU. Call it with NumPy arrays or torch
+    CPU tensors (read in place): it returns new arrays (tensors when any
+    input is a tensor), one or a tuple, or writes `out=` (an array or a
+    sequence of them, one per result) and returns it."""
+
+    __slots__ = ("module", "name", "signature", "_compiled", "_run")
+
+    def __init__(self, compiled, module):
+        self.module = module
+        self._compiled = compiled
+        self._run = compiled.run
+        self.signature = compiled.signature
+        self.name = self.signature.name
+
+    def __call__(self, *inputs, out=None):
+        if out is not None and type(out) is not tuple and type(out) is not list:
+            return self._call(inputs, (out,))[0]
+        for value in inputs:
+            if type(value) is not _ndarray:
+                return self._call(inputs, out)
+        return self._run(inputs, out)
+
+    def _call(self, inputs, out):
+        refs, torch_inputs = _torch_refs(inputs, "argument")
+        if out is not None:
+            outs, _ = _torch_refs(out, "output")
+            self._run(refs, outs)
+            return out
+        results = self._run(refs, None)
+        if not torch_inputs:
+            return results
+        if type(results) is tuple:
+            return tuple(_to_torch(r) for r in results)
+        return _to_torch(results)
+
+    def result_shapes(self, *inputs):
+        """The shapes of the results for these inputs (checked as a call
+        checks them): what to allocate for out=."""
+        refs, _ = _torch_refs(inputs, "argument")
+        return self._compiled.result_shapes(refs)
+
+    def __repr__(self):
+        return f"<indexpool.Function {self.signature!r}>"
+
+
+class GpuBinary:
+    """A function compiled for a GPU chip: what indexpool-compile writes."""
+
+    def __init__(self, artifact):
+        self.chip = artifact.chip
+        self.binary_name = artifact.binary_name
+        self.binary = artifact.binary
+        self.manifest = artifact.manifest
+
+    @property
+    def manifest_name(self):
+        return _os.path.splitext(self.binary_name)[0] + ".json"
+
+    def save(self, directory):
+        """Writes the binary and its manifest into `directory`; returns
+        their paths."""
+        _os.makedirs(directory, exist_ok=True)
+        binary = _os.path.join(directory, self.binary_name)
+        manifest = _os.path.join(directory, self.manifest_name)
+        with open(binary, "wb") as file:
+            file.write(self.binary)
+        with open(manifest, "w") as file:
+            file.write(self.manifest)
+        return binary, manifest
+
+
+def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
+            vector_width=8, check_bounds=False, input_shapes=None, **gpu):
+    """Compiles `function` (the only one when None) of `module` (a Module
+    or IR text). target "cpu" returns a callable Function; a chip
+    ("sm_90", ...) returns compile_gpu's GpuBinary. input_shapes:
+    {argument index: shape} to specialize dynamic sizes first."""
+    module = _module(module)
+    name = _function_name(module, function)
+    if target != "cpu":
+        return compile_gpu(module, name, chip=target, fuse=fuse,
+                           input_shapes=input_shapes, **gpu)
+    if gpu:
+        raise TypeError("options for GPU targets only: " + ", ".join(gpu))
+    compiled = _indexpool.compile_cpu(
+        module, name, fuse=fuse, threads=threads, vector_width=vector_width,
+        check_bounds=check_bounds, input_shapes=input_shapes)
+    return Function(compiled, module)
+
+
+def compile_gpu(module, function=None, chip="sm_90", *, fuse=True,
+                tuning_db="", binary_format="ptx", input_shapes=None):
+    """Compiles for `chip`: a GpuBinary with .binary (PTX or cubin bytes),
+    .manifest (JSON text), .binary_name and .save(directory)."""
+    module = _module(module)
+    name = _function_name(module, function)
+    return GpuBinary(_indexpool.compile_gpu(
+        module, name, chip, fuse=fuse, tuning_db=tuning_db,
+        binary_format=binary_format, input_shapes=input_shapes))
+
+
+def reference(module, function, *inputs):
+    """Function `function` of `module` evaluated in float64 (the project's
+    reference semantics; codes decoded): one float64 array per result (the
+    array alone when there is one)."""
+    module = _module(module)
+    refs, _ = _torch_refs(inputs, "argument")
+    results = _indexpool.reference(module, function.lstrip("@"), refs)
+    return results[0] if len(results) == 1 else results
+
+
+def verify(module, function, inputs, outputs):
+    """Compares `outputs` of `function` on `inputs` with the float64
+    reference under the element types' tolerances. Returns the report (one
+    line per result); raises IndexPoolError when one is out of tolerance."""
+    module = _module(module)
+    if type(outputs) is not tuple and type(outputs) is not list:
+        outputs = (outputs,)
+    refs, _ = _torch_refs(inputs, "argument")
+    outs, _ = _torch_refs(outputs, "output")
+    ok, message, report = _indexpool.verify(module, function.lstrip("@"),
+                                            refs, outs)
+    if not ok:
+        raise IndexPoolError("\n".join([message] + report))
+    return report

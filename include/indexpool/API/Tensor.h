@@ -5,7 +5,8 @@
 // or frees what it points to. Elements are in their storage format: f16 and
 // bf16 as their 16-bit patterns, f8E4M3FN as one byte code (the OCP FP8
 // E4M3 encoding, no infinities, 0x7f/0xff NaN), integers as themselves,
-// little-endian.
+// little-endian. Header-only: the MLIR-free runtime uses it too; the
+// conversions of the formats are in Formats.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_API_TENSOR_H
@@ -23,9 +24,29 @@ namespace indexpool {
 enum class DType : int32_t { F32, F16, BF16, F8E4M3FN, I8, I32, I64 };
 
 /// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64".
-const char *dtypeName(DType dtype);
+inline const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32: return "f32";
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::F8E4M3FN: return "f8E4M3FN";
+  case DType::I8: return "i8";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  }
+  return "unknown";
+}
+
 /// Bytes per element of the storage format.
-size_t dtypeBytes(DType dtype);
+inline size_t dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F32: case DType::I32: return 4;
+  case DType::F16: case DType::BF16: return 2;
+  case DType::F8E4M3FN: case DType::I8: return 1;
+  case DType::I64: return 8;
+  }
+  return 0;
+}
 
 /// The largest rank a TensorRef holds (IndexPool's tensors have rank <= 3).
 constexpr int kMaxRank = 8;
@@ -41,11 +62,26 @@ struct TensorRef {
   TensorRef() = default;
   /// A view of `data` with `shape` (at most kMaxRank sizes; more are an
   /// error reported by the call that receives the view).
-  TensorRef(void *data, DType dtype, std::initializer_list<int64_t> sizes);
-  TensorRef(void *data, DType dtype, const std::vector<int64_t> &sizes);
+  TensorRef(void *data, DType dtype, std::initializer_list<int64_t> sizes)
+      : data(data), dtype(dtype) {
+    setSizes(sizes.begin(), sizes.size());
+  }
+  TensorRef(void *data, DType dtype, const std::vector<int64_t> &sizes)
+      : data(data), dtype(dtype) {
+    setSizes(sizes.data(), sizes.size());
+  }
 
   std::vector<int64_t> sizes() const {
     return std::vector<int64_t>(shape, shape + (rank > 0 ? rank : 0));
+  }
+
+private:
+  void setSizes(const int64_t *sizes, size_t count) {
+    // More than kMaxRank: rank says so, and the call that receives the view
+    // reports it.
+    rank = int32_t(count);
+    for (size_t d = 0; d < count && d < size_t(kMaxRank); ++d)
+      shape[d] = sizes[d];
   }
 };
 
@@ -54,16 +90,6 @@ struct TensorType {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
 };
-
-/// Decoding helpers for the storage formats NumPy and C++ lack.
-float decodeF8E4M3FN(uint8_t code);
-float decodeBF16(uint16_t bits);
-float decodeF16(uint16_t bits);
-/// Round to nearest even, saturating to +-448 (NaN stays NaN), as the
-/// compiled code's conversions do.
-uint8_t encodeF8E4M3FN(float value);
-uint16_t encodeBF16(float value);
-uint16_t encodeF16(float value);
 
 } // namespace indexpool
 

@@ -1,0 +1,471 @@
+//===- Bindings.cpp - the _indexpool extension module ---------------------===//
+//
+// A thin layer over the C++ embedding API (include/indexpool/API): each
+// function here converts its arguments, calls the API once and turns a
+// failed Status into IndexPoolError. The Pythonic surface (dtype names,
+// torch tensors, defaults) lives in python/indexpool/*.py.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorArgs.h"
+
+#include "indexpool/API/Builders.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Formats.h"
+#include "indexpool/API/CpuFunction.h"
+#include "indexpool/API/Module.h"
+#include "indexpool/API/Reference.h"
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <mutex>
+
+namespace py = pybind11;
+using namespace indexpool;
+using namespace indexpool::python;
+
+namespace {
+
+constexpr DType kDTypes[] = {DType::F32,      DType::F16, DType::BF16,
+                             DType::F8E4M3FN, DType::I8,  DType::I32,
+                             DType::I64};
+
+DType toDType(int code) {
+  for (DType dtype : kDTypes)
+    if (static_cast<int>(dtype) == code)
+      return dtype;
+  throw py::value_error("not an IndexPool dtype code: " + std::to_string(code));
+}
+
+py::tuple shapeTuple(const std::vector<int64_t> &shape) {
+  py::tuple tuple(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    tuple[i] = py::int_(shape[i]);
+  return tuple;
+}
+
+FunctionSignature signatureOf(const Module &module, const std::string &name) {
+  FunctionSignature signature;
+  if (Status status = module.signature(name, signature); !status)
+    raise(status);
+  return signature;
+}
+
+/// A CpuFunction with what each call needs ready: the signature, a lock
+/// (one caller at a time, the GIL being released during the call) and the
+/// TensorRef vectors reused from call to call.
+class PyCpuFunction {
+public:
+  PyCpuFunction(std::unique_ptr<CpuFunction> function, py::object module)
+      : function(std::move(function)), module(std::move(module)),
+        signature(this->function->signature()) {}
+
+  /// Runs the function on `inputs`. Without `out`, returns new NumPy arrays
+  /// (one result: the array, else a tuple); with `out` (a sequence of
+  /// arrays, one per result), writes them and returns `out`.
+  py::object run(py::sequence inputs, py::object out) {
+    BorrowedTensors borrowed;
+    toTensorRefs(inputs, signature.arguments, signature.name, "argument",
+                 /*writable=*/false, borrowed, inputRefs);
+    std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
+    Status status;
+    if (!out.is_none()) {
+      py::sequence outputs = out;
+      toTensorRefs(outputs, signature.results, signature.name, "output",
+                   /*writable=*/true, borrowed, outputRefs);
+      {
+        py::gil_scoped_release noGil;
+        lock.lock();
+        status = function->call(inputRefs.data(), inputRefs.size(),
+                                outputRefs.data(), outputRefs.size());
+      }
+      if (!status)
+        raise(status);
+      return out;
+    }
+    {
+      py::gil_scoped_release noGil;
+      lock.lock();
+      status = function->call(inputRefs.data(), inputRefs.size(), results);
+    }
+    if (!status)
+      raise(status);
+    // The results are views of buffers the next call reuses: copy them
+    // while the lock is held.
+    if (results.size() == 1)
+      return copyToNumpy(results[0]);
+    py::tuple arrays(results.size());
+    for (size_t i = 0; i < results.size(); ++i)
+      arrays[i] = copyToNumpy(results[i]);
+    return arrays;
+  }
+
+  py::list resultShapes(py::sequence inputs) {
+    BorrowedTensors borrowed;
+    std::vector<TensorRef> refs;
+    toTensorRefs(inputs, signature.arguments, signature.name, "argument",
+                 /*writable=*/false, borrowed, refs);
+    std::vector<std::vector<int64_t>> shapes;
+    Status status;
+    {
+      py::gil_scoped_release noGil;
+      std::lock_guard<std::mutex> guard(mutex);
+      status = function->resultShapes(refs.data(), refs.size(), shapes);
+    }
+    if (!status)
+      raise(status);
+    py::list list;
+    for (const auto &shape : shapes)
+      list.append(shapeTuple(shape));
+    return list;
+  }
+
+  /// The C++ API's call timed from C++ (no Python in the loop): seconds of
+  /// each of `repeats` calls into `out`, the anchor of call-overhead
+  /// benchmarks.
+  std::vector<double> timeCalls(py::sequence inputs, py::sequence out,
+                                int repeats) {
+    BorrowedTensors borrowed;
+    std::vector<TensorRef> in, outputs;
+    toTensorRefs(inputs, signature.arguments, signature.name, "argument", false,
+                 borrowed, in);
+    toTensorRefs(out, signature.results, signature.name, "output", true,
+                 borrowed, outputs);
+    std::vector<double> seconds;
+    Status status;
+    {
+      py::gil_scoped_release noGil;
+      std::lock_guard<std::mutex> guard(mutex);
+      for (int i = 0; i < repeats && status; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        status = function->call(in.data(), in.size(), outputs.data(),
+                                outputs.size());
+        seconds.push_back(std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+      }
+    }
+    if (!status)
+      raise(status);
+    return seconds;
+  }
+
+  const FunctionSignature &getSignature() const { return signature; }
+
+private:
+  std::unique_ptr<CpuFunction> function;
+  /// The Module it was compiled from, kept alive with it.
+  py::object module;
+  FunctionSignature signature;
+  std::mutex mutex;
+  std::vector<TensorRef> inputRefs, outputRefs, results;
+};
+
+CompileOptions makeOptions(bool fuse, int threads, int vectorWidth,
+                           bool checkBounds, const std::string &tuningDB,
+                           const std::string &binaryFormat,
+                           const py::object &inputShapes) {
+  CompileOptions options;
+  options.fuse = fuse;
+  options.threads = threads;
+  options.vectorWidth = vectorWidth;
+  options.checkBounds = checkBounds;
+  options.tuningDB = tuningDB;
+  options.binaryFormat = binaryFormat;
+  if (!inputShapes.is_none())
+    for (auto item : py::dict(inputShapes))
+      options.inputShapes.emplace_back(
+          item.first.cast<int>(), item.second.cast<std::vector<int64_t>>());
+  return options;
+}
+
+py::array decodeArray(py::array codes, int dtypeCode) {
+  DType dtype = toDType(dtypeCode);
+  py::array_t<float> values(
+      std::vector<py::ssize_t>(codes.shape(), codes.shape() + codes.ndim()));
+  float *out = values.mutable_data();
+  py::ssize_t count = codes.size();
+  if (dtype == DType::F8E4M3FN) {
+    auto in = py::array_t<uint8_t, py::array::c_style>::ensure(codes);
+    if (!in)
+      throw py::type_error("f8E4M3FN codes must be uint8");
+    for (py::ssize_t i = 0; i < count; ++i)
+      out[i] = decodeF8E4M3FN(in.data()[i]);
+    return values;
+  }
+  auto in = py::array_t<uint16_t, py::array::c_style>::ensure(codes);
+  if (!in || (dtype != DType::BF16 && dtype != DType::F16))
+    throw py::type_error("decode takes f8E4M3FN (uint8), bf16 or f16 "
+                         "(uint16) codes");
+  for (py::ssize_t i = 0; i < count; ++i)
+    out[i] = dtype == DType::BF16 ? decodeBF16(in.data()[i])
+                                  : decodeF16(in.data()[i]);
+  return values;
+}
+
+py::array encodeArray(
+    py::array_t<float, py::array::c_style | py::array::forcecast> values,
+    int dtypeCode) {
+  DType dtype = toDType(dtypeCode);
+  std::vector<py::ssize_t> shape(values.shape(),
+                                 values.shape() + values.ndim());
+  const float *in = values.data();
+  py::ssize_t count = values.size();
+  if (dtype == DType::F8E4M3FN) {
+    py::array_t<uint8_t> codes(shape);
+    for (py::ssize_t i = 0; i < count; ++i)
+      codes.mutable_data()[i] = encodeF8E4M3FN(in[i]);
+    return codes;
+  }
+  if (dtype != DType::BF16 && dtype != DType::F16)
+    throw py::type_error("encode makes f8E4M3FN, bf16 or f16 codes");
+  py::array_t<uint16_t> codes(shape);
+  for (py::ssize_t i = 0; i < count; ++i)
+    codes.mutable_data()[i] =
+        dtype == DType::BF16 ? encodeBF16(in[i]) : encodeF16(in[i]);
+  return codes;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_indexpool, m) {
+  m.doc() = "IndexPool's C++ API (include/indexpool/API); use the indexpool "
+            "package rather than this module";
+
+  static py::exception<std::runtime_error> error(m, "IndexPoolError",
+                                                 PyExc_RuntimeError);
+  indexPoolError = error;
+
+  py::dict codes;
+  for (DType dtype : kDTypes)
+    codes[dtypeName(dtype)] = static_cast<int>(dtype);
+  m.attr("dtype_codes") = codes;
+
+  py::class_<TensorType>(m, "TensorType")
+      .def_property_readonly(
+          "dtype", [](const TensorType &type) { return dtypeName(type.dtype); })
+      .def_property_readonly(
+          "shape",
+          [](const TensorType &type) { return shapeTuple(type.shape); })
+      .def("__repr__", &typeText)
+      .def("__eq__", [](const TensorType &a, const TensorType &b) {
+        return a.dtype == b.dtype && a.shape == b.shape;
+      });
+
+  py::class_<FunctionSignature>(m, "FunctionSignature")
+      .def_readonly("name", &FunctionSignature::name)
+      .def_readonly("arguments", &FunctionSignature::arguments)
+      .def_readonly("results", &FunctionSignature::results)
+      .def("__repr__", [](const FunctionSignature &signature) {
+        auto list = [](const std::vector<TensorType> &types) {
+          std::string text;
+          for (const TensorType &type : types)
+            text += (text.empty() ? "" : ", ") + typeText(type);
+          return text;
+        };
+        return "@" + signature.name + "(" + list(signature.arguments) +
+               ") -> (" + list(signature.results) + ")";
+      });
+
+  py::class_<Module>(m, "Module")
+      .def(py::init([](const std::string &text, const std::string &name) {
+             Status status;
+             std::unique_ptr<Module> module = Module::parse(text, status, name);
+             if (!module)
+               raise(status);
+             return module;
+           }),
+           py::arg("text"), py::arg("name") = "<string>",
+           "Parses and verifies MLIR assembly; IndexPoolError carries the "
+           "diagnostics (NAME:line:col: error: ...).")
+      .def("function_names", &Module::functionNames)
+      .def("signature", &signatureOf, py::arg("name"))
+      .def("str", &Module::str)
+      .def("__str__", &Module::str);
+
+  CompressSpec compress;
+  m.def(
+      "build_compress",
+      [](int64_t tokens, int64_t dim, int keyType, int64_t poolSize,
+         bool perChannelScores, const std::string &bias, float temperature,
+         bool rotate, int codeType, bool pow2Scale, const std::string &name) {
+        CompressSpec spec{tokens,
+                          dim,
+                          toDType(keyType),
+                          poolSize,
+                          perChannelScores,
+                          bias,
+                          temperature,
+                          rotate,
+                          toDType(codeType),
+                          pow2Scale,
+                          name};
+        Status status;
+        std::unique_ptr<Module> module = buildCompress(spec, status);
+        if (!module)
+          raise(status);
+        return module;
+      },
+      py::arg("tokens") = compress.tokens, py::arg("dim") = compress.dim,
+      py::arg("key_type") = static_cast<int>(compress.keyType),
+      py::arg("pool_size") = compress.poolSize,
+      py::arg("per_channel_scores") = compress.perChannelScores,
+      py::arg("bias") = compress.bias,
+      py::arg("temperature") = compress.temperature,
+      py::arg("rotate") = compress.rotate,
+      py::arg("code_type") = static_cast<int>(compress.codeType),
+      py::arg("pow2_scale") = compress.pow2Scale,
+      py::arg("name") = compress.name);
+
+  SelectSpec select;
+  m.def(
+      "build_select",
+      [](int64_t queries, int64_t heads, int64_t dim, int64_t pools,
+         int queryType, int codeType, int64_t k, int64_t poolSize, bool rotate,
+         bool valid, const std::string &name) {
+        SelectSpec spec{queries,
+                        heads,
+                        dim,
+                        pools,
+                        toDType(queryType),
+                        toDType(codeType),
+                        k,
+                        poolSize,
+                        rotate,
+                        valid,
+                        name};
+        Status status;
+        std::unique_ptr<Module> module = buildSelect(spec, status);
+        if (!module)
+          raise(status);
+        return module;
+      },
+      py::arg("queries") = select.queries, py::arg("heads") = select.heads,
+      py::arg("dim") = select.dim, py::arg("pools") = select.pools,
+      py::arg("query_type") = static_cast<int>(select.queryType),
+      py::arg("code_type") = static_cast<int>(select.codeType),
+      py::arg("k") = select.k, py::arg("pool_size") = select.poolSize,
+      py::arg("rotate") = select.rotate, py::arg("valid") = select.valid,
+      py::arg("name") = select.name);
+
+  py::class_<PyCpuFunction>(m, "CpuFunction")
+      .def("run", &PyCpuFunction::run, py::arg("inputs"),
+           py::arg("out") = py::none())
+      .def("result_shapes", &PyCpuFunction::resultShapes, py::arg("inputs"))
+      .def("time_calls", &PyCpuFunction::timeCalls, py::arg("inputs"),
+           py::arg("out"), py::arg("repeats"))
+      .def_property_readonly("signature", &PyCpuFunction::getSignature);
+
+  CompileOptions defaults;
+  m.def(
+      "compile_cpu",
+      [](py::object module, const std::string &name, bool fuse, int threads,
+         int vectorWidth, bool checkBounds, py::object inputShapes) {
+        CompileOptions options = makeOptions(
+            fuse, threads, vectorWidth, checkBounds, "", "ptx", inputShapes);
+        const Module &source = module.cast<const Module &>();
+        Status status;
+        std::unique_ptr<CpuFunction> function;
+        {
+          py::gil_scoped_release noGil;
+          function = compileForCpu(source, name, options, status);
+        }
+        if (!function)
+          raise(status);
+        return std::make_unique<PyCpuFunction>(std::move(function), module);
+      },
+      py::arg("module"), py::arg("name"), py::arg("fuse") = defaults.fuse,
+      py::arg("threads") = defaults.threads,
+      py::arg("vector_width") = defaults.vectorWidth,
+      py::arg("check_bounds") = defaults.checkBounds,
+      py::arg("input_shapes") = py::none());
+
+  py::class_<GpuArtifact>(m, "GpuArtifact")
+      .def_readonly("chip", &GpuArtifact::chip)
+      .def_readonly("binary_name", &GpuArtifact::binaryName)
+      .def_property_readonly("binary",
+                             [](const GpuArtifact &artifact) {
+                               return py::bytes(artifact.binary);
+                             })
+      .def_readonly("manifest", &GpuArtifact::manifest);
+
+  m.def(
+      "compile_gpu",
+      [](const Module &module, const std::string &name, const std::string &chip,
+         bool fuse, const std::string &tuningDB,
+         const std::string &binaryFormat, py::object inputShapes) {
+        CompileOptions options =
+            makeOptions(fuse, 0, 8, false, tuningDB, binaryFormat, inputShapes);
+        GpuArtifact artifact;
+        Status status;
+        {
+          py::gil_scoped_release noGil;
+          status = compileForGpu(module, name, chip, options, artifact);
+        }
+        if (!status)
+          raise(status);
+        return artifact;
+      },
+      py::arg("module"), py::arg("name"), py::arg("chip"),
+      py::arg("fuse") = defaults.fuse, py::arg("tuning_db") = defaults.tuningDB,
+      py::arg("binary_format") = defaults.binaryFormat,
+      py::arg("input_shapes") = py::none());
+
+  m.def(
+      "reference",
+      [](const Module &module, const std::string &name, py::sequence inputs) {
+        FunctionSignature signature = signatureOf(module, name);
+        BorrowedTensors borrowed;
+        std::vector<TensorRef> refs;
+        toTensorRefs(inputs, signature.arguments, signature.name, "argument",
+                     false, borrowed, refs);
+        std::vector<ReferenceTensor> results;
+        Status status;
+        {
+          py::gil_scoped_release noGil;
+          status = evaluateReference(module, name, refs.data(), refs.size(),
+                                     results);
+        }
+        if (!status)
+          raise(status);
+        py::tuple arrays(results.size());
+        for (size_t i = 0; i < results.size(); ++i) {
+          std::vector<py::ssize_t> shape(results[i].shape.begin(),
+                                         results[i].shape.end());
+          py::array_t<double> array(shape);
+          std::copy(results[i].values.begin(), results[i].values.end(),
+                    array.mutable_data());
+          arrays[i] = array;
+        }
+        return arrays;
+      },
+      py::arg("module"), py::arg("name"), py::arg("inputs"));
+
+  m.def(
+      "verify",
+      [](const Module &module, const std::string &name, py::sequence inputs,
+         py::sequence outputs) {
+        FunctionSignature signature = signatureOf(module, name);
+        BorrowedTensors borrowed;
+        std::vector<TensorRef> inputRefs, outputRefs;
+        toTensorRefs(inputs, signature.arguments, signature.name, "argument",
+                     false, borrowed, inputRefs);
+        toTensorRefs(outputs, signature.results, signature.name, "output",
+                     false, borrowed, outputRefs);
+        std::vector<std::string> report;
+        Status status;
+        {
+          py::gil_scoped_release noGil;
+          status = verifyAgainstReference(module, name, inputRefs.data(),
+                                          inputRefs.size(), outputRefs.data(),
+                                          outputRefs.size(), report);
+        }
+        return py::make_tuple(status.ok(), status.message(), report);
+      },
+      py::arg("module"), py::arg("name"), py::arg("inputs"),
+      py::arg("outputs"));
+
+  m.def("decode", &decodeArray, py::arg("codes"), py::arg("dtype"));
+  m.def("encode", &encodeArray, py::arg("values"), py::arg("dtype"));
+}

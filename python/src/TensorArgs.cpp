@@ -1,0 +1,280 @@
+//===- TensorArgs.cpp - Python objects as IndexPool TensorRefs ------------===//
+
+#include "TensorArgs.h"
+
+#include <cstring>
+
+namespace indexpool::python {
+
+py::handle indexPoolError;
+
+void raise(const Status &status) {
+  PyErr_SetString(indexPoolError.ptr(), status.message().c_str());
+  throw py::error_already_set();
+}
+
+std::string typeText(const TensorType &type) {
+  std::string text = "tensor<";
+  for (int64_t size : type.shape)
+    text += (size < 0 ? std::string("?") : std::to_string(size)) + "x";
+  return text + dtypeName(type.dtype) + ">";
+}
+
+namespace {
+
+/// NumPy's kind and item size of each DType's storage format.
+struct NumpyFormat {
+  char kind;
+  int itemsize;
+  const char *name;
+  const char *torchName;
+};
+
+NumpyFormat numpyFormat(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {'f', 4, "float32", "torch.float32"};
+  case DType::F16:
+    return {'f', 2, "float16", "torch.float16"};
+  case DType::BF16:
+    return {'u', 2, "uint16 (bf16 bit patterns)", "torch.bfloat16"};
+  case DType::F8E4M3FN:
+    return {'u', 1, "uint8 (f8E4M3FN codes)", "torch.uint8 (f8E4M3FN codes)"};
+  case DType::I8:
+    return {'i', 1, "int8", "torch.int8"};
+  case DType::I32:
+    return {'i', 4, "int32", "torch.int32"};
+  case DType::I64:
+    return {'i', 8, "int64", "torch.int64"};
+  }
+  return {'?', 0, "?", "?"};
+}
+
+[[noreturn]] void typeError(const std::string &message) {
+  throw py::type_error(message);
+}
+[[noreturn]] void valueError(const std::string &message) {
+  throw py::value_error(message);
+}
+
+template <typename SizeAt>
+void setShape(TensorRef &ref, int64_t rank, const std::string &what,
+              SizeAt sizeAt) {
+  if (rank > kMaxRank)
+    valueError(what + ": rank " + std::to_string(rank) + " is above " +
+               std::to_string(kMaxRank));
+  ref.rank = static_cast<int32_t>(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    ref.shape[i] = sizeAt(i);
+}
+
+TensorRef fromNumpy(py::array array, DType expected, bool writable,
+                    const std::string &what) {
+  NumpyFormat format = numpyFormat(expected);
+  py::dtype dtype = array.dtype();
+  if (dtype.kind() != format.kind || dtype.itemsize() != format.itemsize ||
+      dtype.byteorder() == '>')
+    typeError(what + ": expected a NumPy array of " + format.name + ", got " +
+              py::str(dtype).cast<std::string>());
+  if (!(array.flags() & py::array::c_style))
+    valueError(what + ": the array is not C-contiguous (the call reads it "
+                      "in place; pass numpy.ascontiguousarray(x))");
+  if (writable && !array.writeable())
+    valueError(what + ": the array is read-only");
+  TensorRef ref;
+  ref.data = const_cast<void *>(array.data());
+  ref.dtype = expected;
+  setShape(ref, array.ndim(), what,
+           [&](int64_t i) { return static_cast<int64_t>(array.shape(i)); });
+  return ref;
+}
+
+/// (address, DType code or -1, shape, the torch dtype for messages), made by
+/// indexpool.torch from a contiguous CPU tensor.
+TensorRef fromTuple(py::tuple tuple, DType expected, const std::string &what) {
+  if (tuple.size() != 4)
+    typeError(what + ": expected a NumPy array or a torch tensor");
+  int code = tuple[1].cast<int>();
+  if (code != static_cast<int>(expected))
+    typeError(what + ": expected a tensor of " +
+              numpyFormat(expected).torchName + ", got " +
+              py::str(tuple[3]).cast<std::string>());
+  py::tuple shape = tuple[2];
+  TensorRef ref;
+  ref.data = reinterpret_cast<void *>(tuple[0].cast<uintptr_t>());
+  ref.dtype = expected;
+  setShape(ref, shape.size(), what,
+           [&](int64_t i) { return shape[i].cast<int64_t>(); });
+  return ref;
+}
+
+// The DLPack ABI (dlpack.h, v0.8): what a "dltensor" capsule points to.
+struct DLDevice {
+  int32_t deviceType;
+  int32_t deviceId;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byteOffset;
+};
+struct DLManagedTensor {
+  DLTensor tensor;
+  void *managerContext;
+  void (*deleter)(DLManagedTensor *);
+};
+enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4 };
+constexpr int32_t kDLCPU = 1;
+
+bool dlpackMatches(DLDataType type, DType expected) {
+  if (type.lanes != 1)
+    return false;
+  switch (expected) {
+  case DType::F32:
+    return type.code == kDLFloat && type.bits == 32;
+  case DType::F16:
+    return type.code == kDLFloat && type.bits == 16;
+  case DType::BF16:
+    return (type.code == kDLBfloat || type.code == kDLUInt) && type.bits == 16;
+  case DType::F8E4M3FN:
+    return type.code == kDLUInt && type.bits == 8;
+  case DType::I8:
+    return type.code == kDLInt && type.bits == 8;
+  case DType::I32:
+    return type.code == kDLInt && type.bits == 32;
+  case DType::I64:
+    return type.code == kDLInt && type.bits == 64;
+  }
+  return false;
+}
+
+TensorRef fromDLPack(py::capsule capsule, DType expected,
+                     const std::string &what, BorrowedTensors &borrowed) {
+  if (std::strcmp(capsule.name(), "dltensor") != 0)
+    valueError(what + ": the DLPack capsule was already consumed");
+  auto *managed = capsule.get_pointer<DLManagedTensor>();
+  // Consumed: the capsule's destructor must no longer free it; we do, after
+  // the call.
+  PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+  borrowed.add(managed);
+  const DLTensor &tensor = managed->tensor;
+  if (tensor.device.deviceType != kDLCPU)
+    valueError(what + ": the tensor is not in host memory (DLPack device " +
+               std::to_string(tensor.device.deviceType) +
+               "); only CPU functions can be called from Python yet");
+  if (!dlpackMatches(tensor.dtype, expected))
+    typeError(what + ": expected " + dtypeName(expected) +
+              " elements, got DLPack type code " +
+              std::to_string(tensor.dtype.code) + " with " +
+              std::to_string(tensor.dtype.bits) + " bits");
+  if (tensor.strides) {
+    int64_t expectedStride = 1;
+    for (int32_t i = tensor.ndim - 1; i >= 0; --i) {
+      if (tensor.shape[i] != 1 && tensor.strides[i] != expectedStride)
+        valueError(what + ": the tensor is not contiguous (the call reads "
+                          "it in place)");
+      expectedStride *= tensor.shape[i];
+    }
+  }
+  TensorRef ref;
+  ref.data = static_cast<char *>(tensor.data) + tensor.byteOffset;
+  ref.dtype = expected;
+  setShape(ref, tensor.ndim, what, [&](int64_t i) { return tensor.shape[i]; });
+  return ref;
+}
+
+} // namespace
+
+BorrowedTensors::~BorrowedTensors() {
+  for (void *tensor : tensors) {
+    auto *managed = static_cast<DLManagedTensor *>(tensor);
+    if (managed->deleter)
+      managed->deleter(managed);
+  }
+}
+
+py::dtype numpyDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return py::dtype("float32");
+  case DType::F16:
+    return py::dtype("float16");
+  case DType::BF16:
+    return py::dtype("uint16");
+  case DType::F8E4M3FN:
+    return py::dtype("uint8");
+  case DType::I8:
+    return py::dtype("int8");
+  case DType::I32:
+    return py::dtype("int32");
+  case DType::I64:
+    return py::dtype("int64");
+  }
+  return py::dtype("float32");
+}
+
+TensorRef toTensorRef(py::handle object, DType expected, bool writable,
+                      const std::string &what, BorrowedTensors &borrowed) {
+  if (py::isinstance<py::array>(object))
+    return fromNumpy(py::reinterpret_borrow<py::array>(object), expected,
+                     writable, what);
+  if (py::isinstance<py::tuple>(object))
+    return fromTuple(py::reinterpret_borrow<py::tuple>(object), expected, what);
+  if (py::isinstance<py::capsule>(object))
+    return fromDLPack(py::reinterpret_borrow<py::capsule>(object), expected,
+                      what, borrowed);
+  if (py::hasattr(object, "__dlpack__"))
+    return fromDLPack(object.attr("__dlpack__")(), expected, what, borrowed);
+  typeError(what +
+            ": expected a NumPy array, a torch tensor or a DLPack "
+            "tensor, got " +
+            py::str(py::type::of(object)).cast<std::string>());
+}
+
+void toTensorRefs(py::sequence objects, const std::vector<TensorType> &types,
+                  const std::string &function, const char *kind, bool writable,
+                  BorrowedTensors &borrowed, std::vector<TensorRef> &refs) {
+  size_t count = objects.size();
+  if (count != types.size()) {
+    std::string expected;
+    for (const TensorType &type : types)
+      expected += (expected.empty() ? "" : ", ") + typeText(type);
+    typeError("@" + function + " takes " + std::to_string(types.size()) + " " +
+              kind + "s (" + expected + "), got " + std::to_string(count));
+  }
+  refs.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const TensorType &type = types[i];
+    // The message text is only built when something is wrong.
+    try {
+      refs[i] = toTensorRef(objects[i], type.dtype, writable, "", borrowed);
+    } catch (py::builtin_exception &error) {
+      std::string what = std::string(kind) + " #" + std::to_string(i) +
+                         " of @" + function + " (" + typeText(type) + ")";
+      std::string message = what + error.what();
+      if (dynamic_cast<py::type_error *>(&error))
+        throw py::type_error(message);
+      throw py::value_error(message);
+    }
+  }
+}
+
+py::array copyToNumpy(const TensorRef &ref) {
+  std::vector<py::ssize_t> shape(ref.shape, ref.shape + ref.rank);
+  py::array array(numpyDType(ref.dtype), shape);
+  size_t bytes = static_cast<size_t>(array.nbytes());
+  if (bytes)
+    std::memcpy(array.mutable_data(), ref.data, bytes);
+  return array;
+}
+
+} // namespace indexpool::python

@@ -1,0 +1,73 @@
+"""Modules from IR text and from the builders; diagnostics as exceptions."""
+
+import pytest
+
+import indexpool
+from conftest import COMPRESS_IR
+
+
+def test_parse_and_signature(compress_text_module):
+    module = compress_text_module
+    assert module.function_names() == ["compress"]
+    signature = module.signature("compress")
+    assert signature.name == "compress"
+    assert [a.dtype for a in signature.arguments] == ["f32", "f32"]
+    assert signature.arguments[0].shape == (-1, 64)
+    assert [repr(r) for r in signature.results] == [
+        "tensor<?x64xf8E4M3FN>", "tensor<?xf32>", "tensor<?x4xf32>"]
+    assert "indexpool.compress" in str(module)
+    # The printed module parses again to the same signature.
+    again = indexpool.Module(module.str())
+    assert repr(again.signature("@compress")) == repr(signature)
+
+
+def test_bad_ir_raises_with_line_and_column():
+    text = COMPRESS_IR.replace("pool_size = 4", "pool_size = 3")
+    with pytest.raises(indexpool.IndexPoolError) as error:
+        indexpool.parse(text, "bad.mlir")
+    assert isinstance(error.value, RuntimeError)
+    message = str(error.value)
+    # The op's line and column in the text (its line 1 is empty).
+    assert ("bad.mlir:4:31: error: 'indexpool.compress' op pool_size must be "
+            "a power of two") in message
+
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=r"junk.mlir:1:\d+: error"):
+        indexpool.Module("func.func @f(", "junk.mlir")
+
+
+def test_missing_function_and_several_functions(compress_text_module):
+    with pytest.raises(indexpool.IndexPoolError, match="nope"):
+        compress_text_module.signature("nope")
+    with pytest.raises(indexpool.IndexPoolError, match="nope"):
+        indexpool.compile(compress_text_module, function="nope")
+    two = indexpool.parse(COMPRESS_IR + COMPRESS_IR.replace("@compress",
+                                                            "@other"))
+    with pytest.raises(ValueError, match="function="):
+        indexpool.compile(two)
+
+
+def test_builders_print_their_ir():
+    compress = indexpool.ops.compress((None, 128), "bf16", pool_size=4,
+                                      rotate=True, pow2_scale=True)
+    text = str(compress)
+    assert "indexpool.compress" in text and "rotate" in text
+    signature = compress.signature("compress")
+    assert [repr(a) for a in signature.arguments] == [
+        "tensor<?x128xbf16>", "tensor<?xf32>"]
+    assert [repr(r) for r in signature.results] == [
+        "tensor<?x128xf8E4M3FN>", "tensor<?xf32>"]
+
+    select = indexpool.ops.select((1, 8, 64), "f32", k=16, codes="i8",
+                                  valid=True)
+    assert [repr(a) for a in select.signature("select").arguments] == [
+        "tensor<1x8x64xf32>", "tensor<1x8xf32>", "tensor<?x64xi8>",
+        "tensor<?xf32>", "tensor<1xi32>"]
+    assert repr(select.signature("select").results[0]) == "tensor<1x64xi32>"
+
+
+def test_builder_errors():
+    with pytest.raises(indexpool.IndexPoolError, match="codeType"):
+        indexpool.ops.compress((-1, 64), "f32", codes="i32")
+    with pytest.raises(TypeError, match="not an IndexPool element type"):
+        indexpool.ops.compress((-1, 64), "float64")
