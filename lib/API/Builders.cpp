@@ -1,4 +1,4 @@
-//===- Builders.cpp - compress and select functions as IR -----------------===//
+//===- Builders.cpp - compress, select and paged functions as IR ----------===//
 //
 // The builders write MLIR assembly and parse it: the text is what a user
 // would write, so the Module a builder returns prints and verifies like any
@@ -9,6 +9,7 @@
 #include "indexpool/API/Builders.h"
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
@@ -45,6 +46,19 @@ static Status checkName(const std::string &name) {
       return Status::error("function name '" + name +
                            "' must be letters, digits, _ . or $");
   return Status();
+}
+
+/// compress's properties (pool_size ... pow2_scale), the dictionary left
+/// open.
+static void printPooling(std::ostream &ir, int64_t poolSize, float temperature,
+                         bool rotate, bool pow2Scale) {
+  ir << "{pool_size = " << poolSize << " : i64";
+  if (temperature != 1.0f)
+    ir << ", temperature = " << floatLiteral(temperature) << " : f32";
+  if (rotate)
+    ir << ", rotate";
+  if (pow2Scale)
+    ir << ", pow2_scale";
 }
 
 std::unique_ptr<Module> indexpool::buildCompress(const CompressSpec &spec,
@@ -86,13 +100,8 @@ std::unique_ptr<Module> indexpool::buildCompress(const CompressSpec &spec,
   ir << "  %codes, %scales, %weights = indexpool.compress %keys, %scores";
   if (hasBias)
     ir << " bias(%bias)";
-  ir << " {pool_size = " << p << " : i64";
-  if (spec.temperature != 1.0f)
-    ir << ", temperature = " << floatLiteral(spec.temperature) << " : f32";
-  if (spec.rotate)
-    ir << ", rotate";
-  if (spec.pow2Scale)
-    ir << ", pow2_scale";
+  ir << " ";
+  printPooling(ir, p, spec.temperature, spec.rotate, spec.pow2Scale);
   ir << "}\n      : (" << keys << ", " << scores;
   if (hasBias)
     ir << ", " << bias;
@@ -149,5 +158,193 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
   if (spec.valid)
     ir << ", " << valid;
   ir << ") -> " << tokens << "\n  return %tokens : " << tokens << "\n}\n";
+  return Module::parse(ir.str(), status, "<" + spec.name + ">");
+}
+
+// The paged builders share compress's checks and properties.
+
+static Status checkPooling(DType keyType, const std::string &bias,
+                           int64_t poolSize, int64_t dim) {
+  if (!isKeyType(keyType))
+    return Status::error(std::string("keyType must be f32, f16 or bf16, got ") +
+                         dtypeName(keyType));
+  if (bias != "none" && bias != "slot" && bias != "channel")
+    return Status::error("bias must be none, slot or channel, got '" + bias +
+                         "'");
+  if (poolSize < 1 || dim < 1)
+    return Status::error("poolSize and dim must be positive");
+  return Status();
+}
+
+static Status checkLayout(const PageLayout &layout, int64_t dim) {
+  if (!isCodeType(layout.codeType))
+    return Status::error(
+        std::string("layout.codeType must be f8E4M3FN or i8, got ") +
+        dtypeName(layout.codeType));
+  if (layout.pages < -1 || layout.pageEntries < 1)
+    return Status::error("layout.pages must be >= 0 or -1 (dynamic), "
+                         "layout.pageEntries positive");
+  if (dim >= 1 && layout.pageEntries > INT64_MAX / (dim + 4))
+    return Status::error("a page of layout.pageEntries * (dim + 4) bytes "
+                         "overflows int64");
+  return Status();
+}
+
+/// [pages, E * (D + 4)] i8: E entries of D code bytes and a 4-byte scale.
+static std::string pagesType(const PageLayout &layout, int64_t dim) {
+  return tensor({layout.pages, layout.pageEntries * (dim + 4)}, DType::I8);
+}
+
+/// The layout properties that differ from the ops' defaults.
+static void printLayout(std::ostream &ir, const PageLayout &layout) {
+  if (layout.pageEntries != 64)
+    ir << ", page_entries = " << layout.pageEntries << " : i64";
+  if (layout.codeType == DType::I8)
+    ir << ", codes = i8";
+  if (layout.scalesFirst)
+    ir << ", scales_first";
+}
+
+
+std::unique_ptr<Module>
+indexpool::buildCompressPaged(const CompressPagedSpec &spec, Status &status) {
+  status = checkName(spec.name);
+  if (status)
+    status = checkPooling(spec.keyType, spec.bias, spec.poolSize, spec.dim);
+  if (status)
+    status = checkLayout(spec.layout, spec.dim);
+  if (status && spec.tokens < -1)
+    status = Status::error("tokens must be >= 0 or -1 (dynamic)");
+  if (!status)
+    return nullptr;
+  int64_t t = spec.tokens, d = spec.dim, p = spec.poolSize;
+  std::string keys = tensor({t, d}, spec.keyType);
+  std::string scores = spec.perChannelScores ? tensor({t, d}, DType::F32)
+                                             : tensor({t}, DType::F32);
+  std::string bias = spec.bias == "channel" ? tensor({p, d}, DType::F32)
+                                            : tensor({p}, DType::F32);
+  std::string pages = pagesType(spec.layout, d);
+  std::string slots = tensor({t < 0 ? -1 : t / p}, DType::I64);
+  bool hasBias = spec.bias != "none";
+  std::ostringstream ir;
+  ir << "func.func @" << spec.name << "(%keys: " << keys
+     << ", %scores: " << scores;
+  if (hasBias)
+    ir << ", %bias: " << bias;
+  ir << ", %pages: " << pages << ", %slots: " << slots << ") -> " << pages
+     << " {\n";
+  ir << "  %result = indexpool.compress_paged %keys, %scores";
+  if (hasBias)
+    ir << " bias(%bias)";
+  ir << " into %pages at %slots ";
+  printPooling(ir, p, spec.temperature, spec.rotate, spec.pow2Scale);
+  printLayout(ir, spec.layout);
+  ir << "}\n      : (" << keys << ", " << scores;
+  if (hasBias)
+    ir << ", " << bias;
+  ir << ", " << pages << ", " << slots << ") -> " << pages << "\n";
+  ir << "  return %result : " << pages << "\n}\n";
+  return Module::parse(ir.str(), status, "<" + spec.name + ">");
+}
+
+std::unique_ptr<Module>
+indexpool::buildSelectPaged(const SelectPagedSpec &spec, Status &status) {
+  status = checkName(spec.name);
+  if (status && (spec.queryType == DType::I8 || spec.queryType == DType::I32 ||
+                 spec.queryType == DType::I64))
+    status = Status::error("queryType must be f32, f16, bf16 or f8E4M3FN");
+  if (status)
+    status = checkLayout(spec.layout, spec.dim);
+  if (status && (spec.batch < -1 || spec.maxPages < -1 || spec.rows < -1 ||
+                 spec.rows == 0 || spec.heads < 1 || spec.dim < 1 ||
+                 spec.k < 1 || spec.poolSize < 1))
+    status = Status::error("batch and maxPages >= 0 or -1 (dynamic); rows "
+                           ">= 1 or -1 (dynamic); heads, dim, k, poolSize "
+                           ">= 1");
+  if (!status)
+    return nullptr;
+  int64_t b = spec.batch, s = spec.rows, h = spec.heads, d = spec.dim,
+          p = spec.poolSize;
+  std::string query = tensor({b, s, h, d}, spec.queryType);
+  std::string weights = tensor({b, s, h}, DType::F32);
+  std::string pages = pagesType(spec.layout, d);
+  std::string table = tensor({b, spec.maxPages}, DType::I32);
+  std::string lengths = tensor({b, s}, DType::I32);
+  std::string tokens = tensor({b, s, spec.k * p + p - 1}, DType::I32);
+  std::ostringstream ir;
+  ir << "func.func @" << spec.name << "(%query: " << query
+     << ", %head_weights: " << weights << ", %pages: " << pages
+     << ", %block_table: " << table << ", %lengths: " << lengths << ") -> "
+     << tokens << " {\n";
+  std::string q = "%query";
+  if (spec.rotate) {
+    // q.k = (qH).(kH) for the orthonormal H the keys were rotated with.
+    ir << "  %rotated = indexpool.hadamard %query : (" << query << ") -> "
+       << query << "\n";
+    q = "%rotated";
+  }
+  ir << "  %tokens = indexpool.select_paged " << q
+     << ", %head_weights pages(%pages) block_table(%block_table) "
+        "lengths(%lengths) {k = "
+     << spec.k << " : i64, pool_size = " << p << " : i64";
+  printLayout(ir, spec.layout);
+  ir << "}\n      : (" << query << ", " << weights << ", " << pages << ", "
+     << table << ", " << lengths << ") -> " << tokens << "\n";
+  ir << "  return %tokens : " << tokens << "\n}\n";
+  return Module::parse(ir.str(), status, "<" + spec.name + ">");
+}
+
+std::unique_ptr<Module>
+indexpool::buildAppendPaged(const AppendPagedSpec &spec, Status &status) {
+  status = checkName(spec.name);
+  if (status)
+    status = checkPooling(spec.keyType, spec.bias, spec.poolSize, spec.dim);
+  if (status)
+    status = checkLayout(spec.layout, spec.dim);
+  if (status &&
+      (spec.batch < -1 || spec.maxPages < -1 || spec.newTokens < -1 ||
+       spec.newTokens == 0))
+    status = Status::error("batch and maxPages >= 0 or -1 (dynamic); "
+                           "newTokens >= 1 or -1 (dynamic)");
+  if (!status)
+    return nullptr;
+  int64_t b = spec.batch, n = spec.newTokens, d = spec.dim,
+          p = spec.poolSize;
+  bool perChannel = spec.perChannelScores, hasBias = spec.bias != "none";
+  std::string keys = tensor({b, n, d}, spec.keyType);
+  std::string scores = perChannel ? tensor({b, n, d}, DType::F32)
+                                  : tensor({b, n}, DType::F32);
+  std::string bias = spec.bias == "channel" ? tensor({p, d}, DType::F32)
+                                            : tensor({p}, DType::F32);
+  std::string tailKeys = tensor({b, p - 1, d}, spec.keyType);
+  std::string tailScores = perChannel ? tensor({b, p - 1, d}, DType::F32)
+                                      : tensor({b, p - 1}, DType::F32);
+  std::string lengths = tensor({b}, DType::I32);
+  std::string pages = pagesType(spec.layout, d);
+  std::string table = tensor({b, spec.maxPages}, DType::I32);
+  std::string results = pages + ", " + tailKeys + ", " + tailScores;
+  std::ostringstream ir;
+  ir << "func.func @" << spec.name << "(%keys: " << keys
+     << ", %scores: " << scores;
+  if (hasBias)
+    ir << ", %bias: " << bias;
+  ir << ", %tail_keys: " << tailKeys << ", %tail_scores: " << tailScores
+     << ", %lengths: " << lengths << ", %pages: " << pages
+     << ", %block_table: " << table << ") -> (" << results << ") {\n";
+  ir << "  %pages2, %tail_keys2, %tail_scores2 = indexpool.append_paged "
+        "%keys, %scores";
+  if (hasBias)
+    ir << " bias(%bias)";
+  ir << " tail(%tail_keys, %tail_scores) lengths(%lengths) into %pages "
+        "block_table(%block_table) ";
+  printPooling(ir, p, spec.temperature, spec.rotate, spec.pow2Scale);
+  printLayout(ir, spec.layout);
+  ir << "}\n      : (" << keys << ", " << scores;
+  if (hasBias)
+    ir << ", " << bias;
+  ir << ", " << tailKeys << ", " << tailScores << ", " << lengths << ", "
+     << pages << ", " << table << ")\n        -> (" << results << ")\n";
+  ir << "  return %pages2, %tail_keys2, %tail_scores2 : " << results
+     << "\n}\n";
   return Module::parse(ir.str(), status, "<" + spec.name + ">");
 }

@@ -96,6 +96,14 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.toolName = "indexpool";
   jitOptions.passManagerCLOptions = false;
+  for (int index : options.inPlaceArguments) {
+    if (index < 0 || size_t(index) >= impl->signature.arguments.size()) {
+      status = Status::error("inPlaceArguments: @" + impl->signature.name +
+                             " has no argument #" + std::to_string(index));
+      return nullptr;
+    }
+    jitOptions.writableArguments.push_back(unsigned(index));
+  }
   std::string error;
   impl->jit = mlir::indexpool::CPUJitFunction::compile(impl->func, jitOptions,
                                                        error);

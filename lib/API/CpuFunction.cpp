@@ -127,7 +127,9 @@ void CpuFunction::Impl::copyResult(unsigned i, char *destination) const {
     return;
   const char *first = view.data + view.offset * int64_t(bytes);
   if (isDense(view.shape, view.strides)) {
-    std::memcpy(destination, first, size_t(elements) * bytes);
+    // A result updated in place may already be the destination.
+    if (first != destination)
+      std::memmove(destination, first, size_t(elements) * bytes);
     return;
   }
   // A strided view (a slice the function returns): element by element.

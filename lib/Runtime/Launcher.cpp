@@ -61,20 +61,12 @@ bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
 // Launcher
 //===----------------------------------------------------------------------===//
 
-std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
-                                           const Manifest &manifest,
-                                           const std::string &image,
-                                           std::string &error,
-                                           CudaDevice::StreamHandle stream) {
+bool Launcher::checkFits(const CudaDevice &device, const Manifest &manifest,
+                         std::string &error) {
   const DeviceInfo &info = device.info();
-  if (manifest.needsBinding()) {
-    error = manifest.name + " has sizes known at launch: bind them to the "
-                            "inputs' shapes first (bindSizes)";
-    return nullptr;
-  }
   if (!checkChipCompatibility(manifest.chip, manifest.binaryFormat, info,
                               error))
-    return nullptr;
+    return false;
   for (size_t i = 0; i < manifest.launches.size(); ++i) {
     const Launch &launch = manifest.launches[i];
     std::string which = "launches[" + std::to_string(i) + "] (" +
@@ -87,7 +79,7 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
       error = which + ": " +
               (param >= 0 ? "params[" + std::to_string(param) + "]: " : "") +
               why;
-      return nullptr;
+      return false;
     }
     int64_t threads =
         int64_t(launch.block[0]) * launch.block[1] * launch.block[2];
@@ -95,42 +87,98 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
       error = which + ": " + std::to_string(threads) +
               " threads per block, the device allows " +
               std::to_string(info.maxThreadsPerBlock);
-      return nullptr;
+      return false;
     }
     if (int64_t(launch.sharedMemoryBytes) > info.sharedMemoryPerBlockOptin) {
       error = which + ": " + std::to_string(launch.sharedMemoryBytes) +
               " bytes of shared memory per block, the device allows " +
               std::to_string(info.sharedMemoryPerBlockOptin);
-      return nullptr;
+      return false;
     }
   }
+  return true;
+}
 
-  std::unique_ptr<Launcher> launcher(new Launcher(device, manifest, stream));
+std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
+                                           const Manifest &manifest,
+                                           const std::string &image,
+                                           std::string &error,
+                                           CudaDevice::StreamHandle stream) {
+  if (manifest.needsBinding()) {
+    error = manifest.name + " has sizes known at launch: bind them to the "
+                            "inputs' shapes first (bindSizes)";
+    return nullptr;
+  }
+  std::unique_ptr<Launcher> launcher =
+      createUnbound(device, manifest, image, error);
+  if (!launcher)
+    return nullptr;
+  launcher->stream = stream;
+  if (!launcher->prepare(error))
+    return nullptr;
+  launcher->ready = true;
+  return launcher;
+}
+
+std::unique_ptr<Launcher> Launcher::createUnbound(CudaDevice &device,
+                                                  const Manifest &manifest,
+                                                  const std::string &image,
+                                                  std::string &error) {
+  if (!checkFits(device, manifest, error))
+    return nullptr;
+  std::unique_ptr<Launcher> launcher(new Launcher(device, manifest, nullptr));
   if (!device.loadModule(image, launcher->module, error)) {
     error = "cannot load " + manifest.resolvedBinaryPath() + ": " + error;
     return nullptr;
   }
-  for (const Launch &launch : manifest.launches) {
+  return launcher;
+}
+
+bool Launcher::bind(const Manifest &bound, const CallerBuffers &callerBuffers,
+                    std::string &error) {
+  // The previous binding's manifest may go away with this call.
+  ready = false;
+  manifest = &bound;
+  callerPointers = callerBuffers;
+  if (bound.needsBinding()) {
+    error = bound.name + " has sizes known at launch: bind them to the "
+                         "inputs' shapes first (bindSizes)";
+    return false;
+  }
+  if (!checkFits(device, bound, error))
+    return false;
+  // Work queued with the previous binding may still use its temporaries.
+  if (!pointers.empty() && !device.synchronize(error))
+    return false;
+  releaseOwned();
+  ready = prepare(error);
+  return ready;
+}
+
+bool Launcher::prepare(std::string &error) {
+  const DeviceInfo &info = device.info();
+  functions.clear();
+  for (const Launch &launch : manifest->launches) {
     CudaDevice::FunctionHandle function;
-    if (!device.getFunction(launcher->module, launch.kernel, function, error))
-      return nullptr;
+    if (!device.getFunction(module, launch.kernel, function, error))
+      return false;
     // More than the default 48 KiB of dynamic shared memory needs opting in.
     if (int64_t(launch.sharedMemoryBytes) > info.sharedMemoryPerBlock &&
         !device.setMaxDynamicSharedMemory(
             function, int(launch.sharedMemoryBytes), error)) {
       error = "kernel '" + launch.kernel + "': " + error;
-      return nullptr;
+      return false;
     }
-    launcher->functions.push_back(function);
+    functions.push_back(function);
   }
 
   // An output in place of an input is read from the input's memory: it must
   // fit there exactly (the reader checks this; a Manifest built in code
   // gets the same check before anything is downloaded).
-  for (const Buffer &buffer : manifest.buffers) {
+  for (const Buffer &buffer : manifest->buffers) {
     if (buffer.inPlaceOf < 0)
       continue;
-    const Buffer *input = manifest.findBuffer(buffer.inPlaceOf);
+    const Buffer *input = manifest->findBuffer(buffer.inPlaceOf);
     if (buffer.role != BufferRole::Output || !input ||
         input->role != BufferRole::Input || input->type != buffer.type ||
         input->shape != buffer.shape) {
@@ -143,14 +191,15 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
                            tensorTypeString(input->shape, input->type) + ")"
                      : " (no such buffer)") +
               ": only an output in place of an input of its type and shape";
-      return nullptr;
+      return false;
     }
   }
 
   // Device memory, zeroed so that no run depends on stale contents; none
-  // for an output in place of an input (it is the input's).
-  for (const Buffer &buffer : manifest.buffers) {
-    if (!buffer.hasDeviceMemory())
+  // for an output in place of an input (it is the input's), nor for the
+  // caller's buffers.
+  for (const Buffer &buffer : manifest->buffers) {
+    if (!buffer.hasDeviceMemory() || callerPointers.count(buffer.id))
       continue;
     CudaDevice::DevicePointer pointer;
     size_t bytes = size_t(buffer.sizeInBytes());
@@ -159,26 +208,42 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
       error = std::string(bufferRoleName(buffer.role)) + " buffer " +
               std::to_string(buffer.id) + " (" +
               tensorTypeString(buffer.shape, buffer.type) + "): " + error;
-      return nullptr;
+      return false;
     }
-    launcher->pointers[buffer.id] = pointer;
+    pointers[buffer.id] = pointer;
   }
+  return writeParams(error);
+}
 
+bool Launcher::writeParams(std::string &error) {
   // Parameters: one 8-byte slot per parameter (4-byte values in its low
   // half, little-endian), and cuLaunchKernel's array of pointers to them.
-  for (const Launch &launch : manifest.launches) {
-    std::vector<uint64_t> values;
-    const Kernel *kernel = manifest.findKernel(launch.kernel);
-    for (const LaunchParam &param : launch.params) {
+  // Rewritten in place when only the caller's pointers change.
+  const std::vector<Launch> &launches = manifest->launches;
+  paramValues.resize(launches.size());
+  paramPointers.resize(launches.size());
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const Launch &launch = launches[i];
+    std::vector<uint64_t> &values = paramValues[i];
+    values.resize(launch.params.size());
+    const Kernel *kernel = manifest->findKernel(launch.kernel);
+    for (size_t j = 0; j < launch.params.size(); ++j) {
+      const LaunchParam &param = launch.params[j];
       uint64_t slot = 0;
       switch (param.kind) {
       case LaunchParam::Kind::Buffer:
-        slot = launcher->pointerOf(param.buffer);
+        slot = pointerOf(param.buffer);
         // Checked like any pointer a caller could pass (docs/manifest.md).
         if (kernel) {
-          error = checkPointerAlignment(*kernel, values.size(), slot);
-          if (!error.empty())
-            return nullptr;
+          error = checkPointerAlignment(*kernel, j, slot);
+          if (!error.empty()) {
+            // The caller's memory: name the argument it passed.
+            const Buffer *buffer = manifest->findBuffer(param.buffer);
+            if (buffer && callerPointers.count(param.buffer))
+              error = std::string(bufferRoleName(buffer->role)) + " #" +
+                      std::to_string(buffer->index) + ": " + error;
+            return false;
+          }
         }
         break;
       case LaunchParam::Kind::I32: {
@@ -195,29 +260,58 @@ std::unique_ptr<Launcher> Launcher::create(CudaDevice &device,
         std::memcpy(&slot, &param.f32, sizeof(param.f32));
         break;
       }
-      values.push_back(slot);
+      values[j] = slot;
     }
-    launcher->paramValues.push_back(std::move(values));
+    std::vector<void *> &pointersTo = paramPointers[i];
+    if (pointersTo.size() != values.size() ||
+        (!values.empty() && pointersTo[0] != &values[0])) {
+      pointersTo.clear();
+      for (uint64_t &value : values)
+        pointersTo.push_back(&value);
+    }
   }
-  for (std::vector<uint64_t> &values : launcher->paramValues) {
-    std::vector<void *> pointers;
-    for (uint64_t &value : values)
-      pointers.push_back(&value);
-    launcher->paramPointers.push_back(std::move(pointers));
+  return true;
+}
+
+bool Launcher::setCallerBuffers(const CallerBuffers &callerBuffers,
+                                std::string &error) {
+  for (const auto &[id, pointer] : callerBuffers) {
+    auto it = callerPointers.find(id);
+    if (it == callerPointers.end()) {
+      error = "buffer " + std::to_string(id) +
+              " was not bound as the caller's memory";
+      return false;
+    }
+    it->second = pointer;
   }
-  return launcher;
+  return writeParams(error);
+}
+
+bool Launcher::enqueue(std::string &error) {
+  if (!ready) {
+    error = "the launches are not prepared: bind() did not succeed";
+    return false;
+  }
+  return launchAll(/*synchronizeEach=*/false, error);
+}
+
+void Launcher::releaseOwned() {
+  for (auto &[id, pointer] : pointers)
+    device.release(pointer);
+  pointers.clear();
 }
 
 Launcher::~Launcher() {
-  for (auto &[id, pointer] : pointers)
-    device.release(pointer);
+  releaseOwned();
   device.unloadModule(module);
 }
 
 CudaDevice::DevicePointer Launcher::pointerOf(int64_t id) const {
-  if (const Buffer *buffer = manifest.findBuffer(id);
+  if (const Buffer *buffer = manifest->findBuffer(id);
       buffer && buffer->inPlaceOf >= 0)
     id = buffer->inPlaceOf;
+  if (auto it = callerPointers.find(id); it != callerPointers.end())
+    return it->second;
   auto it = pointers.find(id);
   return it == pointers.end() ? 0 : it->second;
 }
@@ -227,7 +321,7 @@ int64_t Launcher::inputOutputBytes() const {
   // saturate rather than wrap (the sum only feeds a GB/s figure). An output
   // in place of an input is the input's memory, counted once.
   int64_t bytes = 0;
-  for (const Buffer &buffer : manifest.buffers)
+  for (const Buffer &buffer : manifest->buffers)
     if ((buffer.role == BufferRole::Input ||
          (buffer.role == BufferRole::Output && buffer.hasDeviceMemory())) &&
         __builtin_add_overflow(bytes, buffer.sizeInBytes(), &bytes))
@@ -237,7 +331,7 @@ int64_t Launcher::inputOutputBytes() const {
 
 bool Launcher::upload(const std::vector<HostTensor> &inputs,
                       std::string &error) {
-  std::vector<const Buffer *> buffers = manifest.inputs();
+  std::vector<const Buffer *> buffers = manifest->inputs();
   if (inputs.size() != buffers.size()) {
     error = "got " + std::to_string(inputs.size()) + " inputs for " +
             std::to_string(buffers.size()) + " input buffers";
@@ -266,8 +360,8 @@ bool Launcher::upload(const std::vector<HostTensor> &inputs,
 }
 
 bool Launcher::launchAll(bool synchronizeEach, std::string &error) {
-  for (size_t i = 0; i < manifest.launches.size(); ++i) {
-    const Launch &launch = manifest.launches[i];
+  for (size_t i = 0; i < manifest->launches.size(); ++i) {
+    const Launch &launch = manifest->launches[i];
     void **params =
         paramPointers[i].empty() ? nullptr : paramPointers[i].data();
     if (!device.launch(functions[i], launch.grid, launch.block,
@@ -346,7 +440,7 @@ bool Launcher::benchmarkCopy(size_t bytes, unsigned runs,
 
 bool Launcher::download(std::vector<HostTensor> &outputs, std::string &error) {
   outputs.clear();
-  std::vector<const Buffer *> buffers = manifest.outputs();
+  std::vector<const Buffer *> buffers = manifest->outputs();
   std::vector<std::vector<char>> bytes;
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer &buffer = *buffers[i];

@@ -150,10 +150,13 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
   pruneModule(*lowered, loweredFunc);
   loweredFunc->setAttr("llvm.emit_c_interface", UnitAttr::get(context));
-  // Inputs are read-only: the compiled code never writes into them.
+  // Inputs are read-only, except those the caller lets the compiled code
+  // update in place.
   for (unsigned i = 0, e = loweredFunc.getNumArguments(); i < e; ++i)
-    loweredFunc.setArgAttr(i, "bufferization.writable",
-                           BoolAttr::get(context, false));
+    loweredFunc.setArgAttr(
+        i, "bufferization.writable",
+        BoolAttr::get(context,
+                      llvm::is_contained(options.writableArguments, i)));
   PassManager pm(context, ModuleOp::getOperationName());
   if (options.passManagerCLOptions && failed(applyPassManagerCLOptions(pm))) {
     error = "bad pass manager options";
@@ -176,6 +179,9 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   pipelineOptions.vectorWidth = options.vectorWidth;
   pipelineOptions.checkBounds = options.checkBounds;
   pipelineOptions.toolName = options.toolName;
+  // Results are freed unless they are an argument (callOnBuffers, call):
+  // the pages updated in place come back as the caller's buffer.
+  pipelineOptions.returnArguments = !options.writableArguments.empty();
   if (emulateGPU) {
     pipelineOptions.emulatedGPU = *options.emulatedGPU;
     pipelineOptions.configureEmulatedGPU = !hasLaunchConfiguration(loweredFunc);

@@ -235,3 +235,68 @@ TEST(APITest, SelectOverCompressedKeysMatchesTheReference) {
 }
 
 } // namespace
+
+namespace {
+
+// A paged cache's pages updated in place: the result is the caller's own
+// pages buffer, written where the slots say and nowhere else.
+TEST(APITest, InPlaceArgumentsAreTheResultsMemory) {
+  Status status;
+  std::unique_ptr<Module> module = Module::parse(
+      "func.func @fill(%keys: tensor<8x16xf32>, %scores: tensor<8xf32>,\n"
+      "    %pages: tensor<3x40xi8>, %slots: tensor<2xi64>) -> tensor<3x40xi8> {\n"
+      "  %p = indexpool.compress_paged %keys, %scores into %pages at %slots\n"
+      "      {pool_size = 4 : i64, page_entries = 2 : i64}\n"
+      "      : (tensor<8x16xf32>, tensor<8xf32>, tensor<3x40xi8>, tensor<2xi64>)\n"
+      "        -> tensor<3x40xi8>\n"
+      "  return %p : tensor<3x40xi8>\n}\n",
+      status, "fill.mlir");
+  ASSERT_TRUE(module) << status.message();
+  CompileOptions options;
+  options.inPlaceArguments = {2};
+  std::unique_ptr<CpuFunction> fill =
+      compileForCpu(*module, "fill", options, status);
+  ASSERT_TRUE(fill) << status.message();
+
+  std::vector<float> keys = randomFloats(8 * 16, 9), scores = randomFloats(8, 10);
+  std::vector<int8_t> pages(3 * 40);
+  for (size_t i = 0; i < pages.size(); ++i)
+    pages[i] = int8_t(i * 7 + 3);
+  std::vector<int8_t> before = pages;
+  std::vector<int64_t> slots = {5, 0}; // page 2 entry 1, page 0 entry 0
+  TensorRef in[] = {TensorRef(keys.data(), DType::F32, {8, 16}),
+                    TensorRef(scores.data(), DType::F32, {8}),
+                    TensorRef(pages.data(), DType::I8, {3, 40}),
+                    TensorRef(slots.data(), DType::I64, {2})};
+  std::vector<TensorRef> results;
+  status = fill->call(in, 4, results);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data, pages.data());
+  // Page 1 holds no slot: unchanged; pages 0 and 2 were written.
+  EXPECT_TRUE(std::equal(pages.begin() + 40, pages.begin() + 80,
+                         before.begin() + 40));
+  EXPECT_FALSE(std::equal(pages.begin(), pages.begin() + 40, before.begin()));
+  EXPECT_FALSE(std::equal(pages.begin() + 80, pages.end(), before.begin() + 80));
+  // The reference, on the pages as they were.
+  std::vector<int8_t> written = pages;
+  std::copy(before.begin(), before.end(), pages.begin());
+  TensorRef out[] = {TensorRef(written.data(), DType::I8, {3, 40})};
+  std::vector<std::string> report;
+  status = verifyAgainstReference(*module, "fill", in, 4, out, 1, report);
+  EXPECT_TRUE(status.ok()) << status.message();
+  // An output that is the pages themselves: nothing more is written.
+  status = fill->call(in, 4, out, 1);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(written, pages);
+  TensorRef same[] = {TensorRef(pages.data(), DType::I8, {3, 40})};
+  EXPECT_TRUE(fill->call(in, 4, same, 1).ok());
+  EXPECT_EQ(written, pages);
+  // A bad slot is reported, not written.
+  slots[0] = 6;
+  status = fill->call(in, 4, results);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("slot"), std::string::npos) << status.message();
+}
+
+} // namespace

@@ -38,6 +38,11 @@ struct CompileOptions {
   std::string tuningDB;
   /// GPU: "ptx" (JIT-compiled by the driver for newer devices) or "cubin".
   std::string binaryFormat = "ptx";
+  /// CPU: arguments the compiled code may update in place (the pages of a
+  /// paged cache): a result that is the updated argument is then written
+  /// into the caller's buffer itself, with no copy and no allocation. The
+  /// caller must not rely on such an argument's old contents after a call.
+  std::vector<int> inPlaceArguments;
   /// Fixed shapes for some arguments (index, shape): the function is
   /// specialized to them first. Dynamic sizes left stay dynamic.
   std::vector<std::pair<int, std::vector<int64_t>>> inputShapes;

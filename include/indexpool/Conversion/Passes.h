@@ -46,6 +46,11 @@ struct CPUPipelineOptions {
   /// With checkBounds: the failure message reads "TOOL: error: ..." (just
   /// "error: ..." when empty).
   std::string toolName;
+  /// A function returns the arguments it returns (updated in place, or
+  /// unchanged) as themselves rather than as copies: results may then be
+  /// the caller's own buffers, which the caller must not free (the JIT's
+  /// writable arguments).
+  bool returnArguments = false;
 };
 
 /// indexpool ops on tensors -> loops -> one-shot bufferization -> LLVM

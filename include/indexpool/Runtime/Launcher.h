@@ -11,6 +11,12 @@
 // reference's HostTensor); device buffers hold the types' storage formats
 // (f16/bf16 bit patterns, f8E4M3FN codes, little-endian), converted here.
 //
+// A function called on the caller's device memory (GpuFunction) uses it
+// differently: createUnbound loads the binary once, bind() prepares one
+// binding of the sizes with the inputs and outputs in the caller's memory
+// (only the temporaries are allocated), setCallerBuffers() re-points them
+// and enqueue() queues the launches without waiting.
+//
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_RUNTIME_LAUNCHER_H
 #define INDEXPOOL_RUNTIME_LAUNCHER_H
@@ -18,11 +24,10 @@
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Runtime/Cuda.h"
 #include "indexpool/Runtime/Manifest.h"
+#include "indexpool/Runtime/Storage.h"
 
 #include <cstdint>
 #include <map>
-#include "indexpool/Runtime/Storage.h"
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +44,10 @@ bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
 
 class Launcher {
 public:
+  /// Buffer id -> device memory the caller owns (inputs and outputs): the
+  /// launcher neither allocates, zeroes nor frees it.
+  using CallerBuffers = std::map<int64_t, CudaDevice::DevicePointer>;
+
   /// Checks that the binary fits the device (chip, threads per block,
   /// shared memory), loads it, finds every kernel, allocates and zeroes
   /// every buffer with device memory and prepares the parameters.
@@ -48,9 +57,37 @@ public:
   static std::unique_ptr<Launcher>
   create(CudaDevice &device, const Manifest &manifest, const std::string &image,
          std::string &error, CudaDevice::StreamHandle stream = nullptr);
+  /// Checks that the binary fits the device (chip, threads per block,
+  /// shared memory) and loads it; `manifest` (outliving the launcher until
+  /// the first bind) may still need binding. Nothing is allocated: bind()
+  /// before enqueue().
+  static std::unique_ptr<Launcher>
+  createUnbound(CudaDevice &device, const Manifest &manifest,
+                const std::string &image, std::string &error);
   ~Launcher();
   Launcher(const Launcher &) = delete;
   Launcher &operator=(const Launcher &) = delete;
+
+  /// Prepares the launches of `manifest`, a bound instance of the manifest
+  /// the launcher was created with (the same binary), which replaces the
+  /// previous one and must outlive the launcher or the next bind. The
+  /// buffers of `callerBuffers` are the caller's; every other buffer with
+  /// device memory (the temporaries) is allocated and zeroed on the stream,
+  /// after the previous binding's are freed (the device is synchronized
+  /// first: queued work may still use them). On failure the launcher
+  /// enqueues nothing until a bind succeeds.
+  bool bind(const Manifest &manifest, const CallerBuffers &callerBuffers,
+            std::string &error);
+  /// Re-points buffers given to bind() as the caller's and rewrites the
+  /// kernels' parameters, checking each pointer's alignment (the message
+  /// names the input or output). Allocates nothing.
+  bool setCallerBuffers(const CallerBuffers &callerBuffers,
+                        std::string &error);
+  /// The stream of the copies, memsets, launches and events that follow.
+  void setStream(CudaDevice::StreamHandle newStream) { stream = newStream; }
+  /// Queues every launch once on the stream and returns without waiting:
+  /// a kernel's failure shows at the stream's next synchronization.
+  bool enqueue(std::string &error);
 
   /// Copies `inputs` (one per input buffer, in index order, checked against
   /// the buffers) to the device.
@@ -83,15 +120,27 @@ public:
 private:
   Launcher(CudaDevice &device, const Manifest &manifest,
            CudaDevice::StreamHandle stream)
-      : device(device), manifest(manifest), stream(stream) {}
+      : device(device), manifest(&manifest), stream(stream) {}
+  /// The checks of create() before anything is loaded.
+  static bool checkFits(const CudaDevice &device, const Manifest &manifest,
+                        std::string &error);
+  /// Finds the kernels, allocates the buffers that are not the caller's and
+  /// writes the parameters.
+  bool prepare(std::string &error);
+  bool writeParams(std::string &error);
+  void releaseOwned();
   bool launchAll(bool synchronizeEach, std::string &error);
 
   CudaDevice &device;
-  const Manifest &manifest;
+  const Manifest *manifest;
   CudaDevice::StreamHandle stream;
   CudaDevice::ModuleHandle module = nullptr;
   std::vector<CudaDevice::FunctionHandle> functions;
+  /// The memory the launcher allocated, and the caller's.
   std::map<int64_t, CudaDevice::DevicePointer> pointers;
+  CallerBuffers callerPointers;
+  /// Whether the launches are prepared (bind failed, or never ran: no).
+  bool ready = false;
   /// Per launch: the parameter values (8 bytes each) and pointers to them.
   std::vector<std::vector<uint64_t>> paramValues;
   std::vector<std::vector<void *>> paramPointers;

@@ -61,6 +61,9 @@ struct CPUJitOptions {
   /// Bounds-checked code: an access outside its buffer prints
   /// "TOOL: error: bounds check failed ..." and exits with 1 (tests).
   bool checkBounds = false;
+  /// Arguments the compiled code may update in place (bufferization may
+  /// write them): a paged cache's pages. The others are read-only.
+  std::vector<unsigned> writableArguments;
   /// Apply the pass manager's command-line options (--mlir-print-ir-after,
   /// ...): tools register them; a library embedding the JIT has none.
   bool passManagerCLOptions = true;

@@ -9,6 +9,7 @@
 #include "indexpool/Conversion/Passes.h"
 
 #include "LoopStackScopes.h"
+#include "ReturnArgumentsInPlace.h"
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
 
@@ -241,7 +242,10 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
     pm.addPass(createIndexPoolEmulateGPUKernels(first));
   }
   bufferization::buildBufferDeallocationPipeline(pm);
-  // Returned arguments are cloned so that callers own every result.
+  // Returned arguments are cloned so that callers own every result, unless
+  // the caller takes them back as its own buffers.
+  if (options.returnArguments)
+    pm.addNestedPass<func::FuncOp>(createReturnArgumentsInPlacePass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   // The teams after the deallocation pipeline, which knows neither
   // gpu.barrier nor omp.barrier.
