@@ -24,6 +24,16 @@ set_target_properties(IndexPoolRuntimeShared PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 
+# Sanitized shared libraries leave the sanitizer runtime's symbols to the
+# executable that loads them; LLVM's flags (-z defs) would refuse that.
+if(INDEXPOOL_ENABLE_SANITIZERS OR INDEXPOOL_FUZZ)
+  foreach(library IndexPoolRuntimeShared IndexPool)
+    if(TARGET ${library})
+      target_link_options(${library} PRIVATE -Wl,-z,undefs)
+    endif()
+  endforeach()
+endif()
+
 set(INDEXPOOL_INSTALL_TARGETS IndexPoolRuntimeShared)
 if(TARGET IndexPool)
   list(APPEND INDEXPOOL_INSTALL_TARGETS IndexPool)
