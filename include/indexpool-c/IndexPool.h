@@ -157,6 +157,42 @@ const char *indexpool_gpu_artifact_binary(indexpool_gpu_artifact_t artifact,
                                           size_t *size);
 void indexpool_gpu_artifact_destroy(indexpool_gpu_artifact_t artifact);
 
+/*===-- GPU functions -----------------------------------------------------===*/
+
+typedef struct indexpool_gpu_function *indexpool_gpu_function_t;
+
+/* Opens CUDA device `device_ordinal` (the driver, libcuda.so.1, is loaded at
+ * run time), loads the manifest at `manifest_path` and its binary, and loads
+ * the binary onto the device. The handle owns the device it opened; use it
+ * from the thread that loaded it, one call at a time. */
+indexpool_status_t indexpool_gpu_function_load(const char *manifest_path,
+                                               int device_ordinal,
+                                               indexpool_gpu_function_t *out);
+void indexpool_gpu_function_destroy(indexpool_gpu_function_t function);
+
+size_t indexpool_gpu_function_num_inputs(indexpool_gpu_function_t function);
+size_t indexpool_gpu_function_num_outputs(indexpool_gpu_function_t function);
+
+/* Fills dtype, rank and shape of `outputs[0 .. num_outputs)` (data NULL) for
+ * inputs of these shapes (their data is not read): what to allocate on the
+ * device for indexpool_gpu_function_launch. */
+indexpool_status_t indexpool_gpu_function_output_shapes(
+    indexpool_gpu_function_t function, const indexpool_tensor_t *inputs,
+    size_t num_inputs, indexpool_tensor_t *outputs, size_t num_outputs);
+
+/* Queues the function on `stream` (a CUstream; NULL: the default stream)
+ * over the caller's device memory: each tensor's data is a CUdeviceptr cast
+ * to void *, inputs and outputs in the manifest's index order. Returns
+ * without waiting for the stream, like any CUDA call: the outputs are
+ * ready once the stream reaches this point. An output written in place of
+ * an input (the manifest's in_place_of) takes NULL data or the input's
+ * pointer. Temporaries are allocated when the input shapes change and
+ * reused while they stay the same. */
+indexpool_status_t indexpool_gpu_function_launch(
+    indexpool_gpu_function_t function, const indexpool_tensor_t *inputs,
+    size_t num_inputs, const indexpool_tensor_t *outputs, size_t num_outputs,
+    void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,11 @@
 #include "indexpool/API/Compiler.h"
 #include "indexpool/API/Formats.h"
 #include "indexpool/API/Reference.h"
+#include "indexpool/Runtime/GpuFunction.h"
 
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -34,6 +36,13 @@ struct indexpool_cpu_function {
 };
 struct indexpool_gpu_artifact {
   GpuArtifact artifact;
+};
+struct indexpool_gpu_function {
+  /// Declared first: destroyed after the function that uses it.
+  std::unique_ptr<runtime::CudaDevice> device;
+  std::unique_ptr<GpuFunction> function;
+  /// Reused by every call: the converted tensors.
+  std::vector<TensorRef> inputs, outputs;
 };
 
 /// A status that cannot be allocated is reported by this one (never freed).
@@ -400,6 +409,86 @@ const char *indexpool_gpu_artifact_binary(indexpool_gpu_artifact_t artifact,
 
 void indexpool_gpu_artifact_destroy(indexpool_gpu_artifact_t artifact) {
   delete artifact;
+}
+
+indexpool_status_t indexpool_gpu_function_load(const char *manifest_path,
+                                               int device_ordinal,
+                                               indexpool_gpu_function_t *out) {
+  return guarded([&] {
+    if (!out)
+      return missing("out");
+    *out = nullptr;
+    if (!manifest_path)
+      return missing("manifest_path");
+    auto handle = std::make_unique<indexpool_gpu_function>();
+    std::string error;
+    handle->device = runtime::CudaDevice::open(error, device_ordinal);
+    if (!handle->device)
+      return Status::error(error);
+    Status status;
+    handle->function =
+        GpuFunction::load(*handle->device, manifest_path, status);
+    if (handle->function)
+      *out = handle.release();
+    return status;
+  });
+}
+
+void indexpool_gpu_function_destroy(indexpool_gpu_function_t function) {
+  delete function;
+}
+
+size_t indexpool_gpu_function_num_inputs(indexpool_gpu_function_t function) {
+  return function ? function->function->numInputs() : 0;
+}
+
+size_t indexpool_gpu_function_num_outputs(indexpool_gpu_function_t function) {
+  return function ? function->function->numOutputs() : 0;
+}
+
+indexpool_status_t indexpool_gpu_function_output_shapes(
+    indexpool_gpu_function_t function, const indexpool_tensor_t *inputs,
+    size_t num_inputs, indexpool_tensor_t *outputs, size_t num_outputs) {
+  return guarded([&] {
+    if (!function)
+      return missing("function");
+    if (Status s = convert(inputs, num_inputs, "input", function->inputs); !s)
+      return s;
+    std::vector<std::vector<int64_t>> shapes;
+    if (Status s = function->function->outputShapes(
+            function->inputs.data(), function->inputs.size(), shapes);
+        !s)
+      return s;
+    if (num_outputs != shapes.size())
+      return Status::error("the function has " + std::to_string(shapes.size()) +
+                           " outputs, got room for " +
+                           std::to_string(num_outputs));
+    if (num_outputs && !outputs)
+      return missing("outputs");
+    for (size_t i = 0; i < num_outputs; ++i)
+      fromRef(TensorRef(nullptr, function->function->outputType(i).dtype,
+                        shapes[i]),
+              outputs[i]);
+    return Status();
+  });
+}
+
+indexpool_status_t indexpool_gpu_function_launch(
+    indexpool_gpu_function_t function, const indexpool_tensor_t *inputs,
+    size_t num_inputs, const indexpool_tensor_t *outputs, size_t num_outputs,
+    void *stream) {
+  return guarded([&] {
+    if (!function)
+      return missing("function");
+    if (Status s = convert(inputs, num_inputs, "input", function->inputs); !s)
+      return s;
+    if (Status s = convert(outputs, num_outputs, "output", function->outputs);
+        !s)
+      return s;
+    return function->function->launch(function->inputs.data(), num_inputs,
+                                      function->outputs.data(), num_outputs,
+                                      stream);
+  });
 }
 
 } // extern "C"

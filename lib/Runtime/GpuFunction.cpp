@@ -249,7 +249,7 @@ Status GpuFunction::checkOutputs(const Manifest &bound, const TensorRef *inputs,
     const TensorRef &t = outputs[i];
     const Buffer &buffer = *bound.findBuffer(outputBuffers[i]->id);
     std::string what = "output #" + std::to_string(i);
-    TensorType expected = typeOf(buffer);
+    TensorType expected{typeOf(buffer).dtype, buffer.shape};
     if (t.rank < 0 || t.rank > kMaxRank)
       return Status::error(what + " has rank " + std::to_string(t.rank) +
                            " (at most " + std::to_string(kMaxRank) + ")");
@@ -294,8 +294,9 @@ Status GpuFunction::launch(const TensorRef *inputs, size_t numInputs,
     // New shapes: the temporaries of these (zeroed on this stream).
     callerBuffers.clear();
     for (const Buffer &buffer : binding->manifest->buffers)
-      if (buffer.hasDeviceMemory() && (buffer.role == runtime::BufferRole::Input ||
-                                       buffer.role == runtime::BufferRole::Output))
+      if (buffer.hasDeviceMemory() &&
+          (buffer.role == runtime::BufferRole::Input ||
+           buffer.role == runtime::BufferRole::Output))
         callerBuffers[buffer.id] = 0;
     if (binding == &spare)
       std::swap(current, spare);

@@ -18,6 +18,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -247,18 +248,26 @@ TEST_F(GpuFunctionTest, TemporariesAreAllocatedOncePerShapes) {
       *device, manifest, readText(inputPath("fake.ptx")), "t.json", status);
   ASSERT_TRUE(function) << status.message();
 
+  // The log of the launch alone; the test's own allocations, copies and
+  // synchronizations are logged outside it (and dropped).
   auto run = [&](int64_t rows, int64_t k, uint64_t seed) {
     std::vector<HostTensor> inputs, expected;
-    reference(*function, {{rows, k}}, seed, inputs, expected);
-    TensorRef indices = upload(inputs[0]);
-    TensorRef tokens(asData(allocate(size_t(rows * k * 16))), DType::I32,
-                     {rows, 4 * k});
+    TensorRef indices, tokens;
+    logOf([&] {
+      reference(*function, {{rows, k}}, seed, inputs, expected);
+      indices = upload(inputs[0]);
+      tokens = TensorRef(asData(allocate(size_t(rows * k * 16))), DType::I32,
+                         {rows, 4 * k});
+    });
     std::string log = logOf([&] {
       status = function->launch({indices}, {tokens}, stream);
     });
     EXPECT_TRUE(status) << status.message();
-    EXPECT_TRUE(device->synchronizeStream(stream, error)) << error;
-    EXPECT_EQ(download(tokens, ref::ElementType::I32).data, expected[0].data);
+    logOf([&] {
+      EXPECT_TRUE(device->synchronizeStream(stream, error)) << error;
+      EXPECT_EQ(download(tokens, ref::ElementType::I32).data,
+                expected[0].data);
+    });
     return log;
   };
   std::string first = run(3, 5, 1);
@@ -337,10 +346,10 @@ TEST_F(GpuFunctionTest, EachMistakeIsOneLine) {
             "input #1's pointer");
 
   // An output of its own, and a kernel that needs 16-byte alignment.
-  std::string aligned = edited(readText(inputPath("expand-dynamic.json")),
-                               "{\"kind\": \"buffer\", \"bytes\": {\"size\": 5}}",
-                               "{\"kind\": \"buffer\", \"bytes\": {\"size\": "
-                               "5}, \"align\": 16}");
+  std::string aligned =
+      edited(readText(inputPath("expand-dynamic.json")),
+             "{\"kind\": \"buffer\", \"bytes\": {\"size\": 5}}",
+             "{\"kind\": \"buffer\", \"bytes\": {\"size\": 5}, \"align\": 16}");
   std::unique_ptr<GpuFunction> expand = GpuFunction::fromMemory(
       *device, aligned, readText(inputPath("fake.ptx")), "a.json", status);
   ASSERT_TRUE(expand) << status.message();

@@ -1,4 +1,4 @@
-//===- GpuFunction.h - a GPU artifact run on the caller's memory -*- C++ -*-===//
+//===- GpuFunction.h - a GPU artifact on the caller's memory ----*- C++ -*-===//
 //
 // What an engine embeds to run an artifact of compileForGpu (or of
 // indexpool-compile) on its own GPU buffers: the manifest and its binary are
