@@ -177,11 +177,15 @@ class GpuBinary:
 
 
 def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
-            vector_width=8, check_bounds=False, input_shapes=None, **gpu):
+            vector_width=8, check_bounds=False, input_shapes=None, in_place=(),
+            **gpu):
     """Compiles `function` (the only one when None) of `module` (a Module
     or IR text). target "cpu" returns a callable Function; a chip
     ("sm_90", ...) returns compile_gpu's GpuBinary. input_shapes:
-    {argument index: shape} to specialize dynamic sizes first."""
+    {argument index: shape} to specialize dynamic sizes first. in_place:
+    indices of arguments the CPU code updates where they are (the pages of
+    a paged cache): the results that are their new values are the caller's
+    arrays themselves."""
     module = _module(module)
     name = _function_name(module, function)
     if target != "cpu":
@@ -191,7 +195,8 @@ def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
         raise TypeError("options for GPU targets only: " + ", ".join(gpu))
     compiled = _indexpool.compile_cpu(
         module, name, fuse=fuse, threads=threads, vector_width=vector_width,
-        check_bounds=check_bounds, input_shapes=input_shapes)
+        check_bounds=check_bounds, input_shapes=input_shapes,
+        in_place_arguments=list(in_place))
     return Function(compiled, module)
 
 

@@ -46,3 +46,73 @@ def select(query_shape, dtype="bf16", pools=-1, k=512, pool_size=4,
         pools=_size(pools), query_type=dtypes.code(dtype),
         code_type=dtypes.code(codes), k=k, pool_size=pool_size,
         rotate=rotate, valid=valid, name=name)
+
+
+# The paged serving layout (docs/serving-layout.md): pages are
+# [pages, page_entries * (D + 4)] int8, each page's codes then its f32
+# scales (scales first with scales_first). Compile compress_paged and
+# append_paged with the pages (and append's tails) in place
+# (indexpool.torch does) so that a call updates the caller's cache.
+
+
+def compress_paged(keys_shape, dtype="bf16", pool_size=4, rotate=True, *,
+                   pages=-1, page_entries=64, codes="f8E4M3FN",
+                   scales_first=False, per_channel_scores=False, bias=None,
+                   temperature=1.0, pow2_scale=False, name="compress_paged"):
+    """@compress_paged(keys [T, D], scores [T] or [T, D] f32, [bias],
+    pages, slots [T/P] i64) -> pages: compress, group g written at slot
+    slots[g] (page slots[g] // page_entries; a negative slot skips it).
+
+    keys_shape: (T, D), T -1/None for any number of tokens. pages: the
+    number of pages (-1/None: any). The other options are compress's.
+    """
+    tokens, dim = keys_shape
+    return _indexpool.build_compress_paged(
+        tokens=_size(tokens), dim=int(dim), key_type=dtypes.code(dtype),
+        pool_size=pool_size, per_channel_scores=per_channel_scores,
+        bias=bias or "none", temperature=temperature, rotate=rotate,
+        pow2_scale=pow2_scale, pages=_size(pages), page_entries=page_entries,
+        code_type=dtypes.code(codes), scales_first=scales_first, name=name)
+
+
+def select_paged(query_shape, dtype="bf16", k=512, pool_size=4, rotate=True,
+                 *, pages=-1, max_pages=-1, page_entries=64, codes="f8E4M3FN",
+                 scales_first=False, name="select_paged"):
+    """@select_paged(query [B, S, H, D], head_weights [B, S, H] f32, pages,
+    block_table [B, max_pages] i32, lengths [B, S] i32) -> tokens
+    [B, S, k * P + P - 1] i32: each row's top-k pooled entries expanded to
+    tokens (-1 for empty slots), then its tail tokens (-1 after them).
+
+    query_shape: (B, S, H, D), B (and S) -1/None for any. rotate: rotate
+    the query as compress_paged rotated the keys.
+    """
+    batch, rows, heads, dim = query_shape
+    return _indexpool.build_select_paged(
+        batch=_size(batch), rows=_size(rows), heads=int(heads), dim=int(dim),
+        max_pages=_size(max_pages), query_type=dtypes.code(dtype), k=k,
+        pool_size=pool_size, rotate=rotate, pages=_size(pages),
+        page_entries=page_entries, code_type=dtypes.code(codes),
+        scales_first=scales_first, name=name)
+
+
+def append_paged(keys_shape, dtype="bf16", pool_size=4, rotate=True, *,
+                 pages=-1, max_pages=-1, page_entries=64, codes="f8E4M3FN",
+                 scales_first=False, per_channel_scores=False, bias=None,
+                 temperature=1.0, pow2_scale=False, name="append_paged"):
+    """@append_paged(keys [B, n, D], scores [B, n] or [B, n, D] f32, [bias],
+    tail_keys [B, P-1, D], tail_scores [B, P-1] or [B, P-1, D] f32,
+    lengths [B] i32, pages, block_table [B, max_pages] i32) -> (pages,
+    tail_keys, tail_scores): one decode step; the caller adds n to lengths.
+
+    keys_shape: (B, n, D), B and n -1/None for any. The compression options
+    are compress_paged's (the same as the prefill's, so that the pages equal
+    one compress_paged of the whole sequence).
+    """
+    batch, new_tokens, dim = keys_shape
+    return _indexpool.build_append_paged(
+        batch=_size(batch), new_tokens=_size(new_tokens), dim=int(dim),
+        max_pages=_size(max_pages), key_type=dtypes.code(dtype),
+        pool_size=pool_size, per_channel_scores=per_channel_scores,
+        bias=bias or "none", temperature=temperature, rotate=rotate,
+        pow2_scale=pow2_scale, pages=_size(pages), page_entries=page_entries,
+        code_type=dtypes.code(codes), scales_first=scales_first, name=name)

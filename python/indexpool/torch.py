@@ -9,9 +9,27 @@ Importing this module defines
         Tensor codes, Tensor? scales, Tensor? valid, int k, int pool_size=4,
         bool rotate=True) -> Tensor
 
-with ops.compress and ops.select (include/indexpool/API/Builders.h) as
-their semantics. compress returns the codes [T/P, D] (torch.uint8 FP8
-E4M3FN codes, or torch.int8) and the f32 scales [T/P]; select returns the
+and the paged forms (docs/serving-layout.md)
+
+    torch.ops.indexpool.compress_paged(Tensor keys, Tensor scores,
+        Tensor? bias, Tensor(a!) pages, Tensor slots, int pool_size=4,
+        bool rotate=True, str codes="f8E4M3FN", bool pow2_scale=False,
+        float temperature=1.0, int page_entries=64,
+        bool scales_first=False) -> Tensor(a!)
+    torch.ops.indexpool.select_paged(Tensor query, Tensor head_weights,
+        Tensor pages, Tensor block_table, Tensor lengths, int k,
+        int pool_size=4, bool rotate=True, str codes="f8E4M3FN",
+        int page_entries=64, bool scales_first=False) -> Tensor
+    torch.ops.indexpool.append_paged(Tensor keys, Tensor scores,
+        Tensor? bias, Tensor(b!) tail_keys, Tensor(c!) tail_scores,
+        Tensor lengths, Tensor(a!) pages, Tensor block_table,
+        int pool_size=4, bool rotate=True, str codes="f8E4M3FN",
+        bool pow2_scale=False, float temperature=1.0, int page_entries=64,
+        bool scales_first=False) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+
+with ops.compress, ops.select and ops.*_paged
+(include/indexpool/API/Builders.h) as their semantics. compress returns
+the codes [T/P, D] (torch.uint8 FP8 E4M3FN codes, or torch.int8) and the f32 scales [T/P]; select returns the
 token indices [M, k * P] (torch.int32, -1 where fewer than k pools
 qualify). scores and bias ([P] with scores [T], [P, D] with scores [T, D]),
 head_weights and valid are converted to float32 / int32 (a copy when they
@@ -21,15 +39,29 @@ CPU tensors run through the JIT: each function is compiled once per
 (op, options, element types, static sizes), with the token / pool count
 dynamic, so that a growing cache does not recompile. CUDA tensors raise an
 error: the Python package has no GPU API yet (compile_gpu writes the
-kernels and manifest a runtime launches). The paged ops have no builders
-yet and so no torch ops.
+kernels and manifest a runtime launches).
+
+The paged ops update a serving engine's cache where it is: compress_paged
+and append_paged write the pages tensor passed in (and append_paged its
+tails) in place, through the compiled code itself (the functions are
+compiled with those arguments in place: no copy, no allocation per call),
+and return those same tensors. Their schemas say so (Tensor(a!): mutated
+and aliased by the result, as torch's own in-place ops are), so that what
+traces or functionalizes a program knows about the writes. The pages are int8
+(uint8 is taken as a view of the same bytes) [pages, page_entries *
+(D + 4)]; they, the tail keys (the keys' dtype) and the tail scores
+(float32) must be contiguous, of those types, on the CPU: a copy would
+hide the update, so anything else is an error. block_table and lengths
+are converted to int32, slots to int64. Batch, rows, new tokens, pages and
+the block table's width are dynamic: one compilation serves them all.
 """
 
 import threading
 
 import torch
 
-from . import compile as _compile, dtypes, ops
+from . import compile as _compile
+from . import dtypes, ops
 
 #: Options of indexpool.compile for the ops' functions (threads,
 #: vector_width, ...); part of the cache key, so a change compiles anew.
@@ -39,14 +71,17 @@ _cache = {}
 _cache_lock = threading.Lock()
 
 
-def _function(key, build):
+def _function(key, build, in_place=()):
+    """The function `build()` makes, compiled once per key; arguments
+    `in_place` are updated where they are."""
     key += tuple(sorted(compile_options.items()))
     function = _cache.get(key)
     if function is None:
         with _cache_lock:
             function = _cache.get(key)
             if function is None:
-                function = _compile(build(), **compile_options)
+                function = (_compile_in_place(build(), in_place) if in_place
+                            else _compile(build(), **compile_options))
                 _cache[key] = function
     return function
 
@@ -99,6 +134,110 @@ def _select(query, head_weights, codes, scales, valid, k, pool_size=4,
     return function(*inputs)
 
 
+def _compile_in_place(module, in_place):
+    """compile(module) with the arguments `in_place` updated where they are
+    (the results that are their new values are the caller's buffers)."""
+    return _compile(module, in_place=in_place, **compile_options)
+
+
+def _updated(tensor, dtype, what, op):
+    """`tensor` as the call writes it: no conversion, no copy."""
+    if dtype == torch.int8 and tensor.dtype == torch.uint8:
+        tensor = tensor.view(torch.int8)
+    if tensor.dtype != dtype:
+        raise TypeError(f"indexpool.{op}: {what} must be {dtype} (it is "
+                        f"updated in place), got {tensor.dtype}")
+    if tensor.device.type != "cpu" or not tensor.is_contiguous():
+        raise ValueError(f"indexpool.{op}: {what} must be a contiguous CPU "
+                         "tensor (it is updated in place)")
+    return tensor
+
+
+def _compress_paged(keys, scores, bias, pages, slots, pool_size=4,
+                    rotate=True, codes="f8E4M3FN", pow2_scale=False,
+                    temperature=1.0, page_entries=64, scales_first=False):
+    op = "compress_paged"
+    if keys.dim() != 2:
+        raise ValueError(f"indexpool.{op}: keys must be [T, D], got "
+                         f"{list(keys.shape)}")
+    cache = _updated(pages, torch.int8, "pages", op)
+    per_channel = scores.dim() == 2
+    key_type = dtypes.name(keys.dtype)
+    bias_kind = None if bias is None else (
+        "channel" if bias.dim() == 2 else "slot")
+    key = (op, keys.shape[1], key_type, pool_size, per_channel, bias_kind,
+           float(temperature), rotate, pow2_scale, codes,
+           page_entries, scales_first)
+    inputs = [keys.contiguous(), _as(scores, torch.float32)]
+    if bias is not None:
+        inputs.append(_as(bias, torch.float32))
+    pages_index = len(inputs)
+    function = _function(key, lambda: ops.compress_paged(
+        (-1, keys.shape[1]), key_type, pool_size, rotate, codes=codes,
+        page_entries=page_entries, scales_first=scales_first,
+        per_channel_scores=per_channel, bias=bias_kind,
+        temperature=temperature, pow2_scale=pow2_scale), [pages_index])
+    inputs += [cache, _as(slots, torch.int64)]
+    function(*inputs, out=(cache,))
+    return pages
+
+
+def _select_paged(query, head_weights, pages, block_table, lengths, k,
+                  pool_size=4, rotate=True, codes="f8E4M3FN", page_entries=64,
+                  scales_first=False):
+    op = "select_paged"
+    if query.dim() != 4:
+        raise ValueError(f"indexpool.{op}: query must be [B, S, H, D], got "
+                         f"{list(query.shape)}")
+    heads, dim = query.shape[2], query.shape[3]
+    query_type = dtypes.name(query.dtype)
+    if pages.dtype == torch.uint8:
+        pages = pages.view(torch.int8)
+    key = (op, heads, dim, query_type, k, pool_size, rotate, codes,
+           page_entries, scales_first)
+    function = _function(key, lambda: ops.select_paged(
+        (-1, -1, heads, dim), query_type, k, pool_size, rotate, codes=codes,
+        page_entries=page_entries, scales_first=scales_first))
+    return function(query.contiguous(), _as(head_weights, torch.float32),
+                    pages.contiguous(), _as(block_table, torch.int32),
+                    _as(lengths, torch.int32))
+
+
+def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
+                  block_table, pool_size=4, rotate=True, codes="f8E4M3FN",
+                  pow2_scale=False, temperature=1.0, page_entries=64,
+                  scales_first=False):
+    op = "append_paged"
+    if keys.dim() != 3:
+        raise ValueError(f"indexpool.{op}: keys must be [B, n, D], got "
+                         f"{list(keys.shape)}")
+    cache = _updated(pages, torch.int8, "pages", op)
+    tail_k = _updated(tail_keys, keys.dtype, "tail_keys", op)
+    tail_s = _updated(tail_scores, torch.float32, "tail_scores", op)
+    per_channel = scores.dim() == 3
+    key_type = dtypes.name(keys.dtype)
+    bias_kind = None if bias is None else (
+        "channel" if bias.dim() == 2 else "slot")
+    key = (op, keys.shape[2], key_type, pool_size, per_channel, bias_kind,
+           float(temperature), rotate, pow2_scale, codes,
+           page_entries, scales_first)
+    inputs = [keys.contiguous(), _as(scores, torch.float32)]
+    if bias is not None:
+        inputs.append(_as(bias, torch.float32))
+    tails = len(inputs)
+    # tail_keys, tail_scores, lengths, pages, block_table.
+    in_place = [tails + 3, tails, tails + 1]
+    function = _function(key, lambda: ops.append_paged(
+        (-1, -1, keys.shape[2]), key_type, pool_size, rotate, codes=codes,
+        page_entries=page_entries, scales_first=scales_first,
+        per_channel_scores=per_channel, bias=bias_kind,
+        temperature=temperature, pow2_scale=pow2_scale), in_place)
+    inputs += [tail_k, tail_s, _as(lengths, torch.int32), cache,
+               _as(block_table, torch.int32)]
+    function(*inputs, out=(cache, tail_k, tail_s))
+    return pages, tail_keys, tail_scores
+
+
 def _no_cuda(name):
     def fail(*args, **kwargs):
         raise RuntimeError(
@@ -118,6 +257,26 @@ _SCHEMAS = {
     "select": ("select(Tensor query, Tensor head_weights, Tensor codes, "
                "Tensor? scales, Tensor? valid, int k, int pool_size=4, "
                "bool rotate=True) -> Tensor tokens", _select),
+    # The pages (and tails) are written in place and returned: Tensor(a!).
+    "compress_paged": (
+        "compress_paged(Tensor keys, Tensor scores, Tensor? bias, "
+        "Tensor(a!) pages, Tensor slots, int pool_size=4, bool rotate=True, "
+        "str codes=\"f8E4M3FN\", bool pow2_scale=False, "
+        "float temperature=1.0, int page_entries=64, "
+        "bool scales_first=False) -> Tensor(a!)", _compress_paged),
+    "select_paged": (
+        "select_paged(Tensor query, Tensor head_weights, Tensor pages, "
+        "Tensor block_table, Tensor lengths, int k, int pool_size=4, "
+        "bool rotate=True, str codes=\"f8E4M3FN\", int page_entries=64, "
+        "bool scales_first=False) -> Tensor tokens", _select_paged),
+    "append_paged": (
+        "append_paged(Tensor keys, Tensor scores, Tensor? bias, "
+        "Tensor(b!) tail_keys, Tensor(c!) tail_scores, Tensor lengths, "
+        "Tensor(a!) pages, Tensor block_table, int pool_size=4, "
+        "bool rotate=True, str codes=\"f8E4M3FN\", bool pow2_scale=False, "
+        "float temperature=1.0, int page_entries=64, "
+        "bool scales_first=False) -> (Tensor(a!), Tensor(b!), Tensor(c!))",
+        _append_paged),
 }
 
 # One definition per process, also when this module is imported again.
@@ -131,6 +290,9 @@ if not hasattr(torch.ops.indexpool, "_indexpool_library"):
 
 compress = torch.ops.indexpool.compress
 select = torch.ops.indexpool.select
+compress_paged = torch.ops.indexpool.compress_paged
+select_paged = torch.ops.indexpool.select_paged
+append_paged = torch.ops.indexpool.append_paged
 
 
 def compiled_functions():

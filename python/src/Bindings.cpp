@@ -57,9 +57,10 @@ FunctionSignature signatureOf(const Module &module, const std::string &name) {
 /// TensorRef vectors reused from call to call.
 class PyCpuFunction {
 public:
-  PyCpuFunction(std::unique_ptr<CpuFunction> function, py::object module)
+  PyCpuFunction(std::unique_ptr<CpuFunction> function, py::object module,
+                std::vector<int> inPlace)
       : function(std::move(function)), module(std::move(module)),
-        signature(this->function->signature()) {}
+        signature(this->function->signature()), inPlace(std::move(inPlace)) {}
 
   /// Runs the function on `inputs`. Without `out`, returns new NumPy arrays
   /// (one result: the array, else a tuple); with `out` (a sequence of
@@ -68,6 +69,7 @@ public:
     BorrowedTensors borrowed;
     toTensorRefs(inputs, signature.arguments, signature.name, "argument",
                  /*writable=*/false, borrowed, inputRefs);
+    checkInPlaceWritable(inputs);
     std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
     Status status;
     if (!out.is_none()) {
@@ -130,6 +132,7 @@ public:
     std::vector<TensorRef> in, outputs;
     toTensorRefs(inputs, signature.arguments, signature.name, "argument", false,
                  borrowed, in);
+    checkInPlaceWritable(inputs);
     toTensorRefs(out, signature.results, signature.name, "output", true,
                  borrowed, outputs);
     std::vector<double> seconds;
@@ -154,12 +157,29 @@ public:
   const FunctionSignature &getSignature() const { return signature; }
 
 private:
+  /// The compiled code writes the in-place arguments: a read-only NumPy
+  /// array there is an error, as it is for an output.
+  void checkInPlaceWritable(py::sequence inputs) const {
+    for (int i : inPlace) {
+      py::handle input = inputs[size_t(i)];
+      if (py::isinstance<py::array>(input) &&
+          !py::reinterpret_borrow<py::array>(input).writeable())
+        throw py::value_error("argument #" + std::to_string(i) + " of @" +
+                              signature.name + " (" +
+                              typeText(signature.arguments[size_t(i)]) +
+                              "): the array is read-only (the call updates "
+                              "it in place)");
+    }
+  }
+
   std::unique_ptr<CpuFunction> function;
   /// The Module it was compiled from, kept alive with it.
   py::object module;
   FunctionSignature signature;
   std::mutex mutex;
   std::vector<TensorRef> inputRefs, outputRefs, results;
+  /// CompileOptions::inPlaceArguments.
+  std::vector<int> inPlace;
 };
 
 CompileOptions makeOptions(bool fuse, int threads, int vectorWidth,
@@ -349,6 +369,112 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("rotate") = select.rotate, py::arg("valid") = select.valid,
       py::arg("name") = select.name);
 
+  // The paged builders: the layout (PageLayout) comes flat, as pages,
+  // page_entries, code_type and scales_first.
+  PageLayout layout;
+  auto makeLayout = [](int64_t pages, int64_t pageEntries, int codeType,
+                       bool scalesFirst) {
+    return PageLayout{pages, pageEntries, toDType(codeType), scalesFirst};
+  };
+  auto returnModule = [](std::unique_ptr<Module> module,
+                         const Status &status) {
+    if (!module)
+      raise(status);
+    return module;
+  };
+
+  CompressPagedSpec compressPaged;
+  m.def(
+      "build_compress_paged",
+      [=](int64_t tokens, int64_t dim, int keyType, int64_t poolSize,
+          bool perChannelScores, const std::string &bias, float temperature,
+          bool rotate, bool pow2Scale, int64_t pages, int64_t pageEntries,
+          int codeType, bool scalesFirst, const std::string &name) {
+        CompressPagedSpec spec{
+            tokens,      dim,       toDType(keyType),
+            poolSize,    perChannelScores, bias,
+            temperature, rotate,    pow2Scale,
+            makeLayout(pages, pageEntries, codeType, scalesFirst), name};
+        Status status;
+        std::unique_ptr<Module> module = buildCompressPaged(spec, status);
+        return returnModule(std::move(module), status);
+      },
+      py::arg("tokens") = compressPaged.tokens,
+      py::arg("dim") = compressPaged.dim,
+      py::arg("key_type") = static_cast<int>(compressPaged.keyType),
+      py::arg("pool_size") = compressPaged.poolSize,
+      py::arg("per_channel_scores") = compressPaged.perChannelScores,
+      py::arg("bias") = compressPaged.bias,
+      py::arg("temperature") = compressPaged.temperature,
+      py::arg("rotate") = compressPaged.rotate,
+      py::arg("pow2_scale") = compressPaged.pow2Scale,
+      py::arg("pages") = layout.pages,
+      py::arg("page_entries") = layout.pageEntries,
+      py::arg("code_type") = static_cast<int>(layout.codeType),
+      py::arg("scales_first") = layout.scalesFirst,
+      py::arg("name") = compressPaged.name);
+
+  SelectPagedSpec selectPaged;
+  m.def(
+      "build_select_paged",
+      [=](int64_t batch, int64_t rows, int64_t heads, int64_t dim,
+          int64_t maxPages, int queryType, int64_t k, int64_t poolSize,
+          bool rotate, int64_t pages, int64_t pageEntries, int codeType,
+          bool scalesFirst, const std::string &name) {
+        SelectPagedSpec spec{
+            batch,    rows, heads,    dim,
+            maxPages, toDType(queryType), k, poolSize,
+            rotate,   makeLayout(pages, pageEntries, codeType, scalesFirst),
+            name};
+        Status status;
+        std::unique_ptr<Module> module = buildSelectPaged(spec, status);
+        return returnModule(std::move(module), status);
+      },
+      py::arg("batch") = selectPaged.batch, py::arg("rows") = selectPaged.rows,
+      py::arg("heads") = selectPaged.heads, py::arg("dim") = selectPaged.dim,
+      py::arg("max_pages") = selectPaged.maxPages,
+      py::arg("query_type") = static_cast<int>(selectPaged.queryType),
+      py::arg("k") = selectPaged.k, py::arg("pool_size") = selectPaged.poolSize,
+      py::arg("rotate") = selectPaged.rotate, py::arg("pages") = layout.pages,
+      py::arg("page_entries") = layout.pageEntries,
+      py::arg("code_type") = static_cast<int>(layout.codeType),
+      py::arg("scales_first") = layout.scalesFirst,
+      py::arg("name") = selectPaged.name);
+
+  AppendPagedSpec appendPaged;
+  m.def(
+      "build_append_paged",
+      [=](int64_t batch, int64_t newTokens, int64_t dim, int64_t maxPages,
+          int keyType, int64_t poolSize, bool perChannelScores,
+          const std::string &bias, float temperature, bool rotate,
+          bool pow2Scale, int64_t pages, int64_t pageEntries, int codeType,
+          bool scalesFirst, const std::string &name) {
+        AppendPagedSpec spec{
+            batch,    newTokens,        dim,  maxPages,    toDType(keyType),
+            poolSize, perChannelScores, bias, temperature, rotate,
+            pow2Scale, makeLayout(pages, pageEntries, codeType, scalesFirst),
+            name};
+        Status status;
+        std::unique_ptr<Module> module = buildAppendPaged(spec, status);
+        return returnModule(std::move(module), status);
+      },
+      py::arg("batch") = appendPaged.batch,
+      py::arg("new_tokens") = appendPaged.newTokens,
+      py::arg("dim") = appendPaged.dim,
+      py::arg("max_pages") = appendPaged.maxPages,
+      py::arg("key_type") = static_cast<int>(appendPaged.keyType),
+      py::arg("pool_size") = appendPaged.poolSize,
+      py::arg("per_channel_scores") = appendPaged.perChannelScores,
+      py::arg("bias") = appendPaged.bias,
+      py::arg("temperature") = appendPaged.temperature,
+      py::arg("rotate") = appendPaged.rotate,
+      py::arg("pow2_scale") = appendPaged.pow2Scale,
+      py::arg("pages") = layout.pages,
+      py::arg("page_entries") = layout.pageEntries,
+      py::arg("code_type") = static_cast<int>(layout.codeType),
+      py::arg("scales_first") = layout.scalesFirst,
+      py::arg("name") = appendPaged.name);
+
   py::class_<PyCpuFunction>(m, "CpuFunction")
       .def("run", &PyCpuFunction::run, py::arg("inputs"),
            py::arg("out") = py::none())
@@ -361,9 +487,11 @@ PYBIND11_MODULE(_indexpool, m) {
   m.def(
       "compile_cpu",
       [](py::object module, const std::string &name, bool fuse, int threads,
-         int vectorWidth, bool checkBounds, py::object inputShapes) {
+         int vectorWidth, bool checkBounds, py::object inputShapes,
+         std::vector<int> inPlaceArguments) {
         CompileOptions options = makeOptions(
             fuse, threads, vectorWidth, checkBounds, "", "ptx", inputShapes);
+        options.inPlaceArguments = std::move(inPlaceArguments);
         const Module &source = module.cast<const Module &>();
         Status status;
         std::unique_ptr<CpuFunction> function;
@@ -373,13 +501,15 @@ PYBIND11_MODULE(_indexpool, m) {
         }
         if (!function)
           raise(status);
-        return std::make_unique<PyCpuFunction>(std::move(function), module);
+        return std::make_unique<PyCpuFunction>(std::move(function), module,
+                                               options.inPlaceArguments);
       },
       py::arg("module"), py::arg("name"), py::arg("fuse") = defaults.fuse,
       py::arg("threads") = defaults.threads,
       py::arg("vector_width") = defaults.vectorWidth,
       py::arg("check_bounds") = defaults.checkBounds,
-      py::arg("input_shapes") = py::none());
+      py::arg("input_shapes") = py::none(),
+      py::arg("in_place_arguments") = defaults.inPlaceArguments);
 
   py::class_<GpuArtifact>(m, "GpuArtifact")
       .def_readonly("chip", &GpuArtifact::chip)

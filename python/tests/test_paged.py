@@ -1,0 +1,223 @@
+"""The paged serving layout from torch: torch.ops.indexpool.compress_paged,
+select_paged and append_paged on CPU tensors, checked against the float64
+reference (indexpool.verify), the pages (and tails) updated in place."""
+
+import numpy as np
+import pytest
+
+import indexpool
+
+torch = pytest.importorskip("torch")
+import indexpool.torch  # noqa: E402  (defines torch.ops.indexpool)
+
+D, E, P = 64, 16, 4
+PAGE_BYTES = E * (D + 4)
+
+
+@pytest.fixture
+def gen():
+    return torch.Generator().manual_seed(20240611)
+
+
+def random_pages(pages, gen):
+    """Random bytes, none zero: the bytes no op writes keep them."""
+    return torch.randint(1, 256, (pages, PAGE_BYTES), generator=gen,
+                         dtype=torch.int32).to(torch.uint8).view(torch.int8)
+
+
+def bf16(shape, gen):
+    return torch.randn(*shape, generator=gen).to(torch.bfloat16)
+
+
+def test_schemas_say_the_pages_are_updated():
+    schema = str(torch.ops.indexpool.compress_paged.default._schema)
+    assert "Tensor(a!) pages" in schema and schema.endswith("-> Tensor(a!)")
+    schema = str(torch.ops.indexpool.append_paged.default._schema)
+    assert "Tensor(b!) tail_keys" in schema
+    assert schema.endswith("-> (Tensor(a!), Tensor(b!), Tensor(c!))")
+
+
+def test_compress_paged_writes_the_pages_in_place(gen):
+    tokens, pages = 202, 8
+    keys = bf16((tokens, D), gen)
+    scores = torch.randn(tokens, D, generator=gen)
+    bias = torch.randn(P, D, generator=gen)
+    cache = random_pages(pages, gen)
+    before = cache.clone()
+    slots = torch.randperm(pages * E, generator=gen)[:tokens // P]
+    slots[::5] = -1
+    pointer = cache.data_ptr()
+
+    result = torch.ops.indexpool.compress_paged(
+        keys, scores, bias, cache, slots, pool_size=P, rotate=True,
+        pow2_scale=True, temperature=0.75, page_entries=E)
+    assert result is cache and cache.data_ptr() == pointer
+    assert not torch.equal(cache, before)
+
+    module = indexpool.ops.compress_paged(
+        (-1, D), "bf16", P, True, page_entries=E, per_channel_scores=True,
+        bias="channel", pow2_scale=True, temperature=0.75)
+    indexpool.verify(module, "compress_paged",
+                     (keys, scores, bias, before, slots), (cache,))
+
+
+def test_compress_paged_takes_uint8_pages_and_i8_codes(gen):
+    tokens, pages = 64, 2
+    keys = torch.randn(tokens, D, generator=gen)
+    scores = torch.randn(tokens, generator=gen)
+    cache = random_pages(pages, gen).view(torch.uint8)
+    before = cache.clone()
+    slots = torch.arange(tokens // P) * 2
+    result = indexpool.torch.compress_paged(
+        keys, scores, None, cache, slots, rotate=False, codes="i8",
+        page_entries=E, scales_first=True)
+    assert result is cache and result.dtype == torch.uint8
+    module = indexpool.ops.compress_paged(
+        (-1, D), "f32", rotate=False, codes="i8", page_entries=E,
+        scales_first=True)
+    indexpool.verify(module, "compress_paged",
+                     (keys, scores, before.view(torch.int8), slots),
+                     (cache.view(torch.int8),))
+
+
+def filled_pages(pages, gen):
+    """Pages every entry of which compress_paged wrote."""
+    tokens = pages * E * P
+    cache = random_pages(pages, gen)
+    torch.ops.indexpool.compress_paged(
+        bf16((tokens, D), gen), torch.randn(tokens, generator=gen), None,
+        cache, torch.randperm(pages * E, generator=gen), page_entries=E)
+    return cache
+
+
+def test_select_paged_matches_the_reference(gen):
+    pages, batch, rows, heads, max_pages, k = 8, 3, 2, 4, 4, 8
+    cache = filled_pages(pages, gen)
+    before = cache.clone()
+    query = bf16((batch, rows, heads, D), gen)
+    weights = torch.rand(batch, rows, heads, generator=gen)
+    table = torch.randint(0, pages, (batch, max_pages), generator=gen,
+                          dtype=torch.int32)
+    lengths = torch.tensor([[256, 203], [17, 30], [130, 131]],
+                           dtype=torch.int32)
+
+    tokens = torch.ops.indexpool.select_paged(
+        query, weights, cache, table, lengths, k, page_entries=E)
+    assert tokens.dtype == torch.int32
+    assert tokens.shape == (batch, rows, k * P + P - 1)
+    assert torch.equal(cache, before)
+    # Row (1, 0) sees 17 tokens: 4 pooled entries, then its one tail token.
+    assert sorted(tokens[1, 0, :k * P].tolist())[-16:] == list(range(16))
+    assert tokens[1, 0, k * P:].tolist() == [16, -1, -1]
+
+    module = indexpool.ops.select_paged((-1, -1, heads, D), "bf16", k,
+                                        page_entries=E)
+    indexpool.verify(module, "select_paged",
+                     (query, weights, cache, table, lengths), (tokens,))
+
+
+def test_append_paged_updates_pages_and_tails_in_place(gen):
+    batch, n, max_pages = 3, 3, 4
+    pages = batch * max_pages
+    keys = torch.randn(batch, n, D, generator=gen)
+    scores = torch.randn(batch, n, generator=gen)
+    bias = torch.randn(P, generator=gen)
+    tail_keys = torch.randn(batch, P - 1, D, generator=gen)
+    tail_scores = torch.randn(batch, P - 1, generator=gen)
+    lengths = torch.tensor([0, 118, 253], dtype=torch.int32)
+    cache = random_pages(pages, gen)
+    table = torch.randperm(pages, generator=gen).view(batch, max_pages)
+    before = [t.clone() for t in (tail_keys, tail_scores, cache)]
+    pointers = [t.data_ptr() for t in (cache, tail_keys, tail_scores)]
+
+    results = torch.ops.indexpool.append_paged(
+        keys, scores, bias, tail_keys, tail_scores, lengths, cache, table,
+        rotate=True, temperature=1.5, page_entries=E)
+    assert results[0] is cache and results[1] is tail_keys
+    assert results[2] is tail_scores
+    assert [t.data_ptr() for t in results] == pointers
+    assert not torch.equal(cache, before[2])
+    assert not torch.equal(tail_keys, before[0])
+
+    module = indexpool.ops.append_paged(
+        (-1, -1, D), "f32", P, True, page_entries=E, bias="slot",
+        temperature=1.5)
+    inputs = (keys, scores, bias, before[0], before[1], lengths, before[2],
+              table.to(torch.int32))
+    indexpool.verify(module, "append_paged", inputs,
+                     (cache, tail_keys, tail_scores))
+
+
+def test_prefill_and_appends_equal_one_compress_paged(gen):
+    total, prefill, max_pages, pages = 250, 37, 4, 6
+    keys = bf16((total, D), gen)
+    scores = torch.randn(total, generator=gen)
+    table = torch.randperm(pages, generator=gen)[:max_pages].to(torch.int32)
+    group_slots = (table.long()[torch.arange(total // P) // E] * E
+                   + torch.arange(total // P) % E)
+    initial = random_pages(pages, gen)
+
+    whole = initial.clone()
+    torch.ops.indexpool.compress_paged(keys, scores, None, whole, group_slots,
+                                       pow2_scale=True, page_entries=E)
+
+    served = initial.clone()
+    torch.ops.indexpool.compress_paged(
+        keys[:prefill], scores[:prefill], None, served,
+        group_slots[:prefill // P], pow2_scale=True, page_entries=E)
+    tail = prefill // P * P
+    tail_keys = bf16((1, P - 1, D), gen)
+    tail_scores = torch.randn(1, P - 1, generator=gen)
+    tail_keys[0, :prefill - tail] = keys[tail:prefill]
+    tail_scores[0, :prefill - tail] = scores[tail:prefill]
+    length, steps = prefill, 0
+    while length < total:
+        n = min(1 + steps % 5, total - length)
+        torch.ops.indexpool.append_paged(
+            keys[None, length:length + n], scores[None, length:length + n],
+            None, tail_keys, tail_scores,
+            torch.tensor([length], dtype=torch.int32), served, table[None],
+            pow2_scale=True, page_entries=E)
+        length += n
+        steps += 1
+    assert torch.equal(served, whole)
+    # One compiled function served every step size.
+    compiled = [key for key in indexpool.torch.compiled_functions()
+                if key[0] == "append_paged" and key[1] == D
+                and key[2] == "bf16"]
+    assert len(compiled) == 1
+
+
+def test_paged_errors(gen):
+    keys, scores = torch.randn(8, D), torch.randn(8)
+    slots = torch.arange(2)
+    cache = random_pages(2, gen)
+    with pytest.raises(TypeError, match="pages must be torch.int8"):
+        torch.ops.indexpool.compress_paged(keys, scores, None, cache.float(),
+                                           slots, page_entries=E)
+    wide = random_pages(4, gen).view(2, 2 * PAGE_BYTES)[:, :PAGE_BYTES]
+    with pytest.raises(ValueError, match="pages must be a contiguous CPU"):
+        torch.ops.indexpool.compress_paged(keys, scores, None, wide, slots,
+                                           page_entries=E)
+    with pytest.raises(indexpool.IndexPoolError, match="slot"):
+        torch.ops.indexpool.compress_paged(keys, scores, None, cache,
+                                           torch.tensor([1, 1]),
+                                           page_entries=E)
+    for name in ("compress_paged", "select_paged", "append_paged"):
+        with pytest.raises(RuntimeError, match="CUDA tensors are not "
+                           "supported"):
+            indexpool.torch._no_cuda(name)(keys, scores)
+
+
+def test_in_place_numpy_arguments_must_be_writable(gen):
+    module = indexpool.ops.compress_paged((-1, D), "f32", rotate=False,
+                                          page_entries=E)
+    compiled = indexpool._indexpool.compile_cpu(
+        module, "compress_paged", in_place_arguments=[2])
+    function = indexpool.Function(compiled, module)
+    keys = np.random.default_rng(1).standard_normal((8, D), dtype=np.float32)
+    scores = np.ones(8, np.float32)
+    pages = random_pages(1, gen).numpy()
+    pages.flags.writeable = False
+    with pytest.raises(ValueError, match="argument #2 .*read-only"):
+        function(keys, scores, pages, np.arange(2, dtype=np.int64))
