@@ -17,6 +17,11 @@ cmake --build "$WORK/build" >/dev/null
 mkdir "$WORK/artifacts"
 "$WORK/build/consumer_c" "$WORK/artifacts"
 "$WORK/build/consumer_runtime" "$WORK/artifacts/pool.sm_90.json"
+# GpuFunction through the project's fake driver (no GPU here), on a manifest
+# of the fake driver's test kernel.
+INDEXPOOL_LIBCUDA_PATH="$BUILD/lib/libindexpool-fake-cuda.so" \
+  "$WORK/build/consumer_runtime" "$WORK/artifacts/pool.sm_90.json" \
+  "$(cd "$HERE/.." && pwd)/Tools/Inputs/launch/expand-dynamic.json"
 # The installed tools and plugin run from the prefix too.
 "$WORK/prefix/bin/indexpool-opt" --version >/dev/null
 echo 'func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> { %r = indexpool.hadamard %x : (tensor<8x16xf32>) -> tensor<8x16xf32>
