@@ -116,6 +116,23 @@ static void fromRef(const TensorRef &ref, indexpool_tensor_t &t) {
   std::memcpy(t.shape, ref.shape, sizeof(int64_t) * size_t(ref.rank));
 }
 
+/// Writes `shapes` into `out[0 .. count)` as tensors without data, of the
+/// dtypes `dtypeOf(i)` gives; `noun` ("results", "outputs") names them.
+template <typename DTypeOf>
+static Status writeShapes(const std::vector<std::vector<int64_t>> &shapes,
+                          const char *noun, indexpool_tensor_t *out,
+                          size_t count, DTypeOf dtypeOf) {
+  if (count != shapes.size())
+    return Status::error("the function has " + std::to_string(shapes.size()) +
+                         " " + noun + ", got room for " +
+                         std::to_string(count));
+  if (count && !out)
+    return missing(noun);
+  for (size_t i = 0; i < count; ++i)
+    fromRef(TensorRef(nullptr, dtypeOf(i), shapes[i]), out[i]);
+  return Status();
+}
+
 static CompileOptions toOptions(const indexpool_compile_options_t *options) {
   CompileOptions result;
   if (!options)
@@ -281,17 +298,9 @@ indexpool_status_t indexpool_cpu_function_result_shapes(
             function->inputs.data(), function->inputs.size(), shapes);
         !s)
       return s;
-    if (num_results != shapes.size())
-      return Status::error("the function has " + std::to_string(shapes.size()) +
-                           " results, got room for " +
-                           std::to_string(num_results));
-    if (num_results && !results)
-      return missing("results");
     const FunctionSignature &signature = function->function->signature();
-    for (size_t i = 0; i < num_results; ++i)
-      fromRef(TensorRef(nullptr, signature.results[i].dtype, shapes[i]),
-              results[i]);
-    return Status();
+    return writeShapes(shapes, "results", results, num_results,
+                       [&](size_t i) { return signature.results[i].dtype; });
   });
 }
 
@@ -459,17 +468,9 @@ indexpool_status_t indexpool_gpu_function_output_shapes(
             function->inputs.data(), function->inputs.size(), shapes);
         !s)
       return s;
-    if (num_outputs != shapes.size())
-      return Status::error("the function has " + std::to_string(shapes.size()) +
-                           " outputs, got room for " +
-                           std::to_string(num_outputs));
-    if (num_outputs && !outputs)
-      return missing("outputs");
-    for (size_t i = 0; i < num_outputs; ++i)
-      fromRef(TensorRef(nullptr, function->function->outputType(i).dtype,
-                        shapes[i]),
-              outputs[i]);
-    return Status();
+    return writeShapes(shapes, "outputs", outputs, num_outputs, [&](size_t i) {
+      return function->function->outputType(i).dtype;
+    });
   });
 }
 
