@@ -1,0 +1,48 @@
+//===- Report.h - the fidelity numbers, as text or JSON ---------*- C++ -*-===//
+#ifndef INDEXPOOL_FIDELITY_REPORT_H
+#define INDEXPOOL_FIDELITY_REPORT_H
+
+#include <cstdint>
+#include <string>
+
+namespace indexpool::fidelity {
+
+struct ErrorSummary {
+  double mean = 0;
+  double p99 = 0;
+};
+
+struct FidelityReport {
+  // The setup measured.
+  int64_t tokens = 0;
+  int64_t dim = 0;
+  int64_t poolSize = 0;
+  int64_t k = 0;
+  int64_t queries = 0;
+  int64_t groups = 0;
+  std::string format;
+  bool rotate = false;
+  std::string score;
+  // Selection, over the queries.
+  double recall = 0;
+  double recallP10 = 0;
+  double massRecall = 0;
+  // Pooled key vs its originals, over every complete group, degrees.
+  double angleMean = 0;
+  double angleMedian = 0;
+  double angleP95 = 0;
+  // ||k_hat - k|| / ||k|| (fractions) by residual kept.
+  ErrorSummary reconExact, reconI8, reconFP8, reconNone;
+};
+
+/// Human-readable lines.
+std::string formatText(const FidelityReport &report);
+/// One JSON object: recall, recall_p10, mass_recall, angle_mean_deg,
+/// angle_median_deg, angle_p95_deg, recon_{none,i8,fp8,exact} (means) and
+/// their *_p99, plus the setup (tokens, dim, pool_size, k, queries, groups,
+/// format, rotate, score). Non-finite numbers are null.
+std::string formatJson(const FidelityReport &report);
+
+} // namespace indexpool::fidelity
+
+#endif // INDEXPOOL_FIDELITY_REPORT_H

@@ -1,0 +1,238 @@
+//===- PooledSelection.cpp - pooling and selection as shipped -------------===//
+
+#include "indexpool/Fidelity/PooledSelection.h"
+
+#include "indexpool/API/Builders.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Formats.h"
+#include "indexpool/API/Module.h"
+#include "indexpool/API/Tensor.h"
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+namespace indexpool::fidelity {
+
+const char *poolFormatName(PoolFormat format) {
+  switch (format) {
+  case PoolFormat::None: return "none";
+  case PoolFormat::FP8: return "fp8";
+  case PoolFormat::I8: return "i8";
+  }
+  return "unknown";
+}
+
+static DType codeType(PoolFormat format) {
+  switch (format) {
+  case PoolFormat::None: return DType::F32;
+  case PoolFormat::FP8: return DType::F8E4M3FN;
+  case PoolFormat::I8: return DType::I8;
+  }
+  return DType::F32;
+}
+
+Matrix PooledKeys::dequantized() const {
+  Matrix result(groups, dim);
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t d = 0; d < dim; ++d) {
+      size_t i = size_t(g * dim + d);
+      switch (format) {
+      case PoolFormat::None: result.data[i] = values[i]; break;
+      case PoolFormat::FP8:
+        result.data[i] = double(decodeF8E4M3FN(codes[i])) * scales[size_t(g)];
+        break;
+      case PoolFormat::I8:
+        result.data[i] = double(int8_t(codes[i])) * scales[size_t(g)];
+        break;
+      }
+    }
+  return result;
+}
+
+static std::string tensorType(const std::vector<int64_t> &shape,
+                              const char *element) {
+  std::ostringstream text;
+  text << "tensor<";
+  for (int64_t size : shape)
+    text << size << "x";
+  text << element << ">";
+  return text.str();
+}
+
+/// @pool(%keys [T, D] f32, %scores, [%bias]) -> [G, D] f32: indexpool.pool,
+/// then indexpool.hadamard when rotating (what compress does before it
+/// quantizes). The Builders have no unquantized compress.
+static std::string poolFunction(int64_t tokens, int64_t dim,
+                                const PoolingOptions &options,
+                                bool perChannel) {
+  int64_t p = options.poolSize, groups = tokens / p;
+  std::string keys = tensorType({tokens, dim}, "f32");
+  std::string scores = tensorType(
+      perChannel ? std::vector<int64_t>{tokens, dim} : std::vector<int64_t>{tokens},
+      "f32");
+  std::string bias = tensorType(options.biasShape, "f32");
+  std::string pooled = tensorType({groups, dim}, "f32");
+  std::string weights = tensorType(
+      perChannel ? std::vector<int64_t>{groups, p, dim}
+                 : std::vector<int64_t>{groups, p},
+      "f32");
+  bool hasBias = !options.biasShape.empty();
+  std::ostringstream ir;
+  ir << "func.func @pool(%keys: " << keys << ", %scores: " << scores;
+  if (hasBias)
+    ir << ", %bias: " << bias;
+  ir << ") -> " << pooled << " {\n";
+  ir << "  %pooled, %weights = indexpool.pool %keys, %scores";
+  if (hasBias)
+    ir << " bias(%bias)";
+  ir << " {pool_size = " << p << " : i64}\n      : (" << keys << ", " << scores;
+  if (hasBias)
+    ir << ", " << bias;
+  ir << ") -> (" << pooled << ", " << weights << ")\n";
+  std::string result = "%pooled";
+  if (options.rotate) {
+    ir << "  %rotated = indexpool.hadamard %pooled : (" << pooled << ") -> "
+       << pooled << "\n";
+    result = "%rotated";
+  }
+  ir << "  return " << result << " : " << pooled << "\n}\n";
+  return ir.str();
+}
+
+Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
+                const PoolingOptions &options, PooledKeys &pooled) {
+  int64_t p = options.poolSize;
+  bool perChannel = options.biasShape.size() == 2;
+  // Per-channel bias needs per-channel scores (pool's rule): the same score
+  // of token t in every channel.
+  std::vector<float> scores(size_t(perChannel ? tokens * dim : tokens), 0.0f);
+  if (options.normScores)
+    for (int64_t t = 0; t < tokens; ++t) {
+      double sum = 0;
+      for (int64_t d = 0; d < dim; ++d)
+        sum += double(keys[size_t(t * dim + d)]) * keys[size_t(t * dim + d)];
+      float value = float(std::sqrt(sum));
+      if (perChannel)
+        std::fill_n(scores.begin() + t * dim, dim, value);
+      else
+        scores[size_t(t)] = value;
+    }
+
+  Status status;
+  std::unique_ptr<Module> module;
+  std::string name;
+  if (options.format == PoolFormat::None) {
+    name = "pool";
+    module = Module::parse(poolFunction(tokens, dim, options, perChannel),
+                           status, "<fidelity-pool>");
+  } else {
+    CompressSpec spec;
+    spec.tokens = tokens;
+    spec.dim = dim;
+    spec.keyType = DType::F32;
+    spec.poolSize = p;
+    spec.perChannelScores = perChannel;
+    spec.bias = options.biasShape.empty() ? "none"
+                : perChannel              ? "channel"
+                                          : "slot";
+    spec.rotate = options.rotate;
+    spec.codeType = codeType(options.format);
+    name = spec.name;
+    module = buildCompress(spec, status);
+  }
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, name, CompileOptions(), status);
+  if (!function)
+    return status;
+
+  std::vector<TensorRef> inputs = {
+      TensorRef(const_cast<float *>(keys.data()), DType::F32, {tokens, dim}),
+      TensorRef(scores.data(), DType::F32,
+                perChannel ? std::vector<int64_t>{tokens, dim}
+                           : std::vector<int64_t>{tokens})};
+  if (!options.biasShape.empty())
+    inputs.emplace_back(const_cast<float *>(options.bias.data()), DType::F32,
+                        options.biasShape);
+  std::vector<TensorRef> results;
+  status = function->call(inputs.data(), inputs.size(), results);
+  if (!status)
+    return status;
+
+  pooled.groups = tokens / p;
+  pooled.dim = dim;
+  pooled.format = options.format;
+  size_t elements = size_t(pooled.groups * dim);
+  if (options.format == PoolFormat::None) {
+    const float *values = static_cast<const float *>(results[0].data);
+    pooled.values.assign(values, values + elements);
+  } else {
+    const uint8_t *codes = static_cast<const uint8_t *>(results[0].data);
+    const float *scales = static_cast<const float *>(results[1].data);
+    pooled.codes.assign(codes, codes + elements);
+    pooled.scales.assign(scales, scales + pooled.groups);
+  }
+  return Status();
+}
+
+Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
+                    int64_t rows, const std::vector<int32_t> &validPools,
+                    int64_t k, const PoolingOptions &options,
+                    std::vector<int32_t> &tokens) {
+  int64_t dim = pooled.dim, p = options.poolSize;
+  SelectSpec spec;
+  spec.queries = rows;
+  // score applies ReLU per head: two heads, q with weight +1 and -q with
+  // weight -1, score the raw q.k exactly: max(0, x) - max(0, -x) = x.
+  spec.heads = 2;
+  spec.dim = dim;
+  spec.pools = pooled.groups;
+  spec.queryType = DType::F32;
+  spec.codeType = codeType(pooled.format);
+  spec.k = k / p;
+  spec.poolSize = p;
+  spec.rotate = options.rotate;
+  spec.valid = true;
+  Status status;
+  std::unique_ptr<Module> module = buildSelect(spec, status);
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, spec.name, CompileOptions(), status);
+  if (!function)
+    return status;
+
+  std::vector<float> query(size_t(rows * 2 * dim));
+  std::vector<float> weights(size_t(rows * 2));
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t d = 0; d < dim; ++d) {
+      float value = queries[size_t(m * dim + d)];
+      query[size_t((m * 2 + 0) * dim + d)] = value;
+      query[size_t((m * 2 + 1) * dim + d)] = -value;
+    }
+    weights[size_t(m * 2 + 0)] = 1.0f;
+    weights[size_t(m * 2 + 1)] = -1.0f;
+  }
+  std::vector<TensorRef> inputs = {
+      TensorRef(query.data(), DType::F32, {rows, 2, dim}),
+      TensorRef(weights.data(), DType::F32, {rows, 2})};
+  if (pooled.format == PoolFormat::None) {
+    inputs.emplace_back(const_cast<float *>(pooled.values.data()), DType::F32,
+                        std::vector<int64_t>{pooled.groups, dim});
+  } else {
+    inputs.emplace_back(const_cast<uint8_t *>(pooled.codes.data()),
+                        spec.codeType,
+                        std::vector<int64_t>{pooled.groups, dim});
+    inputs.emplace_back(const_cast<float *>(pooled.scales.data()), DType::F32,
+                        std::vector<int64_t>{pooled.groups});
+  }
+  inputs.emplace_back(const_cast<int32_t *>(validPools.data()), DType::I32,
+                      std::vector<int64_t>{rows});
+  tokens.assign(size_t(rows * spec.k * p), -1);
+  TensorRef output(tokens.data(), DType::I32, {rows, spec.k * p});
+  return function->call(inputs.data(), inputs.size(), &output, 1);
+}
+
+} // namespace indexpool::fidelity

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""An independent float64 NumPy computation of indexpool-fidelity's metrics.
+
+  fidelity_ref.py compare KEYS QUERIES TOOL.json [--pool-size=4] [--k=256]
+      [--last=16] [--score=uniform|norm] [--bias=B.npy]
+recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
+and checks the tool's JSON against it: recall and mass recall within what
+f32-vs-f64 near ties of pool scores allow (derived per query below), angles
+and reconstruction errors within 1e-5 relative.
+
+  fidelity_ref.py plausible NONE.json FP8.json I8.json [ROTATED.json ...]
+checks the orderings every run must show (recon_i8 < recon_fp8 < recon_none,
+exact residuals reconstruct exactly, quantized pooled keys are no closer to
+their originals than f32 ones, recall and mass recall in [0, 1]).
+"""
+import argparse
+import json
+import sys
+
+import numpy as np
+
+F32_EPS = 2.0 ** -24  # unit roundoff of f32
+
+
+def percentile(values, q):
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+def pool_keys(keys, pool_size, score, bias):
+    """indexpool.pool in float64, the pooled keys rounded to f32 as stored."""
+    tokens, dim = keys.shape
+    groups = tokens // pool_size
+    grouped = keys[:groups * pool_size].reshape(groups, pool_size, dim)
+    if score == "norm":
+        logits = np.linalg.norm(grouped, axis=2)
+    else:
+        logits = np.zeros((groups, pool_size))
+    if bias is not None and bias.ndim == 2:
+        logits = np.repeat(logits[:, :, None], dim, axis=2) + bias[None]
+    elif bias is not None:
+        logits = logits + bias[None]
+    if logits.ndim == 2:
+        logits = logits[:, :, None]
+    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    pooled = (weights * grouped).sum(axis=1)
+    return pooled.astype(np.float32).astype(np.float64)
+
+
+def round_f8e4m3fn(x):
+    """Round to nearest even f8E4M3FN, saturating at 448."""
+    a = np.abs(x)
+    exponent = np.floor(np.log2(np.maximum(a, 2.0 ** -6)))
+    quantum = 2.0 ** (exponent - 3)
+    r = np.minimum(np.rint(a / quantum) * quantum, 448.0)
+    return np.sign(x) * r
+
+
+def reconstruction(keys, pooled, pool_size, kind):
+    groups, dim = pooled.shape
+    k = keys[:groups * pool_size]
+    p = np.repeat(pooled, pool_size, axis=0)
+    if kind == "none":
+        k_hat = p
+    elif kind == "exact":
+        k_hat = p + (k - p)
+    else:
+        qmax = 127.0 if kind == "i8" else 448.0
+        r = (k - p).astype(np.float32).astype(np.float64)
+        absmax = np.maximum(np.abs(r).max(axis=1), 1e-4)
+        scale = (absmax / qmax).astype(np.float32).astype(np.float64)
+        code = (r / scale[:, None]).astype(np.float32).astype(np.float64)
+        code = np.clip(code, -qmax, qmax)
+        code = np.rint(code) if kind == "i8" else round_f8e4m3fn(code)
+        k_hat = p + code * scale[:, None]
+    norms = np.linalg.norm(k, axis=1)
+    keep = norms > 0
+    return np.linalg.norm(k_hat - k, axis=1)[keep] / norms[keep]
+
+
+def angles(keys, pooled, pool_size):
+    groups, dim = pooled.shape
+    k = keys[:groups * pool_size]
+    p = np.repeat(pooled, pool_size, axis=0)
+    nk, np_ = np.linalg.norm(k, axis=1), np.linalg.norm(p, axis=1)
+    keep = (nk > 0) & (np_ > 0)
+    cosine = (k * p).sum(axis=1)[keep] / (nk[keep] * np_[keep])
+    return np.degrees(np.arccos(np.clip(cosine, -1.0, 1.0)))
+
+
+def top_indices(values, count):
+    """The `count` largest, ties to the smaller index."""
+    order = np.lexsort((np.arange(len(values)), -values))
+    return order[:count]
+
+
+def selection(keys, queries, pooled, pool_size, k, last):
+    """Recall and mass recall per query, with the slack near ties allow."""
+    tokens, dim = keys.shape
+    kept_pools = k // pool_size
+    rows = []
+    for i in range(tokens - last, tokens):
+        n = (i // pool_size) * pool_size
+        q = queries[i]
+        valid = n // pool_size
+        scores = pooled[:valid] @ q
+        chosen = top_indices(scores, kept_pools)
+        selected = (chosen[:, None] * pool_size +
+                    np.arange(pool_size)[None]).ravel()
+        qk = keys[:n] @ q
+        exact = top_indices(qk, min(k, n))
+        mass = np.exp((qk - qk.max()) / np.sqrt(dim))
+        exact_mass = mass[exact].sum()
+        recall = len(np.intersect1d(selected, exact)) / len(exact)
+        mass_recall = mass[selected].sum() / exact_mass
+        # The compiled score sums D f32 products: |error| <= gamma_D *
+        # sum_d |q_d p_d| (gamma_D = D u / (1 - D u)). Pools whose f64 scores
+        # are that close to the boundary may swap: one swap changes P tokens.
+        slack_recall = slack_mass = 0.0
+        if valid > kept_pools:
+            gamma = dim * F32_EPS / (1 - dim * F32_EPS)
+            bound = gamma * (np.abs(pooled[:valid]) @ np.abs(q))
+            order = top_indices(scores, valid)
+            inside, outside = order[kept_pools - 1], order[kept_pools]
+            if scores[inside] - scores[outside] <= \
+                    bound[inside] + bound[outside]:
+                slack_recall = pool_size / len(exact)
+                tokens_of = lambda g: mass[g * pool_size:(g + 1) * pool_size]
+                slack_mass = (tokens_of(inside).sum() +
+                              tokens_of(outside).sum()) / exact_mass
+        rows.append((recall, mass_recall, slack_recall, slack_mass))
+    return np.array(rows)
+
+
+def compare(args):
+    keys = np.load(args.keys).astype(np.float64)
+    queries = np.load(args.queries).astype(np.float64)
+    bias = np.load(args.bias).astype(np.float64) if args.bias else None
+    with open(args.tool_json) as f:
+        tool = json.load(f)
+    p = args.pool_size
+    pooled = pool_keys(keys, p, args.score, bias)
+    rows = selection(keys, queries, pooled, p, args.k, args.last)
+    recalls, masses = rows[:, 0], rows[:, 1]
+    n = len(rows)
+    failures = []
+
+    def close(name, ref, slack):
+        got = tool[name]
+        ok = abs(got - ref) <= slack
+        print(f"{name}: tool {got:.9g} ref {ref:.9g} slack {slack:.3g} "
+              f"{'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures.append(name)
+
+    # Means move by at most the per-query slack over N; 1e-7 for printing.
+    close("recall", recalls.mean(), rows[:, 2].sum() / n + 1e-7)
+    close("mass_recall", masses.mean(), rows[:, 3].sum() / n + 1e-7)
+    # A percentile moves by at most the largest per-query slack.
+    close("recall_p10", percentile(recalls, 10), rows[:, 2].max() + 1e-7)
+    a = angles(keys, pooled, p)
+    rel = lambda x: 1e-5 * abs(x) + 1e-12
+    for name, value in (("angle_mean_deg", a.mean()),
+                        ("angle_median_deg", percentile(a, 50)),
+                        ("angle_p95_deg", percentile(a, 95))):
+        close(name, value, rel(value))
+    for kind in ("none", "i8", "fp8", "exact"):
+        e = reconstruction(keys, pooled, p, kind)
+        close(f"recon_{kind}", e.mean(), rel(e.mean()))
+        close(f"recon_{kind}_p99", percentile(e, 99), rel(percentile(e, 99)))
+    print(f"near-tie queries: {int((rows[:, 2] > 0).sum())} of {n}")
+    if failures:
+        print("FAILED: " + ", ".join(failures))
+        return 1
+    print("all metrics agree")
+    return 0
+
+
+def plausible(args):
+    reports = [json.load(open(path)) for path in args.reports]
+    failures = []
+
+    def check(condition, what):
+        print(f"{what}: {'ok' if condition else 'FAIL'}")
+        if not condition:
+            failures.append(what)
+
+    none = reports[0]
+    for path, r in zip(args.reports, reports):
+        tag = f"{r['format']}{' rotated' if r['rotate'] else ''}"
+        check(r["recon_i8"] < r["recon_fp8"] < r["recon_none"],
+              f"{tag}: recon_i8 < recon_fp8 < recon_none")
+        check(r["recon_exact"] <= 1e-12, f"{tag}: exact residuals exact")
+        check(0 <= r["recall_p10"] <= r["recall"] <= 1 and
+              0 < r["mass_recall"] <= 1 + 1e-9, f"{tag}: recalls in [0, 1]")
+        check(0 <= r["angle_median_deg"] <= r["angle_p95_deg"] <= 180,
+              f"{tag}: angles ordered")
+        if r["format"] != "none" and not r["rotate"]:
+            check(r["angle_mean_deg"] >= none["angle_mean_deg"] - 1e-3,
+                  f"{tag}: angles no smaller than f32's")
+    if failures:
+        print("FAILED: " + ", ".join(failures))
+        return 1
+    print("all plausible")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compare")
+    c.add_argument("keys")
+    c.add_argument("queries")
+    c.add_argument("tool_json")
+    c.add_argument("--pool-size", type=int, default=4)
+    c.add_argument("--k", type=int, default=256)
+    c.add_argument("--last", type=int, default=16)
+    c.add_argument("--score", default="uniform")
+    c.add_argument("--bias")
+    p = sub.add_parser("plausible")
+    p.add_argument("reports", nargs="+")
+    args = parser.parse_args()
+    return compare(args) if args.command == "compare" else plausible(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
