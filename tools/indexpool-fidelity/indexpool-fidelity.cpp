@@ -97,7 +97,7 @@ static cl::opt<bool>
          cl::cat(category));
 
 static const char *kOverview =
-    "indexpool-fidelity: what pooling keys loses, measured on real keys and "
+    "indexpool-fidelity: what pooling loses, measured on your keys and "
     "queries.\n\n"
     "The keys are pooled (pool or compress) and the last N queries select "
     "K tokens (select: score, topk, expand) by the project's compiled CPU "
