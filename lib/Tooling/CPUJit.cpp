@@ -289,12 +289,13 @@ LogicalResult CPUJitFunction::invoke(ArrayRef<int64_t *> argumentDescriptors,
     packed.push_back(&parameter);
 
   if (threads > 0) {
-    // libomp was loaded into the process with the engine; the setting is
-    // the calling thread's, read by the parallel regions it starts.
+    // The setting is the calling thread's, read by the parallel regions it
+    // starts. Looked up in the libomp the engine loaded: another OpenMP
+    // runtime in the process (torch's libgomp) exports the same name.
     using SetNumThreads = void (*)(int);
     static auto setNumThreads = reinterpret_cast<SetNumThreads>(
-        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(
-            "omp_set_num_threads"));
+        llvm::sys::DynamicLibrary::getPermanentLibrary(INDEXPOOL_LIBOMP_PATH)
+            .getAddressOfSymbol("omp_set_num_threads"));
     if (setNumThreads)
       setNumThreads(threads);
   }
