@@ -2,6 +2,7 @@
 
 #include "indexpool/Fidelity/Fidelity.h"
 
+#include "indexpool/Fidelity/Inputs.h"
 #include "indexpool/Fidelity/Metrics.h"
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/Reference.h"
@@ -13,56 +14,37 @@
 
 namespace indexpool::fidelity {
 
-namespace {
-
-/// A [rows, cols] f32 array read from .npy.
-struct FloatArray {
-  std::vector<int64_t> shape;
-  std::vector<float> values;
-};
-
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-Status readFloat32(const std::string &what, const std::string &path,
-                   FloatArray &out) {
-  runtime::NpyArray array;
-  std::string error;
-  if (!runtime::readNpy(path, array, error))
-    return Status::error(what + ": " + error);
-  if (array.dtype != "<f4")
-    return Status::error(what + ": " + path + " holds " + array.dtype +
-                         ", expected float32 (<f4)");
-  out.shape = array.shape;
-  out.values.resize(array.bytes.size() / sizeof(float));
-  std::memcpy(out.values.data(), array.bytes.data(), array.bytes.size());
+Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling,
+                         const std::vector<float> &queries, const Matrix &keys,
+                         int64_t paddedDim, int64_t rows, int64_t k,
+                         std::vector<double> &recalls,
+                         std::vector<double> &massRecalls) {
+  int64_t tokens = keys.rows, dim = keys.cols, p = pooling.poolSize;
+  int64_t first = tokens - rows;
+  std::vector<float> lastQueries(queries.begin() + first * dim, queries.end());
+  lastQueries = padColumns(lastQueries, rows, dim, paddedDim);
+  std::vector<int32_t> validPools(static_cast<size_t>(rows));
+  for (int64_t m = 0; m < rows; ++m)
+    validPools[size_t(m)] = int32_t((first + m) / p);
+  std::vector<int32_t> tokensKept;
+  if (Status status = selectTokens(pooled, lastQueries, rows, validPools, k,
+                                   pooling, tokensKept);
+      !status)
+    return status;
+  recalls.clear();
+  massRecalls.clear();
+  for (int64_t m = 0; m < rows; ++m) {
+    int64_t i = first + m, n = (i / p) * p;
+    std::vector<double> query(queries.begin() + i * dim,
+                              queries.begin() + (i + 1) * dim);
+    std::vector<int32_t> selected(tokensKept.begin() + m * k,
+                                  tokensKept.begin() + (m + 1) * k);
+    QueryFidelity q = compareSelection(keys, query.data(), n, k, selected);
+    recalls.push_back(q.recall);
+    massRecalls.push_back(q.massRecall);
+  }
   return Status();
 }
-
-/// Rows of `cols` values zero-padded to `paddedCols`.
-std::vector<float> padColumns(const std::vector<float> &values, int64_t rows,
-                              int64_t cols, int64_t paddedCols) {
-  std::vector<float> padded(size_t(rows * paddedCols), 0.0f);
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(padded.data() + r * paddedCols, values.data() + r * cols,
-                size_t(cols) * sizeof(float));
-  return padded;
-}
-
-Matrix toMatrix(const std::vector<float> &values, int64_t rows, int64_t cols) {
-  Matrix matrix(rows, cols);
-  for (size_t i = 0; i < matrix.data.size(); ++i)
-    matrix.data[i] = values[i];
-  return matrix;
-}
-
-bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-
-} // namespace
 
 Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   int64_t p = options.poolSize, k = options.k;
@@ -78,18 +60,10 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
                          " must be positive");
 
   FloatArray keys, queries;
-  if (Status status = readFloat32("--keys", options.keysPath, keys); !status)
-    return status;
-  if (Status status = readFloat32("--queries", options.queriesPath, queries);
+  if (Status status = readKeysAndQueries(options.keysPath, options.queriesPath,
+                                         keys, queries);
       !status)
     return status;
-  if (keys.shape.size() != 2 || keys.shape[0] == 0 || keys.shape[1] == 0)
-    return Status::error("--keys: expected a non-empty [T, D] array, got " +
-                         shapeText(keys.shape));
-  if (queries.shape != keys.shape)
-    return Status::error("--queries: expected the keys' shape " +
-                         shapeText(keys.shape) + ", got " +
-                         shapeText(queries.shape));
   int64_t tokens = keys.shape[0], dim = keys.shape[1];
   if (options.last > tokens)
     return Status::error("--last=" + std::to_string(options.last) +
@@ -148,32 +122,15 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   if (Status status = poolKeys(paddedKeys, tokens, paddedDim, pooling, pooled);
       !status)
     return status;
-  int64_t rows = options.last, first = tokens - rows;
-  std::vector<float> lastQueries(queries.values.begin() + first * dim,
-                                 queries.values.end());
-  lastQueries = padColumns(lastQueries, rows, dim, paddedDim);
-  std::vector<int32_t> validPools(static_cast<size_t>(rows));
-  for (int64_t m = 0; m < rows; ++m)
-    validPools[size_t(m)] = int32_t((first + m) / p);
-  std::vector<int32_t> tokensKept;
-  if (Status status = selectTokens(pooled, lastQueries, rows, validPools, k,
-                                   pooling, tokensKept);
-      !status)
-    return status;
 
   // Selection metrics: exact top-k of the original keys in float64.
   Matrix keyMatrix = toMatrix(keys.values, tokens, dim);
   std::vector<double> recalls, massRecalls;
-  for (int64_t m = 0; m < rows; ++m) {
-    int64_t i = first + m, n = (i / p) * p;
-    std::vector<double> query(queries.values.begin() + i * dim,
-                              queries.values.begin() + (i + 1) * dim);
-    std::vector<int32_t> selected(tokensKept.begin() + m * k,
-                                  tokensKept.begin() + (m + 1) * k);
-    QueryFidelity q = compareSelection(keyMatrix, query.data(), n, k, selected);
-    recalls.push_back(q.recall);
-    massRecalls.push_back(q.massRecall);
-  }
+  if (Status status =
+          measureSelections(pooled, pooling, queries.values, keyMatrix,
+                            paddedDim, options.last, k, recalls, massRecalls);
+      !status)
+    return status;
 
   // Pooled keys vs their originals, in the space the pooled keys live in
   // (rotated: H is orthonormal, so unquantized angles are the same).
@@ -194,7 +151,7 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.dim = dim;
   report.poolSize = p;
   report.k = k;
-  report.queries = rows;
+  report.queries = options.last;
   report.groups = groups;
   report.format = poolFormatName(options.format);
   report.rotate = options.rotate;

@@ -8,7 +8,7 @@
 
 namespace indexpool::fidelity {
 
-static std::string number(double value) {
+std::string jsonNumber(double value) {
   if (!std::isfinite(value))
     return "null";
   char text[32];
@@ -16,7 +16,7 @@ static std::string number(double value) {
   return text;
 }
 
-static std::string percent(double fraction) {
+std::string percentText(double fraction) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3f%%", fraction * 100.0);
   return text;
@@ -36,17 +36,17 @@ std::string formatText(const FidelityReport &r) {
           "\n";
   text += "selection (k = " + std::to_string(r.k) + ", last " +
           std::to_string(r.queries) + " queries):\n";
-  text += "  recall          mean " + percent(r.recall) + "  p10 " +
-          percent(r.recallP10) + "\n";
-  text += "  mass recall     mean " + percent(r.massRecall) + "\n";
+  text += "  recall          mean " + percentText(r.recall) + "  p10 " +
+          percentText(r.recallP10) + "\n";
+  text += "  mass recall     mean " + percentText(r.massRecall) + "\n";
   text += "pooled key vs its originals (" + std::to_string(r.groups) +
           " groups), degrees:\n";
   text += "  angle           mean " + degrees(r.angleMean) + "  median " +
           degrees(r.angleMedian) + "  p95 " + degrees(r.angleP95) + "\n";
   text += "reconstruction ||k_hat - k|| / ||k||, by residual kept:\n";
   auto line = [&](const char *name, const ErrorSummary &e) {
-    text += std::string("  ") + name + "mean " + percent(e.mean) + "  p99 " +
-            percent(e.p99) + "\n";
+    text += std::string("  ") + name + "mean " + percentText(e.mean) + "  p99 " +
+            percentText(e.p99) + "\n";
   };
   line("exact           ", r.reconExact);
   line("int8            ", r.reconI8);
@@ -62,20 +62,20 @@ std::string formatJson(const FidelityReport &r) {
     json += std::string(first ? "" : ", ") + "\"" + key + "\": " + value;
     first = false;
   };
-  field("recall", number(r.recall));
-  field("recall_p10", number(r.recallP10));
-  field("mass_recall", number(r.massRecall));
-  field("angle_mean_deg", number(r.angleMean));
-  field("angle_median_deg", number(r.angleMedian));
-  field("angle_p95_deg", number(r.angleP95));
-  field("recon_none", number(r.reconNone.mean));
-  field("recon_i8", number(r.reconI8.mean));
-  field("recon_fp8", number(r.reconFP8.mean));
-  field("recon_exact", number(r.reconExact.mean));
-  field("recon_none_p99", number(r.reconNone.p99));
-  field("recon_i8_p99", number(r.reconI8.p99));
-  field("recon_fp8_p99", number(r.reconFP8.p99));
-  field("recon_exact_p99", number(r.reconExact.p99));
+  field("recall", jsonNumber(r.recall));
+  field("recall_p10", jsonNumber(r.recallP10));
+  field("mass_recall", jsonNumber(r.massRecall));
+  field("angle_mean_deg", jsonNumber(r.angleMean));
+  field("angle_median_deg", jsonNumber(r.angleMedian));
+  field("angle_p95_deg", jsonNumber(r.angleP95));
+  field("recon_none", jsonNumber(r.reconNone.mean));
+  field("recon_i8", jsonNumber(r.reconI8.mean));
+  field("recon_fp8", jsonNumber(r.reconFP8.mean));
+  field("recon_exact", jsonNumber(r.reconExact.mean));
+  field("recon_none_p99", jsonNumber(r.reconNone.p99));
+  field("recon_i8_p99", jsonNumber(r.reconI8.p99));
+  field("recon_fp8_p99", jsonNumber(r.reconFP8.p99));
+  field("recon_exact_p99", jsonNumber(r.reconExact.p99));
   field("tokens", std::to_string(r.tokens));
   field("dim", std::to_string(r.dim));
   field("pool_size", std::to_string(r.poolSize));

@@ -8,15 +8,30 @@ Writes KEYS.npy and QUERIES.npy, both [T, D] float32, for indexpool-fidelity:
   - a few outlier channels with a large, persistent magnitude;
   - an attention sink: token 0 is a large key every query aligns with;
   - local bursts: short runs of tokens sharing a strong common direction;
-  - queries correlated with recent keys (they look back at their context).
+  - queries correlated with recent keys (they look back at their context);
+  - optionally (--plant-slot=P), a position-dependent pattern for
+    indexpool-calibrate: the last key of every group of P gets an extra
+    random component, so it carries more attention mass than its neighbours
+    and a pool bias towards that slot pays off. The default streams are
+    unchanged (the pattern has its own generator and leaves the queries be).
 
-  synthetic.py --tokens=2048 --dim=64 --seed=0 OUT_DIR  (writes OUT_DIR/keys.npy,
+  synthetic.py --tokens=2048 --dim=64 --seed=0 [--plant-slot=P
+      [--plant-strength=4]] OUT_DIR  (writes OUT_DIR/keys.npy,
   OUT_DIR/queries.npy)
 """
 import argparse
 import os
 
 import numpy as np
+
+
+def plant_slot(keys, pool_size, strength, seed):
+    """Adds strength * N(0, 1) per channel to keys[t], t % P == P - 1."""
+    rng = np.random.default_rng([seed, pool_size])
+    salient = np.arange(pool_size - 1, keys.shape[0], pool_size)
+    keys = keys.astype(np.float64)
+    keys[salient] += strength * rng.standard_normal((len(salient), keys.shape[1]))
+    return keys.astype(np.float32)
 
 
 def synthesize(tokens, dim, seed):
@@ -57,8 +72,13 @@ def main():
     parser.add_argument("--tokens", type=int, default=2048)
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plant-slot", type=int, default=0, metavar="P",
+                        help="make the last key of every group of P salient")
+    parser.add_argument("--plant-strength", type=float, default=4.0)
     args = parser.parse_args()
     keys, queries = synthesize(args.tokens, args.dim, args.seed)
+    if args.plant_slot > 0:
+        keys = plant_slot(keys, args.plant_slot, args.plant_strength, args.seed)
     os.makedirs(args.out_dir, exist_ok=True)
     np.save(os.path.join(args.out_dir, "keys.npy"), keys)
     np.save(os.path.join(args.out_dir, "queries.npy"), queries)

@@ -9,11 +9,13 @@
 #define INDEXPOOL_FIDELITY_FIDELITY_H
 
 #include "indexpool/API/Status.h"
+#include "indexpool/Fidelity/Metrics.h"
 #include "indexpool/Fidelity/PooledSelection.h"
 #include "indexpool/Fidelity/Report.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace indexpool::fidelity {
 
@@ -29,6 +31,17 @@ struct FidelityOptions {
   bool normScores = false;
   int64_t last = 16;
 };
+
+/// The selections of the last `rows` positions of `queries` ([T, D] f32,
+/// D = keys.cols) as causal decode queries over `pooled` (pooled from the
+/// keys zero-padded to `paddedDim` columns with `pooling`), through the
+/// compiled kernels, against the exact float64 top-k of `keys`: one recall
+/// and one mass recall per query.
+Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling,
+                         const std::vector<float> &queries, const Matrix &keys,
+                         int64_t paddedDim, int64_t rows, int64_t k,
+                         std::vector<double> &recalls,
+                         std::vector<double> &massRecalls);
 
 /// Runs the whole measurement. Every bad file or setting is one line in the
 /// returned Status.

@@ -7,6 +7,11 @@
 
 namespace indexpool::fidelity {
 
+/// A JSON number with 9 significant digits ("null" when not finite).
+std::string jsonNumber(double value);
+/// "12.345%" for 0.12345.
+std::string percentText(double fraction);
+
 struct ErrorSummary {
   double mean = 0;
   double p99 = 0;
