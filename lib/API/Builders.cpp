@@ -110,6 +110,16 @@ std::unique_ptr<Module> indexpool::buildCompress(const CompressSpec &spec,
   return Module::parse(ir.str(), status, "<" + spec.name + ">");
 }
 
+/// k * P selected tokens per row: token indices are i32, so at most 2^31
+/// (checked before the product is formed).
+static Status checkSelectionWidth(int64_t k, int64_t poolSize) {
+  if (k > (int64_t(1) << 31) / poolSize)
+    return Status::error("k * poolSize = " + std::to_string(k) + " * " +
+                         std::to_string(poolSize) +
+                         " is more than 2^31 tokens (token indices are i32)");
+  return Status();
+}
+
 std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
                                                Status &status) {
   status = checkName(spec.name);
@@ -121,6 +131,8 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
                  spec.pools < -1 || spec.k < 1 || spec.poolSize < 1))
     status = Status::error("queries >= 0; heads, dim, k, poolSize >= 1; "
                            "pools >= 0 or -1 (dynamic)");
+  if (status)
+    status = checkSelectionWidth(spec.k, spec.poolSize);
   if (!status)
     return nullptr;
   int64_t m = spec.queries, h = spec.heads, d = spec.dim, n = spec.pools;
@@ -184,7 +196,8 @@ static Status checkLayout(const PageLayout &layout, int64_t dim) {
   if (layout.pages < -1 || layout.pageEntries < 1)
     return Status::error("layout.pages must be >= 0 or -1 (dynamic), "
                          "layout.pageEntries positive");
-  if (dim >= 1 && layout.pageEntries > INT64_MAX / (dim + 4))
+  if (dim >= 1 && (dim > INT64_MAX - 4 ||
+                   layout.pageEntries > INT64_MAX / (dim + 4)))
     return Status::error("a page of layout.pageEntries * (dim + 4) bytes "
                          "overflows int64");
   return Status();
@@ -261,6 +274,8 @@ indexpool::buildSelectPaged(const SelectPagedSpec &spec, Status &status) {
     status = Status::error("batch and maxPages >= 0 or -1 (dynamic); rows "
                            ">= 1 or -1 (dynamic); heads, dim, k, poolSize "
                            ">= 1");
+  if (status)
+    status = checkSelectionWidth(spec.k, spec.poolSize);
   if (!status)
     return nullptr;
   int64_t b = spec.batch, s = spec.rows, h = spec.heads, d = spec.dim,

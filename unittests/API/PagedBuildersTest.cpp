@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -518,6 +520,24 @@ TEST(PagedBuildersAPITest, BadSpecsGiveAStatus) {
   EXPECT_NE(status.message().find("k must be at most max_pages * E"),
             std::string::npos)
       << status.message();
+
+  // Sizes whose products overflow are refused before they are formed.
+  select = SelectPagedSpec();
+  select.k = INT64_MAX / 2;
+  EXPECT_FALSE(buildSelectPaged(select, status));
+  EXPECT_NE(status.message().find("more than 2^31 tokens"), std::string::npos)
+      << status.message();
+  select = SelectPagedSpec();
+  select.dim = INT64_MAX - 1;
+  EXPECT_FALSE(buildSelectPaged(select, status));
+  EXPECT_NE(status.message().find("overflows int64"), std::string::npos)
+      << status.message();
+  SelectSpec plain;
+  plain.k = int64_t(1) << 30;
+  plain.poolSize = 4;
+  EXPECT_FALSE(buildSelect(plain, status));
+  EXPECT_EQ(status.message(), "k * poolSize = 1073741824 * 4 is more than "
+                              "2^31 tokens (token indices are i32)");
 
   AppendPagedSpec append;
   append.newTokens = 0;

@@ -319,4 +319,7 @@ void mlir::indexpool::registerIndexPoolPipelines() {
         options.checkBounds = cl.checkBounds;
         buildIndexPoolToCPUPipeline(pm, options);
       });
+  // The pipeline's own steps, by name, for their lit tests.
+  registerPass([] { return createLoopStackScopesPass(); });
+  registerPass([] { return createReturnArgumentsInPlacePass(); });
 }
