@@ -4,6 +4,7 @@
 
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Runtime/DTypes.h"
 #include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/Tooling/CPUJit.h"
@@ -76,32 +77,6 @@ Status api::DiagnosticCapture::failure(const std::string &summary) const {
 // Types
 //===----------------------------------------------------------------------===//
 
-ref::ElementType api::toElementType(DType dtype) {
-  switch (dtype) {
-  case DType::F32: return ref::ElementType::F32;
-  case DType::F16: return ref::ElementType::F16;
-  case DType::BF16: return ref::ElementType::BF16;
-  case DType::F8E4M3FN: return ref::ElementType::F8E4M3FN;
-  case DType::I8: return ref::ElementType::I8;
-  case DType::I32: return ref::ElementType::I32;
-  case DType::I64: return ref::ElementType::I64;
-  }
-  return ref::ElementType::F32;
-}
-
-DType api::toDType(ref::ElementType type) {
-  switch (type) {
-  case ref::ElementType::F32: return DType::F32;
-  case ref::ElementType::F16: return DType::F16;
-  case ref::ElementType::BF16: return DType::BF16;
-  case ref::ElementType::F8E4M3FN: return DType::F8E4M3FN;
-  case ref::ElementType::I8: return DType::I8;
-  case ref::ElementType::I32: return DType::I32;
-  case ref::ElementType::I64: return DType::I64;
-  }
-  return DType::F32;
-}
-
 static std::string str(Type type) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -119,7 +94,7 @@ static Status tensorTypeOf(Type type, const std::string &what,
     return Status::error(what + " has type " + str(type) +
                          ": the API passes ranked tensors of f32, f16, bf16, "
                          "f8E4M3FN, i8, i32 or i64");
-  out.dtype = api::toDType(*element);
+  out.dtype = runtime::toDType(*element);
   out.shape.clear();
   for (int64_t size : tensor.getShape())
     out.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
@@ -174,7 +149,7 @@ Status api::checkTensor(const TensorRef &t, const TensorType &type,
 
 ref::HostTensor api::toHostTensor(const TensorRef &t) {
   return runtime::unpackTensor(static_cast<const char *>(t.data),
-                               toElementType(t.dtype), t.sizes());
+                               runtime::toElementType(t.dtype), t.sizes());
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,9 +44,6 @@ private:
   std::string diagnostics;
 };
 
-/// Conversions between the API's DType and the reference's ElementType.
-ref::ElementType toElementType(DType dtype);
-DType toDType(ref::ElementType type);
 /// The signature of `func`, or an error naming the argument or result whose
 /// type the API cannot pass (not a ranked tensor of a DType).
 Status signatureOf(mlir::func::FuncOp func, FunctionSignature &out);

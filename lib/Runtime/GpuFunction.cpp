@@ -2,13 +2,13 @@
 
 #include "indexpool/Runtime/GpuFunction.h"
 
+#include "indexpool/Runtime/DTypes.h"
+
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/Numerics.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
-#include <optional>
 #include <utility>
 
 namespace indexpool {
@@ -18,17 +18,6 @@ using runtime::CudaDevice;
 using runtime::Manifest;
 
 namespace {
-
-/// The API's DType of an element type: both spell their types as MLIR does,
-/// so the names are the one mapping.
-std::optional<DType> toDType(ref::ElementType type) {
-  const char *name = ref::elementTypeName(type);
-  for (DType dtype : {DType::F32, DType::F16, DType::BF16, DType::F8E4M3FN,
-                      DType::I8, DType::I32, DType::I64})
-    if (std::strcmp(dtypeName(dtype), name) == 0)
-      return dtype;
-  return std::nullopt;
-}
 
 /// "tensor<?x64xi32>": sizes known at launch as "?".
 std::string typeString(const TensorType &type) {
@@ -116,16 +105,6 @@ GpuFunction::create(CudaDevice &device, std::unique_ptr<Manifest> symbolic,
   const Manifest &manifest = *function->symbolic;
   function->inputBuffers = manifest.inputs();
   function->outputBuffers = manifest.outputs();
-  for (const Buffer &buffer : manifest.buffers)
-    if ((buffer.role == runtime::BufferRole::Input ||
-         buffer.role == runtime::BufferRole::Output) &&
-        !toDType(buffer.type)) {
-      status = Status::error(manifest.name + ": buffer " +
-                             std::to_string(buffer.id) + " has type " +
-                             ref::elementTypeName(buffer.type) +
-                             ", which the API has no DType for");
-      return nullptr;
-    }
   std::string error;
   function->launcher =
       runtime::Launcher::createUnbound(device, manifest, image, error);
@@ -147,7 +126,7 @@ GpuFunction::~GpuFunction() {
 
 static TensorType typeOf(const Buffer &buffer) {
   TensorType type;
-  type.dtype = toDType(buffer.type).value_or(DType::F32);
+  type.dtype = runtime::toDType(buffer.type);
   type.shape = buffer.shape;
   for (size_t d = 0; d < buffer.dims.size() && d < type.shape.size(); ++d)
     if (buffer.dims[d].isSize())
