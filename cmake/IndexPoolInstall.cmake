@@ -8,12 +8,9 @@ include(CMakePackageConfigHelpers)
 # reference and target libraries, so that a consumer links one file without
 # MLIR.
 add_library(IndexPoolRuntimeShared SHARED
-  ${PROJECT_SOURCE_DIR}/lib/Runtime/Version.cpp
   $<TARGET_OBJECTS:IndexPoolRuntime>
   $<TARGET_OBJECTS:IndexPoolReference>
   $<TARGET_OBJECTS:IndexPoolTarget>)
-target_compile_definitions(IndexPoolRuntimeShared PRIVATE
-  INDEXPOOL_VERSION="${PROJECT_VERSION}")
 target_link_libraries(IndexPoolRuntimeShared PRIVATE ${CMAKE_DL_LIBS})
 target_include_directories(IndexPoolRuntimeShared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
@@ -50,8 +47,10 @@ install(TARGETS ${INDEXPOOL_INSTALL_TARGETS} EXPORT IndexPoolTargets
 foreach(tool indexpool-opt indexpool-run indexpool-compile indexpool-launch)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+    # libIndexPool.so (the tools are thin over it) next to them, libMLIR.so
+    # where Debian put it.
     set_target_properties(${tool} PROPERTIES
-      INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
+      INSTALL_RPATH "\$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
   endif()
 endforeach()
 # The plugin installs itself (add_llvm_library) into lib/.

@@ -8,12 +8,17 @@
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Target/Chips.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-#include <fstream>
 
 using namespace indexpool;
 using mlir::func::FuncOp;
@@ -116,6 +121,48 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
   return makeCpuFunction(std::move(impl));
 }
 
+/// A function name as one file name in a folder: a symbol name may be any
+/// string ("../x", "a/b"). Bytes outside [A-Za-z0-9_.+-], '%' and a leading
+/// '.' become %XX, so that no name leaves the folder, hides the file or
+/// collides with another name.
+static std::string fileStem(llvm::StringRef name) {
+  // '%' alone, not followed by two hex digits: no other name maps here.
+  if (name.empty())
+    return "%";
+  std::string stem;
+  for (auto [i, c] : llvm::enumerate(name)) {
+    if (llvm::isAlnum(c) || (c == '.' && i > 0) ||
+        llvm::StringRef("_+-").contains(c)) {
+      stem += c;
+      continue;
+    }
+    stem += '%';
+    stem += llvm::hexdigit((static_cast<unsigned char>(c) >> 4) & 15);
+    stem += llvm::hexdigit(static_cast<unsigned char>(c) & 15);
+  }
+  return stem;
+}
+
+/// Checks the GPU block-size options: threadsPerBlock follows the one rule
+/// (target::threadsPerBlockRule) and does not compete with a tuning DB.
+static Status checkThreadsPerBlock(const CompileOptions &options) {
+  if (options.threadsPerBlock == 0)
+    return Status();
+  std::string rule =
+      ::indexpool::target::threadsPerBlockRule(options.threadsPerBlock);
+  if (!rule.empty()) {
+    // The rule names the command-line option; say the field's name.
+    llvm::StringRef option = "threads-per-block";
+    if (llvm::StringRef(rule).starts_with(option))
+      rule = "threadsPerBlock" + rule.substr(option.size());
+    return Status::error(rule);
+  }
+  if (!options.tuningDB.empty())
+    return Status::error("tuningDB and threadsPerBlock both choose the block "
+                         "sizes: give one of them");
+  return Status();
+}
+
 Status indexpool::compileForGpu(const Module &module, const std::string &name,
                                 const std::string &chip,
                                 const CompileOptions &options,
@@ -131,6 +178,8 @@ Status indexpool::compileForGpu(const Module &module, const std::string &name,
   if (options.binaryFormat != "ptx" && options.binaryFormat != "cubin")
     return Status::error("binaryFormat must be ptx or cubin, got '" +
                          options.binaryFormat + "'");
+  if (Status s = checkThreadsPerBlock(options); !s)
+    return s;
   std::string error;
   mlir::FailureOr<mlir::indexpool::GPUPipelineOptions> pipeline =
       mlir::indexpool::gpuPipelineOptionsFor(chip, error);
@@ -139,10 +188,16 @@ Status indexpool::compileForGpu(const Module &module, const std::string &name,
   pipeline->format = options.binaryFormat == "cubin" ? "bin" : "isa";
   pipeline->fuse = options.fuse;
   pipeline->tuningDb = options.tuningDB;
+  if (options.threadsPerBlock != 0) {
+    // An explicit block size replaces the chip's configuration.
+    pipeline->threadsPerBlock = options.threadsPerBlock;
+    pipeline->configureUnconfigured = false;
+  }
   if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
     pipeline->cudaToolkit = cuda;
-  std::string binaryName = signature.name + "." + chip +
-                           (options.binaryFormat == "cubin" ? ".cubin" : ".ptx");
+  std::string binaryName =
+      fileStem(signature.name) + "." + chip +
+      (options.binaryFormat == "cubin" ? ".cubin" : ".ptx");
   mlir::FailureOr<mlir::indexpool::GPUCompilation> compiled =
       mlir::indexpool::compileForGPU(*clone, func, *pipeline, binaryName,
                                      error);
@@ -155,26 +210,57 @@ Status indexpool::compileForGpu(const Module &module, const std::string &name,
       llvm::formatv("{0:2}", llvm::json::Value(std::move(compiled->manifest)))
           .str() +
       "\n";
+  artifact.moduleText.clear();
+  if (options.keepModuleText) {
+    llvm::raw_string_ostream os(artifact.moduleText);
+    compiled->module->print(os);
+  }
   return Status();
 }
 
-static Status writeFile(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  out.close();
-  if (!out)
-    return Status::error("cannot write " + path);
+static Status writeFile(llvm::StringRef path, const std::string &bytes) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return Status::error("cannot write " + path.str() + ": " + ec.message());
+  os << bytes;
+  os.close();
+  if (os.has_error()) {
+    // Cleared, or the stream's destructor would end the process.
+    ec = os.error();
+    os.clear_error();
+    return Status::error("cannot write " + path.str() + ": " + ec.message());
+  }
   return Status();
 }
 
 Status indexpool::saveGpuArtifact(const GpuArtifact &artifact,
-                                  const std::string &directory) {
-  std::string name = artifact.binaryName;
-  size_t dot = name.rfind('.');
-  std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
+                                  const std::string &directory,
+                                  std::string *binaryPath,
+                                  std::string *manifestPath) {
+  // A name of compileForGpu is always one file name; one set by hand must
+  // be too, or the files would land outside `directory`.
+  llvm::StringRef name = artifact.binaryName;
+  if (name.empty() || name == "." || name == ".." ||
+      name.find_first_of("/\\") != llvm::StringRef::npos)
+    return Status::error("binaryName '" + artifact.binaryName +
+                         "' is not a file name");
   std::string dir = directory.empty() ? "." : directory;
-  if (Status s = writeFile(dir + "/" + artifact.binaryName, artifact.binary);
-      !s)
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return Status::error("cannot create " + dir + ": " + ec.message());
+  size_t dot = name.rfind('.');
+  llvm::StringRef stem =
+      dot == llvm::StringRef::npos ? name : name.take_front(dot);
+  llvm::SmallString<256> binary(dir), manifest(dir);
+  llvm::sys::path::append(binary, name);
+  llvm::sys::path::append(manifest, stem + ".json");
+  if (Status s = writeFile(binary, artifact.binary); !s)
     return s;
-  return writeFile(dir + "/" + stem + ".json", artifact.manifest);
+  if (Status s = writeFile(manifest, artifact.manifest); !s)
+    return s;
+  if (binaryPath)
+    *binaryPath = binary.str().str();
+  if (manifestPath)
+    *manifestPath = manifest.str().str();
+  return Status();
 }

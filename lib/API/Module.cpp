@@ -207,7 +207,7 @@ std::unique_ptr<Module> Module::parse(const std::string &text, Status &status,
 std::vector<std::string> Module::functionNames() const {
   std::vector<std::string> names;
   for (auto func : implementation->module->getOps<func::FuncOp>())
-    if (!func.isExternal())
+    if (func.isPublic() && !func.isExternal())
       names.push_back(func.getSymName().str());
   return names;
 }

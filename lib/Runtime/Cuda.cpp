@@ -87,6 +87,7 @@ struct CudaDevice::Driver {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
   CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext *) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
@@ -143,6 +144,7 @@ struct CudaDevice::Driver {
         {slot(cuDevicePrimaryCtxRetain), {"cuDevicePrimaryCtxRetain"}},
         {slot(cuDevicePrimaryCtxRelease), {"cuDevicePrimaryCtxRelease_v2"}},
         {slot(cuCtxSetCurrent), {"cuCtxSetCurrent"}},
+        {slot(cuCtxGetCurrent), {"cuCtxGetCurrent"}},
         {slot(cuCtxSynchronize), {"cuCtxSynchronize"}},
         {slot(cuMemAlloc), {"cuMemAlloc_v2"}},
         {slot(cuMemFree), {"cuMemFree_v2"}},
@@ -347,6 +349,22 @@ std::unique_ptr<CudaDevice> CudaDevice::open(std::string &error, int ordinal,
   if (!d.check(d.cuCtxSetCurrent(context), "cuCtxSetCurrent", error))
     return nullptr;
   return result;
+}
+
+bool CudaDevice::makeCurrent(ContextHandle &previous, std::string &error) {
+  CUcontext current = nullptr;
+  if (!driver->check(driver->cuCtxGetCurrent(&current), "cuCtxGetCurrent",
+                     error))
+    return false;
+  previous = current;
+  return current == context ||
+         driver->check(driver->cuCtxSetCurrent(static_cast<CUcontext>(context)),
+                       "cuCtxSetCurrent", error);
+}
+
+void CudaDevice::restoreContext(ContextHandle previous) {
+  if (previous != context)
+    driver->cuCtxSetCurrent(static_cast<CUcontext>(previous));
 }
 
 CudaDevice::~CudaDevice() {

@@ -142,6 +142,14 @@ TensorType GpuFunction::outputType(size_t i) const {
   return i < outputBuffers.size() ? typeOf(*outputBuffers[i]) : TensorType();
 }
 
+int64_t GpuFunction::inPlaceInput(size_t i) const {
+  if (i >= outputBuffers.size() || outputBuffers[i]->inPlaceOf < 0)
+    return -1;
+  const runtime::Buffer *input =
+      symbolic->findBuffer(outputBuffers[i]->inPlaceOf);
+  return input ? input->index : -1;
+}
+
 Status GpuFunction::checkInputs(const TensorRef *inputs,
                                 size_t numInputs) const {
   if (numInputs != inputBuffers.size())

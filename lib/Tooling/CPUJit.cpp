@@ -189,7 +189,7 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   buildIndexPoolToCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(*lowered))) {
     error = "lowering @" + name.str() +
-            " to the CPU failed (see the diagnostics above)";
+            " to the CPU failed (see the diagnostics)";
     return nullptr;
   }
 

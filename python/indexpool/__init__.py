@@ -19,13 +19,13 @@ import numpy as _np
 
 from . import _indexpool
 from ._indexpool import FunctionSignature, IndexPoolError, Module, TensorType
-from . import dtypes, ops
+from . import dtypes, gpu, ops
 from .dtypes import decode_bf16, decode_f8e4m3fn, encode_bf16, encode_f8e4m3fn
 
 __all__ = [
     "IndexPoolError", "Module", "TensorType", "FunctionSignature", "Function",
     "GpuBinary", "parse", "compile", "compile_gpu", "reference", "verify",
-    "dtypes", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
+    "dtypes", "gpu", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
     "encode_bf16",
 ]
 
@@ -62,9 +62,9 @@ def _tensor_ref(tensor, what):
     """(address, DType code, shape, dtype) of a contiguous CPU tensor: what
     the bindings read in place."""
     if tensor.device.type != "cpu":
-        raise ValueError(f"{what}: a {tensor.device.type} tensor; indexpool "
-                         "runs CPU functions only (no GPU API yet: "
-                         "compile_gpu writes kernels for the runtime)")
+        raise ValueError(f"{what}: a {tensor.device.type} tensor; a "
+                         "Function runs on the CPU (CUDA tensors: "
+                         "indexpool.gpu.load(compile_gpu(...)))")
     if not tensor.is_contiguous():
         raise ValueError(f"{what}: the tensor is not contiguous (the call "
                          "reads it in place; pass tensor.contiguous())")

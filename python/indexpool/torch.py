@@ -35,11 +35,14 @@ qualify). scores and bias ([P] with scores [T], [P, D] with scores [T, D]),
 head_weights and valid are converted to float32 / int32 (a copy when they
 are not); non-contiguous tensors are made contiguous.
 
-CPU tensors run through the JIT: each function is compiled once per
-(op, options, element types, static sizes), with the token / pool count
-dynamic, so that a growing cache does not recompile. CUDA tensors raise an
-error: the Python package has no GPU API yet (compile_gpu writes the
-kernels and manifest a runtime launches).
+CPU tensors run through the JIT, CUDA tensors through the runtime
+(indexpool.gpu): each function is compiled once per (op, options, element
+types, static sizes, device), with the token / pool count dynamic, so that
+a growing cache does not recompile. On a CUDA device it is compiled for
+the device's chip (as the driver reports it, e.g. sm_90), loaded there,
+and its kernels are queued on torch's current stream of that device, with
+no synchronization, as torch's own CUDA ops are; outputs are allocated by
+torch on the inputs' device.
 
 The paged ops update a serving engine's cache where it is: compress_paged
 and append_paged write the pages tensor passed in (and append_paged its
@@ -50,8 +53,8 @@ and aliased by the result, as torch's own in-place ops are), so that what
 traces or functionalizes a program knows about the writes. The pages are int8
 (uint8 is taken as a view of the same bytes) [pages, page_entries *
 (D + 4)]; they, the tail keys (the keys' dtype) and the tail scores
-(float32) must be contiguous, of those types, on the CPU: a copy would
-hide the update, so anything else is an error. block_table and lengths
+(float32) must be contiguous, of those types, on the keys' device: a copy
+would hide the update, so anything else is an error. block_table and lengths
 are converted to int32, slots to int64. Batch, rows, new tokens, pages and
 the block table's width are dynamic: one compilation serves them all.
 """
@@ -61,29 +64,52 @@ import threading
 import torch
 
 from . import compile as _compile
-from . import dtypes, ops
+from . import compile_gpu, dtypes, gpu, ops
 
-#: Options of indexpool.compile for the ops' functions (threads,
+#: Options of indexpool.compile for the ops' CPU functions (threads,
 #: vector_width, ...); part of the cache key, so a change compiles anew.
 compile_options = {}
+#: Options of indexpool.compile_gpu for the CUDA functions (tuning_db,
+#: binary_format, fuse); part of the cache key too.
+gpu_compile_options = {}
 
 _cache = {}
 _cache_lock = threading.Lock()
 
 
-def _function(key, build, in_place=()):
-    """The function `build()` makes, compiled once per key; arguments
-    `in_place` are updated where they are."""
-    key += tuple(sorted(compile_options.items()))
+def _function(tensor, key, build, in_place=()):
+    """The function `build()` makes for `tensor`'s device, compiled once per
+    key and device: for the CPU with arguments `in_place` updated where they
+    are; for a CUDA device for its chip, loaded onto it."""
+    device = tensor.device
+    if device.type == "cpu":
+        key += tuple(sorted(compile_options.items()))
+        compile_function = lambda: (  # noqa: E731
+            _compile_in_place(build(), in_place) if in_place
+            else _compile(build(), **compile_options))
+    elif device.type == "cuda":
+        index = torch.cuda.current_device() if device.index is None \
+            else device.index
+        key += ("cuda", index) + tuple(sorted(gpu_compile_options.items()))
+        compile_function = lambda: _compile_for_device(build(), index)  # noqa: E731
+    else:
+        raise ValueError(f"indexpool: {device.type} tensors are not "
+                         "supported (CPU and CUDA are)")
     function = _cache.get(key)
     if function is None:
         with _cache_lock:
             function = _cache.get(key)
             if function is None:
-                function = (_compile_in_place(build(), in_place) if in_place
-                            else _compile(build(), **compile_options))
-                _cache[key] = function
+                function = _cache[key] = compile_function()
     return function
+
+
+def _compile_for_device(module, index):
+    """`module` compiled for the chip of CUDA device `index` and loaded
+    there (the kernels queue on torch's current stream at each call)."""
+    device = gpu.device(index)
+    binary = compile_gpu(module, chip=device.chip, **gpu_compile_options)
+    return gpu.load(binary, device)
 
 
 def _as(tensor, dtype):
@@ -101,7 +127,7 @@ def _compress(keys, scores, bias=None, pool_size=4, rotate=True,
         "channel" if bias.dim() == 2 else "slot")
     key = ("compress", keys.shape[1], key_type, pool_size, per_channel,
            bias_kind, float(temperature), rotate, codes, pow2_scale)
-    function = _function(key, lambda: ops.compress(
+    function = _function(keys, key, lambda: ops.compress(
         (-1, keys.shape[1]), key_type, pool_size, rotate,
         per_channel_scores=per_channel, bias=bias_kind,
         temperature=temperature, codes=codes, pow2_scale=pow2_scale))
@@ -122,7 +148,7 @@ def _select(query, head_weights, codes, scales, valid, k, pool_size=4,
     code_type = dtypes.name(codes.dtype)
     key = ("select", queries, heads, dim, query_type, code_type, k,
            pool_size, rotate, valid is not None)
-    function = _function(key, lambda: ops.select(
+    function = _function(query, key, lambda: ops.select(
         (queries, heads, dim), query_type, -1, k, pool_size, rotate,
         codes=code_type, valid=valid is not None))
     inputs = [query.contiguous(), _as(head_weights, torch.float32),
@@ -140,16 +166,20 @@ def _compile_in_place(module, in_place):
     return _compile(module, in_place=in_place, **compile_options)
 
 
-def _updated(tensor, dtype, what, op):
+def _updated(tensor, dtype, what, op, device):
     """`tensor` as the call writes it: no conversion, no copy."""
     if dtype == torch.int8 and tensor.dtype == torch.uint8:
         tensor = tensor.view(torch.int8)
     if tensor.dtype != dtype:
         raise TypeError(f"indexpool.{op}: {what} must be {dtype} (it is "
                         f"updated in place), got {tensor.dtype}")
-    if tensor.device.type != "cpu" or not tensor.is_contiguous():
-        raise ValueError(f"indexpool.{op}: {what} must be a contiguous CPU "
-                         "tensor (it is updated in place)")
+    if tensor.device != device:
+        raise ValueError(f"indexpool.{op}: {what} is on {tensor.device}, "
+                         f"the keys on {device} (it is updated in place, "
+                         "where it is)")
+    if not tensor.is_contiguous():
+        raise ValueError(f"indexpool.{op}: {what} must be contiguous (it is "
+                         "updated in place)")
     return tensor
 
 
@@ -160,7 +190,7 @@ def _compress_paged(keys, scores, bias, pages, slots, pool_size=4,
     if keys.dim() != 2:
         raise ValueError(f"indexpool.{op}: keys must be [T, D], got "
                          f"{list(keys.shape)}")
-    cache = _updated(pages, torch.int8, "pages", op)
+    cache = _updated(pages, torch.int8, "pages", op, keys.device)
     per_channel = scores.dim() == 2
     key_type = dtypes.name(keys.dtype)
     bias_kind = None if bias is None else (
@@ -172,7 +202,7 @@ def _compress_paged(keys, scores, bias, pages, slots, pool_size=4,
     if bias is not None:
         inputs.append(_as(bias, torch.float32))
     pages_index = len(inputs)
-    function = _function(key, lambda: ops.compress_paged(
+    function = _function(keys, key, lambda: ops.compress_paged(
         (-1, keys.shape[1]), key_type, pool_size, rotate, codes=codes,
         page_entries=page_entries, scales_first=scales_first,
         per_channel_scores=per_channel, bias=bias_kind,
@@ -195,7 +225,7 @@ def _select_paged(query, head_weights, pages, block_table, lengths, k,
         pages = pages.view(torch.int8)
     key = (op, heads, dim, query_type, k, pool_size, rotate, codes,
            page_entries, scales_first)
-    function = _function(key, lambda: ops.select_paged(
+    function = _function(query, key, lambda: ops.select_paged(
         (-1, -1, heads, dim), query_type, k, pool_size, rotate, codes=codes,
         page_entries=page_entries, scales_first=scales_first))
     return function(query.contiguous(), _as(head_weights, torch.float32),
@@ -211,9 +241,10 @@ def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
     if keys.dim() != 3:
         raise ValueError(f"indexpool.{op}: keys must be [B, n, D], got "
                          f"{list(keys.shape)}")
-    cache = _updated(pages, torch.int8, "pages", op)
-    tail_k = _updated(tail_keys, keys.dtype, "tail_keys", op)
-    tail_s = _updated(tail_scores, torch.float32, "tail_scores", op)
+    cache = _updated(pages, torch.int8, "pages", op, keys.device)
+    tail_k = _updated(tail_keys, keys.dtype, "tail_keys", op, keys.device)
+    tail_s = _updated(tail_scores, torch.float32, "tail_scores", op,
+                      keys.device)
     per_channel = scores.dim() == 3
     key_type = dtypes.name(keys.dtype)
     bias_kind = None if bias is None else (
@@ -227,7 +258,7 @@ def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
     tails = len(inputs)
     # tail_keys, tail_scores, lengths, pages, block_table.
     in_place = [tails + 3, tails, tails + 1]
-    function = _function(key, lambda: ops.append_paged(
+    function = _function(keys, key, lambda: ops.append_paged(
         (-1, -1, keys.shape[2]), key_type, pool_size, rotate, codes=codes,
         page_entries=page_entries, scales_first=scales_first,
         per_channel_scores=per_channel, bias=bias_kind,
@@ -236,16 +267,6 @@ def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
                _as(block_table, torch.int32)]
     function(*inputs, out=(cache, tail_k, tail_s))
     return pages, tail_keys, tail_scores
-
-
-def _no_cuda(name):
-    def fail(*args, **kwargs):
-        raise RuntimeError(
-            f"indexpool.{name}: CUDA tensors are not supported yet: the "
-            "Python package runs CPU functions only (indexpool.compile_gpu "
-            "writes the kernels and manifest for the runtime); move the "
-            "tensors to the CPU")
-    return fail
 
 
 _SCHEMAS = {
@@ -285,7 +306,7 @@ if not hasattr(torch.ops.indexpool, "_indexpool_library"):
     for _name, (_schema, _impl) in _SCHEMAS.items():
         _library.define(_schema)
         _library.impl(_name, _impl, "CPU")
-        _library.impl(_name, _no_cuda(_name), "CUDA")
+        _library.impl(_name, _impl, "CUDA")
     torch.ops.indexpool._indexpool_library = _library
 
 compress = torch.ops.indexpool.compress

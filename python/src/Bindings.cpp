@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GpuBindings.h"
 #include "TensorArgs.h"
 
 #include "indexpool/API/Builders.h"
@@ -598,4 +599,5 @@ PYBIND11_MODULE(_indexpool, m) {
 
   m.def("decode", &decodeArray, py::arg("codes"), py::arg("dtype"));
   m.def("encode", &encodeArray, py::arg("values"), py::arg("dtype"));
+  bindGpu(m);
 }

@@ -16,7 +16,10 @@
 // Only cuEventElapsedTime (not the CUDA 12.8 _v2) is exported, so the
 // runtime's fallback is exercised. Environment: INDEXPOOL_FAKE_CUDA_DEVICES
 // (device count, default 1), INDEXPOOL_FAKE_CUDA_CC (compute capability as
-// major*10+minor, default 90), INDEXPOOL_FAKE_CUDA_LOG (when set: one line
+// major*10+minor, default 90), INDEXPOOL_FAKE_CUDA_ANY_KERNEL (when set:
+// every `.entry` of a PTX module is a kernel, the ones not below no-ops,
+// so that a real artifact loads and launches with nothing computed),
+// INDEXPOOL_FAKE_CUDA_LOG (when set: one line
 // on stderr per allocation, launch, copy, memset, event record and stream
 // synchronization, with its stream, "default" or the handle's number, a
 // launch's grid, block and integer parameters, and the allocations a copy
@@ -69,6 +72,7 @@ constexpr CUresult kNotInitialized = 3;
 constexpr CUresult kNoDevice = 100;
 constexpr CUresult kInvalidDevice = 101;
 constexpr CUresult kInvalidImage = 200;
+constexpr CUresult kInvalidContext = 201;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
@@ -88,6 +92,8 @@ constexpr ErrorText kErrors[] = {
     {kInvalidDevice, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
     {kInvalidImage, "CUDA_ERROR_INVALID_IMAGE",
      "device kernel image is invalid"},
+    {kInvalidContext, "CUDA_ERROR_INVALID_CONTEXT",
+     "invalid device context"},
     {kInvalidPtx, "CUDA_ERROR_INVALID_PTX",
      "a PTX JIT compilation failed"},
     {kInvalidHandle, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
@@ -118,6 +124,13 @@ struct State {
 State &state() {
   static State s;
   return s;
+}
+
+/// The calling thread's current context, as the driver keeps it: memory
+/// and launches need one (CUDA_ERROR_INVALID_CONTEXT otherwise).
+CUctx_st *&currentContext() {
+  thread_local CUctx_st *context = nullptr;
+  return context;
 }
 
 /// Whether [pointer, pointer + bytes) lies inside one allocation.
@@ -188,6 +201,11 @@ const char *signatureOf(const std::string &kernel) {
 constexpr const char *kKernels[] = {
     "indexpool_test_expand", "indexpool_test_expand_wrong",
     "indexpool_test_dequantize_f8", "indexpool_test_fault"};
+
+/// INDEXPOOL_FAKE_CUDA_ANY_KERNEL: a module also holds every other
+/// `.entry` of its PTX, which launches as a no-op (logged): for tests of
+/// what calls a real artifact's kernels, not of what they compute.
+bool anyKernel() { return std::getenv("INDEXPOOL_FAKE_CUDA_ANY_KERNEL"); }
 
 bool isIdentifierChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -267,7 +285,9 @@ bool runKernel(const std::string &name, uint64_t threads, void **params) {
                   double(s[r]));
     return true;
   }
-  return false;
+  // Another kernel of a module loaded with INDEXPOOL_FAKE_CUDA_ANY_KERNEL.
+  return std::find(std::begin(kKernels), std::end(kKernels), name) ==
+         std::end(kKernels);
 }
 
 struct Event {
@@ -379,7 +399,15 @@ FAKE_CUDA_API CUresult cuDevicePrimaryCtxRetain(CUctx_st **context, int) {
 }
 
 FAKE_CUDA_API CUresult cuDevicePrimaryCtxRelease_v2(int) { return kSuccess; }
-FAKE_CUDA_API CUresult cuCtxSetCurrent(CUctx_st *) { return kSuccess; }
+FAKE_CUDA_API CUresult cuCtxSetCurrent(CUctx_st *context) {
+  currentContext() = context;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuCtxGetCurrent(CUctx_st **context) {
+  *context = currentContext();
+  return kSuccess;
+}
 
 FAKE_CUDA_API CUresult cuCtxSynchronize() {
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -387,6 +415,8 @@ FAKE_CUDA_API CUresult cuCtxSynchronize() {
 }
 
 FAKE_CUDA_API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  if (!currentContext())
+    return kInvalidContext;
   if (bytes == 0)
     return kInvalidValue;
   void *memory = std::calloc(1, bytes);
@@ -555,6 +585,15 @@ FAKE_CUDA_API CUresult cuModuleLoadDataEx(CUmod_st **module, const void *image,
   for (const char *kernel : kKernels)
     if (mentions(text, kernel))
       result->kernels.insert(kernel);
+  if (anyKernel())
+    for (size_t at = text.find(".entry "); at != std::string::npos;
+         at = text.find(".entry ", at + 1)) {
+      size_t begin = at + 7, end = begin;
+      while (end < text.size() && isIdentifierChar(text[end]))
+        ++end;
+      if (end > begin)
+        result->kernels.insert(text.substr(begin, end - begin));
+    }
   std::lock_guard<std::mutex> lock(state().mutex);
   state().modules.insert(result);
   *module = reinterpret_cast<CUmod_st *>(result);
@@ -593,6 +632,8 @@ FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
                                       unsigned blockZ, unsigned,
                                       CUstream_st *stream, void **params,
                                       void **extra) {
+  if (!currentContext())
+    return kInvalidContext;
   if (!function || extra ||
       uint64_t(blockX) * blockY * blockZ > 1024 || !gridX ||
       !gridY || !gridZ || !blockX || !blockY || !blockZ)

@@ -22,8 +22,11 @@ mkdir "$WORK/artifacts"
 INDEXPOOL_LIBCUDA_PATH="$BUILD/lib/libindexpool-fake-cuda.so" \
   "$WORK/build/consumer_runtime" "$WORK/artifacts/pool.sm_90.json" \
   "$(cd "$HERE/.." && pwd)/Tools/Inputs/launch/expand-dynamic.json"
-# The installed tools and plugin run from the prefix too.
-"$WORK/prefix/bin/indexpool-opt" --version >/dev/null
+# The installed tools and plugin run from the prefix too: every tool starts
+# (finds its libraries from the prefix).
+for tool in indexpool-opt indexpool-run indexpool-compile indexpool-launch; do
+  "$WORK/prefix/bin/$tool" --version >/dev/null
+done
 echo 'func.func @f(%x: tensor<8x16xf32>) -> tensor<8x16xf32> { %r = indexpool.hadamard %x : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32> }' |
   /usr/lib/llvm-22/bin/mlir-opt --load-dialect-plugin="$WORK/prefix/lib/IndexPoolPlugin.so" \

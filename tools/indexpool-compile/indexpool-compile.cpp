@@ -6,53 +6,49 @@
 //
 // For each public function, runs --indexpool-to-nvvm and
 // writes DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json (NAME with
-// %XX for bytes a file name should not hold: fileStem), the manifest
-// (docs/manifest.md) that lets a runtime outside MLIR allocate the buffers,
-// launch the kernels in order and check the results against the reference
-// (compileForGPU, lib/Conversion/Pipelines/KernelManifest.cpp). A function
+// %XX for bytes a file name should not hold: GpuArtifact::binaryName), the
+// manifest (docs/manifest.md) that lets a runtime outside MLIR allocate the
+// buffers, launch the kernels in order and check the results against the
+// reference. A command line over the embedding API
+// (indexpool/API/Compiler.h: compileForGpu, saveGpuArtifact). A function
 // with dynamic shapes compiles to one binary for every size: its kernels
 // take their sizes as parameters and the manifest gives buffer shapes,
 // grids and size parameters as formulas of the inputs' shapes and the
 // device's SM count. --input-shape specializes it for one shape instead
-// (specializeShapes: every size relation is checked first).
+// (CompileOptions::inputShapes: every size relation is checked first).
 //
 //===----------------------------------------------------------------------===//
 
-#include "indexpool/Conversion/KernelManifest.h"
-#include "indexpool/Conversion/Passes.h"
-#include "indexpool/Dialect/IndexPoolDialect.h"
-#include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Module.h"
+#include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Runtime/FileRead.h"
+#include "indexpool/Runtime/InputShape.h"
 #include "indexpool/Target/Chips.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
-
-#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
-using namespace mlir;
-using namespace mlir::indexpool;
 namespace cl = llvm::cl;
-namespace json = llvm::json;
+namespace runtime = ::indexpool::runtime;
+using ::indexpool::CompileOptions;
+using ::indexpool::FunctionSignature;
+using ::indexpool::GpuArtifact;
+using ::indexpool::Module;
+using ::indexpool::Status;
+using ::indexpool::compileForGpu;
+using ::indexpool::saveGpuArtifact;
 
 static cl::OptionCategory category("indexpool-compile options");
 static cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
@@ -112,117 +108,106 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// A failed API call: its message is a one-line summary, then the compiler's
+/// diagnostics ("FILE:line:col: error: ..."), one per line. They are printed
+/// first, as the summary ("... failed (see the diagnostics)") says.
+static int fail(const Status &status) {
+  auto [summary, diagnostics] = llvm::StringRef(status.message()).split('\n');
+  if (!diagnostics.empty())
+    llvm::errs() << diagnostics << "\n";
+  return fail(summary);
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
-static LogicalResult writeFile(StringRef path, StringRef bytes,
-                               std::string &error) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write " + path.str() + ": " + ec.message();
-    return failure();
+/// The --input-shape sizes of function `symbol` (with its @) as
+/// CompileOptions::inputShapes.
+/// Every argument with a dynamic size needs one: the messages name the
+/// option, which the API's cannot.
+static bool inputShapesOf(const Module &module, const std::string &symbol,
+                          CompileOptions &options, std::string &error) {
+  FunctionSignature signature;
+  if (Status s = module.signature(symbol, signature); !s) {
+    error = s.message();
+    return false;
   }
-  os << bytes;
-  return success();
-}
-
-/// A function name as one file name in DIR: a symbol name may be any
-/// string ("../x", "a/b"). Bytes outside [A-Za-z0-9_.+-], '%' and a leading
-/// '.' become %XX, so that no name leaves DIR, hides the file or collides
-/// with another name.
-static std::string fileStem(StringRef name) {
-  // '%' alone, not followed by two hex digits: no other name maps here.
-  if (name.empty())
-    return "%";
-  std::string stem;
-  for (auto [i, c] : llvm::enumerate(name)) {
-    if (llvm::isAlnum(c) || (c == '.' && i > 0) ||
-        StringRef("_+-").contains(c)) {
-      stem += c;
-      continue;
-    }
-    stem += '%';
-    stem += llvm::hexdigit((static_cast<unsigned char>(c) >> 4) & 15);
-    stem += llvm::hexdigit(static_cast<unsigned char>(c) & 15);
-  }
-  return stem;
-}
-
-/// The function's types made static for the --input-shape sizes.
-static LogicalResult specialize(func::FuncOp func, std::string &error) {
-  std::map<unsigned, std::vector<int64_t>> given;
+  std::map<size_t, std::vector<int64_t>> given;
   for (const std::string &text : inputShapes)
-    if (failed(parseInputShape(text, func.getNumArguments(), given, error)))
-      return failure();
-  std::vector<std::vector<int64_t>> shapes;
-  for (auto [i, argType] : llvm::enumerate(func.getArgumentTypes())) {
-    auto type = dyn_cast<RankedTensorType>(argType);
-    auto it = given.find(unsigned(i));
-    if (it != given.end()) {
-      if (!type || !fitsType(it->second, type)) {
-        error = "--input-shape: " + ref::shapeString(it->second) +
-                " does not fit argument #" + std::to_string(i) + " of @" +
-                func.getSymName().str();
-        return failure();
+    if (!runtime::parseInputShape(text, signature.arguments.size(), given,
+                                  error, "argument"))
+      return false;
+  for (auto [i, type] : llvm::enumerate(signature.arguments)) {
+    std::string argument =
+        "argument #" + std::to_string(i) + " of @" + signature.name;
+    auto it = given.find(i);
+    if (it == given.end()) {
+      if (llvm::is_contained(type.shape, -1)) {
+        error = argument + " has a dynamic size: give its shape with "
+                "--input-shape=" + std::to_string(i) + ":AxB...";
+        return false;
       }
-      shapes.push_back(it->second);
       continue;
     }
-    if (!type || !type.hasStaticShape()) {
-      error = "argument #" + std::to_string(i) + " of @" +
-              func.getSymName().str() +
-              " has a dynamic size: give its shape with --input-shape=" +
-              std::to_string(i) + ":AxB...";
-      return failure();
+    // The API checks this too; here the message names the option.
+    bool fits = it->second.size() == type.shape.size();
+    for (size_t d = 0; fits && d < type.shape.size(); ++d)
+      fits = type.shape[d] < 0 || type.shape[d] == it->second[d];
+    if (!fits) {
+      error = "--input-shape: " + ::indexpool::ref::shapeString(it->second) +
+              " does not fit " + argument;
+      return false;
     }
-    shapes.emplace_back(type.getShape().begin(), type.getShape().end());
+    options.inputShapes.emplace_back(int(i), it->second);
   }
-  return specializeShapes(func, shapes, error);
+  return true;
 }
 
-static int compileFunction(ModuleOp module, func::FuncOp func) {
-  std::string name = func.getSymName().str(), error;
-  FailureOr<GPUPipelineOptions> options = gpuPipelineOptionsFor(chip, error);
-  if (failed(options))
-    return fail(error);
-  options->format = emit == "cubin" ? "bin" : "isa";
-  options->threadsPerBlock = threadsPerBlock;
+/// Compiles function `name` and writes its files into --o.
+static int compileFunction(const Module &module, const std::string &name) {
+  // The API drops one leading '@': with one added, a function whose name
+  // starts with '@' is still itself.
+  std::string symbol = "@" + name;
+  CompileOptions options;
+  options.binaryFormat = emit == "cubin" ? "cubin" : "ptx";
+  options.keepModuleText = emit == "mlir";
   // An explicit block size replaces the chip's configuration.
-  options->configureUnconfigured = threadsPerBlock.getNumOccurrences() == 0;
-  options->fuse = fuseOps;
-  options->tuningDb = tuningDb;
-  if (const char *cuda = std::getenv("CUDA_HOME"))
-    options->cudaToolkit = cuda;
-
-  std::string stem = fileStem(name) + "." + chip;
-  std::string binaryName = stem + (emit == "cubin" ? ".cubin" : ".ptx");
-  FailureOr<GPUCompilation> compiled =
-      compileForGPU(module, func, *options, binaryName, error);
-  if (failed(compiled))
+  if (threadsPerBlock.getNumOccurrences())
+    options.threadsPerBlock = int(threadsPerBlock);
+  options.fuse = fuseOps;
+  options.tuningDB = tuningDb;
+  // A function with dynamic sizes compiles once for every size (the
+  // manifest's sizes are formulas of the inputs' shapes); --input-shape
+  // specializes it for one shape instead.
+  std::string error;
+  if (!inputShapes.empty() && !inputShapesOf(module, symbol, options, error))
     return fail(error);
 
-  SmallString<256> path(outputDir);
+  GpuArtifact artifact;
+  if (Status s = compileForGpu(module, symbol, chip, options, artifact); !s)
+    return fail(s);
   if (emit == "mlir") {
-    llvm::sys::path::append(path, stem + ".mlir");
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    compiled->module->print(os);
-    return failed(writeFile(path, text, error)) ? fail(error) : 0;
+    llvm::SmallString<256> path(outputDir);
+    llvm::sys::path::append(path, llvm::sys::path::stem(artifact.binaryName) +
+                                      ".mlir");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+    if (!ec) {
+      os << artifact.moduleText;
+      os.close();
+      ec = os.error();
+      // Cleared, or the stream's destructor would end the process.
+      os.clear_error();
+    }
+    return ec ? fail("cannot write " + path + ": " + ec.message()) : 0;
   }
-  llvm::sys::path::append(path, binaryName);
-  if (failed(writeFile(path, compiled->binary, error)))
-    return fail(error);
-  SmallString<256> manifestPath(outputDir);
-  llvm::sys::path::append(manifestPath, stem + ".json");
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", json::Value(std::move(compiled->manifest)))
-     << "\n";
-  if (failed(writeFile(manifestPath, text, error)))
-    return fail(error);
-  llvm::outs() << "wrote " << path << " and " << manifestPath << "\n";
+  std::string binaryPath, manifestPath;
+  if (Status s =
+          saveGpuArtifact(artifact, outputDir, &binaryPath, &manifestPath);
+      !s)
+    return fail(s);
+  llvm::outs() << "wrote " << binaryPath << " and " << manifestPath << "\n";
   return 0;
 }
 
@@ -235,6 +220,8 @@ int main(int argc, char **argv) {
       "outside MLIR\n");
   if (emit != "ptx" && emit != "cubin" && emit != "mlir")
     return fail("--emit must be ptx, cubin or mlir, got '" + emit + "'");
+  // Checked here too (compileForGpu checks the API's fields) so that the
+  // messages name the options.
   std::string rule = ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
   if (!rule.empty())
     return fail("--" + rule);
@@ -242,37 +229,22 @@ int main(int argc, char **argv) {
     return fail("--tuning-db and --threads-per-block both choose the block "
                 "sizes: give one of them");
 
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registerAllToLLVMIRTranslations(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  registry.insert<IndexPoolDialect>();
-  MLIRContext context(registry);
-  // An error at an op names its location; the op printed after it (a whole
-  // kernel for a failed conversion) is noise for the user of a compiler.
-  context.printOpOnDiagnostic(false);
-
   // Read with a limit: /dev/zero or an endless FIFO must not read forever.
   std::string text, error;
-  if (!::indexpool::runtime::readMlirInput(inputFilename, text, error))
+  if (!runtime::readMlirInput(inputFilename, text, error))
     return fail(error);
-  auto file = llvm::MemoryBuffer::getMemBufferCopy(
-      text, ::indexpool::runtime::inputBufferName(inputFilename));
-  llvm::SourceMgr sources;
-  sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sources, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  Status status;
+  std::unique_ptr<Module> module = Module::parse(
+      text, status, runtime::inputBufferName(inputFilename));
   if (!module)
-    return 1;
+    return fail(status);
   if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
     return fail("cannot create " + outputDir + ": " + ec.message());
 
-  SmallVector<func::FuncOp> functions;
-  for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal() &&
-        (functionName.empty() || func.getSymName() == functionName))
-      functions.push_back(func);
+  std::vector<std::string> functions;
+  for (const std::string &name : module->functionNames())
+    if (functionName.empty() || name == functionName)
+      functions.push_back(name);
   if (functions.empty())
     return fail(functionName.empty()
                     ? "no public function in " + inputFilename
@@ -280,14 +252,8 @@ int main(int argc, char **argv) {
   if (!inputShapes.empty() && functionName.empty())
     return fail("--input-shape needs --function=NAME (the shapes of one "
                 "function's arguments)");
-  for (func::FuncOp func : functions) {
-    // A function with dynamic sizes compiles once for every size (the
-    // manifest's sizes are formulas of the inputs' shapes); --input-shape
-    // specializes it for one shape instead.
-    if (!inputShapes.empty() && failed(specialize(func, error)))
-      return fail(error);
-    if (int rc = compileFunction(*module, func))
+  for (const std::string &name : functions)
+    if (int rc = compileFunction(*module, name))
       return rc;
-  }
   return 0;
 }

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Runtime/Version.h"
 #include "indexpool/ToolSupport/LaunchManifest.h"
 #include "indexpool/ToolSupport/ToolError.h"
 
@@ -68,6 +69,7 @@ usage: indexpool-launch MANIFEST.json [options]
                         caller of the runtime passes its own)
   --print-device        print the device's name and facts first
   --help                this text
+  --version             the IndexPool version
 
 The CUDA driver is libcuda.so.1, or $INDEXPOOL_LIBCUDA_PATH when set.
 )";
@@ -81,11 +83,15 @@ template <typename T> bool parseNumber(std::string_view text, T &value) {
 
 /// Parses argv; false with `error` on a mistake.
 bool parseOptions(int argc, char **argv, LaunchOptions &options, bool &help,
-                  std::string &error) {
+                  bool &version, std::string &error) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-help" || arg == "-h") {
       help = true;
+      return true;
+    }
+    if (arg == "--version") {
+      version = true;
       return true;
     }
     if (arg.size() < 2 || arg[0] != '-') {
@@ -181,12 +187,17 @@ bool parseOptions(int argc, char **argv, LaunchOptions &options, bool &help,
 
 int main(int argc, char **argv) {
   LaunchOptions options;
-  bool help = false;
+  bool help = false, version = false;
   std::string error;
-  if (!parseOptions(argc, argv, options, help, error))
+  if (!parseOptions(argc, argv, options, help, version, error))
     return toolError(kLaunchTool, error);
   if (help) {
     std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (version) {
+    std::printf("indexpool-launch (IndexPool %s)\n",
+                indexpool::runtime::version());
     return 0;
   }
   return launchManifest(options);

@@ -300,3 +300,51 @@ TEST(APITest, InPlaceArgumentsAreTheResultsMemory) {
 }
 
 } // namespace
+
+// A function name that is no file name ("a/b") gives a binary name without
+// '/', so that saveGpuArtifact writes inside its folder; a block size breaks
+// the one rule with a message; keepModuleText returns the compiled module.
+TEST(APITest, GpuArtifactNamesAndOptions) {
+  Status status;
+  std::unique_ptr<Module> module = Module::parse(
+      "func.func @\"a/b\"(%k: tensor<16x64xf32>, %s: tensor<16xf32>)\n"
+      "    -> tensor<4x64xf32> {\n"
+      "  %p, %w = indexpool.pool %k, %s {pool_size = 4 : i64}\n"
+      "      : (tensor<16x64xf32>, tensor<16xf32>)\n"
+      "        -> (tensor<4x64xf32>, tensor<4x4xf32>)\n"
+      "  return %p : tensor<4x64xf32>\n}\n",
+      status, "names.mlir");
+  ASSERT_TRUE(module) << status.message();
+  GpuArtifact artifact;
+  CompileOptions options;
+  options.threadsPerBlock = 100;
+  status = compileForGpu(*module, "a/b", "sm_90", options, artifact);
+  EXPECT_EQ(status.message(),
+            "threadsPerBlock must be a multiple of 32 in [32, 1024], got 100");
+  options.threadsPerBlock = 128;
+  options.tuningDB = "db.json";
+  status = compileForGpu(*module, "a/b", "sm_90", options, artifact);
+  EXPECT_NE(status.message().find("tuningDB and threadsPerBlock"),
+            std::string::npos)
+      << status.message();
+
+  options.tuningDB.clear();
+  options.keepModuleText = true;
+  status = compileForGpu(*module, "a/b", "sm_90", options, artifact);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(artifact.binaryName, "a%2Fb.sm_90.ptx");
+  EXPECT_EQ(artifact.binaryName.find('/'), std::string::npos);
+  EXPECT_NE(artifact.manifest.find("\"path\": \"a%2Fb.sm_90.ptx\""),
+            std::string::npos)
+      << artifact.manifest;
+  EXPECT_NE(artifact.moduleText.find("gpu.binary"), std::string::npos);
+  options.keepModuleText = false;
+  status = compileForGpu(*module, "a/b", "sm_90", options, artifact);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(artifact.moduleText.empty());
+
+  // A name set by hand must stay a file name too.
+  artifact.binaryName = "../a.sm_90.ptx";
+  status = saveGpuArtifact(artifact, "unused");
+  EXPECT_EQ(status.message(), "binaryName '../a.sm_90.ptx' is not a file name");
+}

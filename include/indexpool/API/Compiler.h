@@ -38,6 +38,13 @@ struct CompileOptions {
   std::string tuningDB;
   /// GPU: "ptx" (JIT-compiled by the driver for newer devices) or "cubin".
   std::string binaryFormat = "ptx";
+  /// GPU: threads per block of every kernel (a multiple of 32 up to 1024),
+  /// and no op is configured for the chip; 0: the chip's launch
+  /// configuration for ops without #indexpool.launch. Not with tuningDB.
+  int threadsPerBlock = 0;
+  /// GPU: also return the compiled module as MLIR text
+  /// (GpuArtifact::moduleText, what indexpool-compile --emit=mlir writes).
+  bool keepModuleText = false;
   /// CPU: arguments the compiled code may update in place (the pages of a
   /// paged cache): a result that is the updated argument is then written
   /// into the caller's buffer itself, with no copy and no allocation. The
@@ -57,12 +64,17 @@ std::unique_ptr<CpuFunction> compileForCpu(const Module &module,
 /// A function compiled for a GPU: what indexpool-compile writes to disk.
 struct GpuArtifact {
   std::string chip;
-  /// The file name the manifest refers to (e.g. "compress.sm_90.ptx").
+  /// The file name the manifest refers to (e.g. "compress.sm_90.ptx"): the
+  /// function's name with %XX for '/', '%', a leading '.' and other bytes
+  /// a file name should not hold ("../x" -> "%2E.%2Fx"), so that it stays
+  /// in the folder it is saved to and distinct names stay distinct.
   std::string binaryName;
   /// PTX text or cubin bytes.
   std::string binary;
   /// The manifest (JSON text).
   std::string manifest;
+  /// The compiled module (MLIR text); only with CompileOptions::keepModuleText.
+  std::string moduleText;
 };
 
 /// Compiles function `name` of `module` for `chip` ("sm_80" ... "sm_120").
@@ -70,10 +82,15 @@ Status compileForGpu(const Module &module, const std::string &name,
                      const std::string &chip, const CompileOptions &options,
                      GpuArtifact &artifact);
 
-/// Writes DIRECTORY/binaryName and DIRECTORY/NAME.CHIP.json (the manifest),
-/// as indexpool-compile does; indexpool-launch runs them.
+/// Writes DIRECTORY/binaryName and DIRECTORY/STEM.json (the manifest; STEM
+/// is binaryName without its extension), as indexpool-compile does, and
+/// creates DIRECTORY first when it does not exist; indexpool-launch runs
+/// them. The paths written are returned in `binaryPath` and `manifestPath`
+/// when given.
 Status saveGpuArtifact(const GpuArtifact &artifact,
-                       const std::string &directory);
+                       const std::string &directory,
+                       std::string *binaryPath = nullptr,
+                       std::string *manifestPath = nullptr);
 
 } // namespace indexpool
 

@@ -36,7 +36,8 @@ public:
   Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
 
-  /// The functions with a body, in the order they appear.
+  /// The public functions with a body, in the order they appear: the
+  /// entry points (private functions are helpers of these).
   std::vector<std::string> functionNames() const;
   /// The signature of function `name` (with or without the @). Arguments
   /// and results must be ranked tensors of the DType element types.

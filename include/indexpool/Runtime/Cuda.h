@@ -72,6 +72,7 @@ public:
   using FunctionHandle = void *;
   using EventHandle = void *;
   using StreamHandle = void *;
+  using ContextHandle = void *;
 
   /// Loads the driver and opens device `ordinal` with its primary context.
   /// `driverPath` overrides $INDEXPOOL_LIBCUDA_PATH and libcuda.so.1. On
@@ -85,6 +86,13 @@ public:
   CudaDevice &operator=(const CudaDevice &) = delete;
 
   const DeviceInfo &info() const { return deviceInfo; }
+  /// Makes the device's primary context (the one the CUDA runtime and
+  /// PyTorch use) current on the calling thread, which need not be the
+  /// opener's, and returns the context that was current, for
+  /// restoreContext: a library called by an engine leaves the engine's
+  /// current device as it found it.
+  bool makeCurrent(ContextHandle &previous, std::string &error);
+  void restoreContext(ContextHandle previous);
 
   // Memory. `allocate` of 0 bytes gives a null pointer (and succeeds).
   bool allocate(size_t bytes, DevicePointer &out, std::string &error);

@@ -60,6 +60,9 @@ public:
   /// The type of input (output) `i`; sizes known at launch are -1.
   TensorType inputType(size_t i) const;
   TensorType outputType(size_t i) const;
+  /// The input whose memory output `i` is written in (`in_place_of`), or
+  /// -1 for an output of its own.
+  int64_t inPlaceInput(size_t i) const;
   /// The manifest as loaded (sizes unbound).
   const runtime::Manifest &manifest() const { return *symbolic; }
 

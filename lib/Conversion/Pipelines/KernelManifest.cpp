@@ -277,6 +277,48 @@ private:
     return failure();
   }
 
+  /// Size `d` of `memref`, traced through the views and allocations the
+  /// host part makes of the inputs (a row view collapses a batch's leading
+  /// dimensions: its size is their product).
+  FailureOr<json::Value> dimOf(Value memref, int64_t d, Operation *user) {
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    if (!type || d < 0 || d >= type.getRank())
+      return fail(user);
+    if (!type.isDynamicDim(d))
+      return json::Value(type.getDimSize(d));
+    if (auto arg = dyn_cast<BlockArgument>(memref)) {
+      if (!inputDims.count({arg.getArgNumber(), d}))
+        return fail(user);
+      return inputDim(arg.getArgNumber(), d);
+    }
+    Operation *source = memref.getDefiningOp();
+    if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(source)) {
+      json::Value product = int64_t(1);
+      SmallVector<ReassociationIndices> groups =
+          collapse.getReassociationIndices();
+      for (int64_t i : groups[size_t(d)]) {
+        FailureOr<json::Value> size = dimOf(collapse.getSrc(), i, user);
+        if (failed(size))
+          return failure();
+        product = mul(std::move(product), std::move(*size));
+      }
+      return product;
+    }
+    if (auto cast = dyn_cast_or_null<memref::CastOp>(source))
+      return dimOf(cast.getSource(), d, user);
+    if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(source)) {
+      OpFoldResult size = expand.getMixedOutputShape()[size_t(d)];
+      if (auto value = dyn_cast<Value>(size))
+        return operand(value);
+      return fail(user);
+    }
+    if (isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(source)) {
+      // The dynamic sizes are the operands, in dimension order.
+      return operand(source->getOperand(unsigned(type.getDynamicDimIndex(d))));
+    }
+    return fail(user);
+  }
+
   FailureOr<json::Value> compute(Value v) {
     Operation *op = v.getDefiningOp();
     if (!op)
@@ -286,10 +328,9 @@ private:
     }
     if (auto dim = dyn_cast<memref::DimOp>(op)) {
       std::optional<int64_t> d = dim.getConstantIndex();
-      auto arg = dyn_cast<BlockArgument>(dim.getSource());
-      if (!d || !arg || !inputDims.count({arg.getArgNumber(), *d}))
+      if (!d)
         return fail(op);
-      return inputDim(arg.getArgNumber(), *d);
+      return dimOf(dim.getSource(), *d, op);
     }
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op))
       return operand(op->getOperand(0));
@@ -687,7 +728,7 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
     prepare.addNestedPass<func::FuncOp>(createIndexPoolFuse());
   if (failed(prepare.run(*result.module))) {
     error = "preparing @" + name + " for " + options.chip +
-            " failed (see the diagnostics above)";
+            " failed (see the diagnostics)";
     return failure();
   }
   auto compiled = result.module->lookupSymbol<func::FuncOp>(name);
@@ -705,7 +746,7 @@ mlir::indexpool::compileForGPU(ModuleOp module, func::FuncOp func,
   buildIndexPoolToNVVMPipeline(pm, options);
   if (failed(pm.run(*result.module))) {
     error = "compiling @" + name + " for " + options.chip +
-            " failed (see the diagnostics above)";
+            " failed (see the diagnostics)";
     return failure();
   }
 

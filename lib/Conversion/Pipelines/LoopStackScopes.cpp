@@ -26,6 +26,10 @@ struct LoopStackScopesPass
   StringRef getArgument() const override {
     return "indexpool-loop-stack-scopes";
   }
+  StringRef getDescription() const override {
+    return "Free the stack each scf.for iteration allocates when the "
+           "iteration ends (llvm.intr.stacksave / stackrestore)";
+  }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<LLVM::LLVMDialect>();
   }

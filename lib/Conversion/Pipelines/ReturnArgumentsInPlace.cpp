@@ -20,6 +20,10 @@ struct ReturnArgumentsInPlacePass
   StringRef getArgument() const override {
     return "indexpool-return-arguments-in-place";
   }
+  StringRef getDescription() const override {
+    return "Return the function arguments a function updates in place "
+           "themselves, not the clones buffer deallocation adds";
+  }
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
