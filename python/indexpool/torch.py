@@ -81,17 +81,13 @@ def _function(tensor, key, build, in_place=()):
     """The function `build()` makes for `tensor`'s device, compiled once per
     key and device: for the CPU with arguments `in_place` updated where they
     are; for a CUDA device for its chip, loaded onto it."""
-    device = tensor.device
+    device, index = tensor.device, None
     if device.type == "cpu":
         key += tuple(sorted(compile_options.items()))
-        compile_function = lambda: (  # noqa: E731
-            _compile_in_place(build(), in_place) if in_place
-            else _compile(build(), **compile_options))
     elif device.type == "cuda":
         index = torch.cuda.current_device() if device.index is None \
             else device.index
         key += ("cuda", index) + tuple(sorted(gpu_compile_options.items()))
-        compile_function = lambda: _compile_for_device(build(), index)  # noqa: E731
     else:
         raise ValueError(f"indexpool: {device.type} tensors are not "
                          "supported (CPU and CUDA are)")
@@ -100,7 +96,14 @@ def _function(tensor, key, build, in_place=()):
         with _cache_lock:
             function = _cache.get(key)
             if function is None:
-                function = _cache[key] = compile_function()
+                module = build()
+                if device.type == "cuda":
+                    function = _compile_for_device(module, index)
+                elif in_place:
+                    function = _compile_in_place(module, in_place)
+                else:
+                    function = _compile(module, **compile_options)
+                _cache[key] = function
     return function
 
 
