@@ -1,6 +1,6 @@
 //===- IndexPoolOps.td - indexpool operations -------------*- tablegen -*-===//
 //
-// The ops of the dialect: eleven on dense tensors, three on the paged
+// The ops of the dialect: twelve on dense tensors, three on the paged
 // serving layout (docs/serving-layout.md). Element types and shapes are checked by the
 // C++ verifiers (IndexPoolOps.cpp) so that every message names its operand.
 //
@@ -385,6 +385,63 @@ def IndexPool_SelectOp : IndexPool_Op<"select", [AttrSizedOperandSegments]> {
     $query `,` $weights `,` $keys
     (`scales` `(` custom<OperandInParens>($scales)^ `)`)?
     (`valid` `(` custom<OperandInParens>($valid)^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def IndexPool_RefineOp : IndexPool_Op<"refine"> {
+  let summary = "re-scores candidate tokens on their keys, keeps the k best";
+  let description = [{
+    The second stage of a two-stage selection: `candidates` `[M, C]` i32
+    holds token ids per query row (e.g. the tokens of `select` over pooled
+    keys, c x k of them for c x k / P pools), `keys` `[T, D]` the token keys.
+    For each row m and candidate c, with t = candidates[m, c]:
+
+    ```
+    logits[m, c] = 0 <= t < T ? score(query, weights, keys, scales)[m, t] : NaN
+    i            = topk(logits, k).indices[m, j]
+    tokens[m, j] = 0 <= candidates[m, i] < T ? candidates[m, i] : -1
+    ```
+
+    A candidate in [0, T) is scored exactly as `score` scores key row t for
+    query row m: the same f32 arithmetic in the same order (dot product,
+    scale, relu, weight, summed over h in h order), so its logit is
+    bit-identical to `score`'s. Any other id (the padding -1, or any t
+    outside [0, T)) is padding: its logit is NaN and its key row is never
+    read. The logits are then ranked exactly as `topk` ranks them
+    (descending, equal values to the earlier candidate, NaN below every
+    number): `tokens[m, j]` is the candidate of the j-th, -1 where that
+    candidate is padding. Duplicate candidates are scored twice and may
+    both be kept. With `candidates` = [0, T) on every row, `refine` gives
+    exactly `topk(score(...))`'s indices.
+
+    `query` is `[M, H, D]` (f32, f16, bf16 or f8E4M3FN), `weights` `[M, H]`
+    f32, `keys` `[T, D]` of a key or quantized type; quantized keys require
+    `scales(%s)` (`[T]` f32), full-precision keys take none. `tokens` is
+    `[M, k]` i32, with 0 < k <= C, also when C is dynamic (checked at run
+    time), and T <= 2^31 - 1 (the token ids are i32). Refine is its own
+    fused form: on the CPU one pass gathers and scores the candidates into
+    `[M, C]` logits, then topk and a take; on the GPU a gather-score, the
+    topk and a take kernel.
+
+    Example:
+
+    ```mlir
+    %tok = indexpool.refine %q, %w, %cand, %keys {k = 512 : i64}
+        : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x4096xi32>,
+           tensor<65536x128xbf16>) -> tensor<1x512xi32>
+    ```
+  }];
+  let arguments = (ins IndexPool_QueryTensor:$query,
+                       IndexPool_F32Tensor:$weights,
+                       IndexPool_I32Tensor:$candidates,
+                       IndexPool_CacheTensor:$keys,
+                       Optional<IndexPool_F32Tensor>:$scales,
+                       I64Attr:$k);
+  let results = (outs IndexPool_I32Tensor:$tokens);
+  let assemblyFormat = [{
+    $query `,` $weights `,` $candidates `,` $keys
+    (`scales` `(` custom<OperandInParens>($scales)^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
 }

@@ -120,6 +120,22 @@ static Status checkSelectionWidth(int64_t k, int64_t poolSize) {
   return Status();
 }
 
+/// The refine fields of a SelectSpec with refine > 0.
+static Status checkRefine(const SelectSpec &spec) {
+  if (spec.tokenKeyType == DType::I32 || spec.tokenKeyType == DType::I64)
+    return Status::error("tokenKeyType must be f32, f16, bf16, f8E4M3FN or "
+                         "i8");
+  if (spec.tokens < -1)
+    return Status::error("tokens >= 0 or -1 (dynamic)");
+  if (spec.k > (int64_t(1) << 31) / spec.poolSize / spec.refine)
+    return Status::error("refine * k * poolSize = " +
+                         std::to_string(spec.refine) + " * " +
+                         std::to_string(spec.k) + " * " +
+                         std::to_string(spec.poolSize) +
+                         " is more than 2^31 candidate tokens");
+  return Status();
+}
+
 std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
                                                Status &status) {
   status = checkName(spec.name);
@@ -133,6 +149,10 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
                            "pools >= 0 or -1 (dynamic)");
   if (status)
     status = checkSelectionWidth(spec.k, spec.poolSize);
+  if (status && spec.refine < 0)
+    status = Status::error("refine must be >= 0 (0: no refinement)");
+  if (status && spec.refine > 0)
+    status = checkRefine(spec);
   if (!status)
     return nullptr;
   int64_t m = spec.queries, h = spec.heads, d = spec.dim, n = spec.pools;
@@ -143,6 +163,12 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
   std::string scales = tensor({n}, DType::F32);
   std::string valid = tensor({m}, DType::I32);
   std::string tokens = tensor({m, spec.k * spec.poolSize}, DType::I32);
+  // With refine, select keeps refine * k pools: its tokens are candidates.
+  int64_t kept = spec.refine > 0 ? spec.refine * spec.k : spec.k;
+  std::string selected = tensor({m, kept * spec.poolSize}, DType::I32);
+  bool tokenScales = spec.refine > 0 && isCodeType(spec.tokenKeyType);
+  std::string tokenKeys = tensor({spec.tokens, d}, spec.tokenKeyType);
+  std::string tokenScalesType = tensor({spec.tokens}, DType::F32);
   std::ostringstream ir;
   ir << "func.func @" << spec.name << "(%query: " << query
      << ", %head_weights: " << weights << ", %codes: " << codes;
@@ -150,6 +176,10 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
     ir << ", %scales: " << scales;
   if (spec.valid)
     ir << ", %valid: " << valid;
+  if (spec.refine > 0)
+    ir << ", %token_keys: " << tokenKeys;
+  if (tokenScales)
+    ir << ", %token_scales: " << tokenScalesType;
   ir << ") -> " << tokens << " {\n";
   std::string q = "%query";
   if (spec.rotate) {
@@ -158,18 +188,32 @@ std::unique_ptr<Module> indexpool::buildSelect(const SelectSpec &spec,
        << query << "\n";
     q = "%rotated";
   }
-  ir << "  %tokens = indexpool.select " << q << ", %head_weights, %codes";
+  std::string result = spec.refine > 0 ? "%candidates" : "%tokens";
+  ir << "  " << result << " = indexpool.select " << q
+     << ", %head_weights, %codes";
   if (scaled)
     ir << " scales(%scales)";
   if (spec.valid)
     ir << " valid(%valid)";
-  ir << " {k = " << spec.k << " : i64, pool_size = " << spec.poolSize
+  ir << " {k = " << kept << " : i64, pool_size = " << spec.poolSize
      << " : i64}\n      : (" << query << ", " << weights << ", " << codes;
   if (scaled)
     ir << ", " << scales;
   if (spec.valid)
     ir << ", " << valid;
-  ir << ") -> " << tokens << "\n  return %tokens : " << tokens << "\n}\n";
+  ir << ") -> " << selected << "\n";
+  if (spec.refine > 0) {
+    ir << "  %tokens = indexpool.refine %query, %head_weights, %candidates, "
+          "%token_keys";
+    if (tokenScales)
+      ir << " scales(%token_scales)";
+    ir << " {k = " << spec.k * spec.poolSize << " : i64}\n      : (" << query
+       << ", " << weights << ", " << selected << ", " << tokenKeys;
+    if (tokenScales)
+      ir << ", " << tokenScalesType;
+    ir << ") -> " << tokens << "\n";
+  }
+  ir << "  return %tokens : " << tokens << "\n}\n";
   return Module::parse(ir.str(), status, "<" + spec.name + ">");
 }
 

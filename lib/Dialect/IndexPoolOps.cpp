@@ -655,6 +655,57 @@ LogicalResult SelectOp::verify() {
   return c.result();
 }
 
+LogicalResult RefineOp::verify() {
+  Checker c(*this);
+  RankedTensorType candidates = getCandidates().getType();
+  RankedTensorType keys = getKeys().getType();
+  RankedTensorType scales = getScales() ? getScales().getType() : nullptr;
+  // score's operands, with the key rows named T (tokens), not N.
+  RankedTensorType query = getQuery().getType(),
+                   weights = getWeights().getType();
+  c.operand("query", query).rank("query", query, 3, "[M, H, D]");
+  c.operand("weights", weights).rank("weights", weights, 2, "[M, H]");
+  c.operand("candidates", candidates)
+      .rank("candidates", candidates, 2, "[M, C]");
+  c.operand("keys", keys).rank("keys", keys, 2, "[T, D]");
+  if (!c.ok())
+    return failure();
+  c.defines(query, 0, "M").defines(query, 1, "H").defines(query, 2, "D");
+  c.defines(keys, 0, "T").defines(candidates, 1, "C");
+  c.dim("weights", weights, 0, "M", "M")
+      .dim("weights", weights, 1, "H", "H")
+      .dim("candidates", candidates, 0, "M", "M")
+      .dim("keys", keys, 1, "D", "D (the query's last dimension)");
+  c.require(scales || !isIn(kQuantTypes, keys.getElementType()),
+            [&](InFlightDiagnostic &d) {
+              d << "keys of quantized type " << keys.getElementType()
+                << " require scales(...) of shape [T]";
+            });
+  c.require(!scales || isIn(kQuantTypes, keys.getElementType()),
+            [&](InFlightDiagnostic &d) {
+              d << "keys of type " << keys.getElementType()
+                << " are full precision: they take no scales(...)";
+            });
+  if (scales)
+    c.operand("scales", scales)
+        .rank("scales", scales, 1, "[T]")
+        .dim("scales", scales, 0, "T", "T");
+  // The token ids are i32; k candidates of the C of a row are kept.
+  int64_t k = getK();
+  c.rule(refineTokensRule(c.size("T")))
+      .require(
+          k > 0,
+          [&](InFlightDiagnostic &d) { d << "k must be positive, got " << k; })
+      .rule(refineCandidatesRule(k, c.size("C")));
+  c.define("K", k);
+  RankedTensorType tokens = getTokens().getType();
+  c.result("tokens", tokens)
+      .rank("result 'tokens'", tokens, 2, "[M, K]")
+      .dim("result 'tokens'", tokens, 0, "M", "M")
+      .dim("result 'tokens'", tokens, 1, "K", "K");
+  return c.result();
+}
+
 //===----------------------------------------------------------------------===//
 // The paged serving layout (docs/serving-layout.md)
 //===----------------------------------------------------------------------===//

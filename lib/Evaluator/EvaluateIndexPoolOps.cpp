@@ -199,6 +199,21 @@ LogicalResult Interpreter::visitSelect(SelectOp op) {
   return bind(op, op.getTokens(), ref::select(q, w, keys, scales, valid, k, p));
 }
 
+LogicalResult Interpreter::visitRefine(RefineOp op) {
+  int64_t k = int64_t(op.getK());
+  const HostTensor &q = full(op.getQuery());
+  const HostTensor &w = full(op.getWeights());
+  const HostTensor &candidates = full(op.getCandidates());
+  const HostTensor &keys = full(op.getKeys());
+  const HostTensor *scales = fullOrNull(op.getScales());
+  if (failed(checked(op, ref::checkRefine(q, w, candidates, keys, scales, k))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getTokens(), {q.shape[0], k});
+  return bind(op, op.getTokens(),
+              ref::refine(q, w, candidates, keys, scales, k));
+}
+
 //===----------------------------------------------------------------------===//
 // The paged serving layout (docs/serving-layout.md)
 //===----------------------------------------------------------------------===//

@@ -262,6 +262,17 @@ selectionContextOf(Value v, const Interpreter &interpreter) {
     context.poolSize = int64_t(select.getPoolSize());
     return context;
   }
+  if (auto refine = v.getDefiningOp<RefineOp>()) {
+    SelectionContext context;
+    const HostTensor *scales =
+        refine.getScales() ? &interpreter.valueOf(refine.getScales()) : nullptr;
+    context.candidates = interpreter.valueOf(refine.getCandidates());
+    context.logits = ref::refineLogits(
+        interpreter.valueOf(refine.getQuery()),
+        interpreter.valueOf(refine.getWeights()), *context.candidates,
+        interpreter.valueOf(refine.getKeys()), scales);
+    return context;
+  }
   return std::nullopt;
 }
 

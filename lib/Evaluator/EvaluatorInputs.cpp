@@ -85,7 +85,8 @@ mlir::indexpool::describeInputs(func::FuncOp func) {
       description.use = name + " of " + describeOp(use->getOwner());
       bool bounded = distribution == InputDistribution::ValidLengths ||
                      distribution == InputDistribution::PageSlots ||
-                     distribution == InputDistribution::PageIds;
+                     distribution == InputDistribution::PageIds ||
+                     distribution == InputDistribution::CandidateTokens;
       description.lengthsOf = bounded ? use->getOwner() : nullptr;
     }
   }
@@ -109,6 +110,8 @@ static int64_t boundOf(const InputDescription &description,
     columns = sizeOf(topk.getLogits(), 1);
   else if (auto select = dyn_cast<SelectOp>(op))
     columns = sizeOf(select.getKeys(), 0);
+  else if (auto refine = dyn_cast<RefineOp>(op))
+    columns = sizeOf(refine.getKeys(), 0); // candidates: the key rows
   else if (auto compress = dyn_cast<CompressPagedOp>(op))
     columns = mulDims(sizeOf(compress.getPages(), 0),
                       int64_t(compress.getPageEntries()));

@@ -181,6 +181,7 @@ LogicalResult Interpreter::visit(Operation *op) {
       .Case([&](ExpandOp op) { return visitExpand(op); })
       .Case([&](CompressOp op) { return visitCompress(op); })
       .Case([&](SelectOp op) { return visitSelect(op); })
+      .Case([&](RefineOp op) { return visitRefine(op); })
       .Case([&](CompressPagedOp op) { return visitCompressPaged(op); })
       .Case([&](SelectPagedOp op) { return visitSelectPaged(op); })
       .Case([&](AppendPagedOp op) { return visitAppendPaged(op); })

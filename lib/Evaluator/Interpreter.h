@@ -154,6 +154,7 @@ private:
   LogicalResult visitExpand(ExpandOp op);
   LogicalResult visitCompress(CompressOp op);
   LogicalResult visitSelect(SelectOp op);
+  LogicalResult visitRefine(RefineOp op);
   LogicalResult visitCompressPaged(CompressPagedOp op);
   LogicalResult visitSelectPaged(SelectPagedOp op);
   LogicalResult visitAppendPaged(AppendPagedOp op);

@@ -8,6 +8,7 @@
 #include "indexpool/Reference/Reference.h"
 #include "indexpool/Runtime/Npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@ Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling
                          const std::vector<float> &queries, const Matrix &keys,
                          int64_t paddedDim, int64_t rows, int64_t k,
                          std::vector<double> &recalls,
-                         std::vector<double> &massRecalls) {
+                         std::vector<double> &massRecalls,
+                         const RefineOptions &refine) {
   int64_t tokens = keys.rows, dim = keys.cols, p = pooling.poolSize;
   int64_t first = tokens - rows;
   std::vector<float> lastQueries(queries.begin() + first * dim, queries.end());
@@ -28,7 +30,7 @@ Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling
     validPools[size_t(m)] = int32_t((first + m) / p);
   std::vector<int32_t> tokensKept;
   if (Status status = selectTokens(pooled, lastQueries, rows, validPools, k,
-                                   pooling, tokensKept);
+                                   pooling, tokensKept, refine);
       !status)
     return status;
   recalls.clear();
@@ -80,6 +82,14 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
     return Status::error("--k=" + std::to_string(k) + " exceeds the " +
                          std::to_string(groups * p) +
                          " tokens of complete groups");
+  if (options.refine < 0)
+    return Status::error("--refine=" + std::to_string(options.refine) +
+                         " must be positive (0: no refinement)");
+  if (options.refine > 0 && options.refine > groups * p / k)
+    return Status::error("--refine=" + std::to_string(options.refine) +
+                         " keeps " + std::to_string(options.refine) + " x " +
+                         std::to_string(k / p) + " pools, more than the " +
+                         std::to_string(groups) + " complete groups");
 
   int64_t paddedDim = dim;
   if (options.rotate) {
@@ -126,11 +136,35 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   // Selection metrics: exact top-k of the original keys in float64.
   Matrix keyMatrix = toMatrix(keys.values, tokens, dim);
   std::vector<double> recalls, massRecalls;
+  RefineOptions refine;
+  if (options.refine > 0) {
+    // Token keys in the queries' space: unrotated (zero padding does not
+    // change q.k).
+    refine.factor = options.refine;
+    refine.keys = &paddedKeys;
+    refine.tokens = tokens;
+  }
   if (Status status =
           measureSelections(pooled, pooling, queries.values, keyMatrix,
-                            paddedDim, options.last, k, recalls, massRecalls);
+                            paddedDim, options.last, k, recalls, massRecalls,
+                            refine);
       !status)
     return status;
+
+  // Traffic per query: its valid pools (codes + scale, or f32), the
+  // candidate tokens refine reads (f32 rows), and a token-level FP8
+  // indexer's n x (D + 4) bytes.
+  int64_t codeBytes = options.format == PoolFormat::None ? 4 : 1;
+  int64_t scaleBytes = options.format == PoolFormat::None ? 0 : 4;
+  double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
+  for (int64_t i = tokens - options.last; i < tokens; ++i) {
+    int64_t valid = i / p;
+    pooledBytes += double(valid) * double(paddedDim * codeBytes + scaleBytes);
+    if (options.refine > 0)
+      refineBytes += double(std::min(options.refine * (k / p), valid) * p) *
+                     double(paddedDim * 4);
+    tokenBytes += double(valid * p) * double(paddedDim + 4);
+  }
 
   // Pooled keys vs their originals, in the space the pooled keys live in
   // (rotated: H is orthonormal, so unquantized angles are the same).
@@ -151,6 +185,10 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.dim = dim;
   report.poolSize = p;
   report.k = k;
+  report.refine = options.refine;
+  report.bytesPooled = pooledBytes / double(options.last);
+  report.bytesRefine = refineBytes / double(options.last);
+  report.bytesTokenFP8 = tokenBytes / double(options.last);
   report.queries = options.last;
   report.groups = groups;
   report.format = poolFormatName(options.format);

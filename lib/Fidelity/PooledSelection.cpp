@@ -180,7 +180,7 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,
-                    std::vector<int32_t> &tokens) {
+                    std::vector<int32_t> &tokens, const RefineOptions &refine) {
   int64_t dim = pooled.dim, p = options.poolSize;
   SelectSpec spec;
   spec.queries = rows;
@@ -195,6 +195,11 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
   spec.poolSize = p;
   spec.rotate = options.rotate;
   spec.valid = true;
+  if (refine.factor > 0) {
+    spec.refine = refine.factor;
+    spec.tokenKeyType = DType::F32;
+    spec.tokens = refine.tokens;
+  }
   Status status;
   std::unique_ptr<Module> module = buildSelect(spec, status);
   if (!module)
@@ -230,6 +235,9 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
   }
   inputs.emplace_back(const_cast<int32_t *>(validPools.data()), DType::I32,
                       std::vector<int64_t>{rows});
+  if (refine.factor > 0)
+    inputs.emplace_back(const_cast<float *>(refine.keys->data()), DType::F32,
+                        std::vector<int64_t>{refine.tokens, dim});
   tokens.assign(size_t(rows * spec.k * p), -1);
   TensorRef output(tokens.data(), DType::I32, {rows, spec.k * p});
   return function->call(inputs.data(), inputs.size(), &output, 1);

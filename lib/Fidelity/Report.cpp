@@ -34,8 +34,9 @@ std::string formatText(const FidelityReport &r) {
           ", pool size " + std::to_string(r.poolSize) + ", format " +
           r.format + (r.rotate ? ", rotated" : "") + ", scores " + r.score +
           "\n";
-  text += "selection (k = " + std::to_string(r.k) + ", last " +
-          std::to_string(r.queries) + " queries):\n";
+  text += "selection (k = " + std::to_string(r.k) +
+          (r.refine ? ", refine " + std::to_string(r.refine) : "") +
+          ", last " + std::to_string(r.queries) + " queries):\n";
   text += "  recall          mean " + percentText(r.recall) + "  p10 " +
           percentText(r.recallP10) + "\n";
   text += "  mass recall     mean " + percentText(r.massRecall) + "\n";
@@ -52,6 +53,14 @@ std::string formatText(const FidelityReport &r) {
   line("int8            ", r.reconI8);
   line("fp8             ", r.reconFP8);
   line("none            ", r.reconNone);
+  char bytes[160];
+  std::snprintf(bytes, sizeof(bytes),
+                "bytes read per query: pooled %.0f + refine %.0f = %.3fx a "
+                "token-level FP8 indexer (%.0f)\n",
+                r.bytesPooled, r.bytesRefine,
+                (r.bytesPooled + r.bytesRefine) / r.bytesTokenFP8,
+                r.bytesTokenFP8);
+  text += bytes;
   return text;
 }
 
@@ -76,10 +85,14 @@ std::string formatJson(const FidelityReport &r) {
   field("recon_i8_p99", jsonNumber(r.reconI8.p99));
   field("recon_fp8_p99", jsonNumber(r.reconFP8.p99));
   field("recon_exact_p99", jsonNumber(r.reconExact.p99));
+  field("bytes_pooled", jsonNumber(r.bytesPooled));
+  field("bytes_refine", jsonNumber(r.bytesRefine));
+  field("bytes_token_fp8", jsonNumber(r.bytesTokenFP8));
   field("tokens", std::to_string(r.tokens));
   field("dim", std::to_string(r.dim));
   field("pool_size", std::to_string(r.poolSize));
   field("k", std::to_string(r.k));
+  field("refine", std::to_string(r.refine));
   field("queries", std::to_string(r.queries));
   field("groups", std::to_string(r.groups));
   field("format", "\"" + r.format + "\"");

@@ -47,6 +47,15 @@ InputDistribution distributionOfOperand(std::string_view op,
       return isQuantizedType(operandType) ? D::QuantizedCodes : D::Normal;
     return D::Normal; // query, weights
   }
+  if (op == "refine") {
+    if (operand == "candidates")
+      return D::CandidateTokens;
+    if (operand == "scales")
+      return D::PositiveScales;
+    if (operand == "keys")
+      return isQuantizedType(operandType) ? D::QuantizedCodes : D::Normal;
+    return D::Normal; // query, weights
+  }
   if (op == "topk")
     return operand == "valid" ? D::ValidLengths : D::Normal;
   if (op == "expand")
@@ -69,8 +78,10 @@ InputDistribution distributionOfOperand(std::string_view op,
 int distributionSpecificity(InputDistribution distribution) {
   switch (distribution) {
   case InputDistribution::PageSlots:
-    return 7;
+    return 8;
   case InputDistribution::PageIds:
+    return 7;
+  case InputDistribution::CandidateTokens:
     return 6;
   case InputDistribution::ValidLengths:
     return 5;
@@ -127,6 +138,17 @@ HostTensor drawRandomInput(InputDistribution distribution, ElementType type,
   case InputDistribution::PoolIndices:
     t = isInteger ? uniformInts(-1, 1000) : randomNormal(type, shape, rng);
     break;
+  case InputDistribution::CandidateTokens: {
+    int64_t tokens = std::clamp<int64_t>(lengthBound, 0,
+                                         std::numeric_limits<int32_t>::max());
+    t = randomInt32(shape, 0, std::max<int64_t>(tokens - 1, 0), rng);
+    t.type = type;
+    // Padding: one in eight, and every id when there are no keys.
+    for (double &value : t.data)
+      if (tokens == 0 || rng() % 8 == 0)
+        value = -1;
+    break;
+  }
   case InputDistribution::PageSlots:
   case InputDistribution::PageIds: {
     // A shuffled run of [0, N) (Fisher-Yates on raw draws, portable).

@@ -410,32 +410,39 @@ std::string checkScore(const HostTensor &q, const HostTensor &w,
   return check.error();
 }
 
+/// The logit of query row m against key row n (unrounded), as score
+/// computes it; shared with refine, whose logits must be score's.
+static double scoreLogit(const HostTensor &q, const HostTensor &w,
+                         const HostTensor &keys, const HostTensor *scales,
+                         int64_t m, int64_t n) {
+  int64_t heads = q.shape[1], dim = q.shape[2];
+  double s = scales ? scales->data[n] : 1.0;
+  // Every product and partial sum overflows where the kernels' f32 does.
+  double total = 0;
+  for (int64_t h = 0; h < heads; ++h) {
+    const double *query = q.data.data() + (m * heads + h) * dim;
+    double dot = 0;
+    for (int64_t d = 0; d < dim; ++d)
+      dot = overflowLikeF32(dot +
+                            overflowLikeF32(query[d] * keys.data[n * dim + d]));
+    double scaled = overflowLikeF32(s * dot);
+    // IEEE maximum(x, +0): NaN stays NaN, -0 becomes +0.
+    double relu = std::isnan(scaled) ? scaled : scaled > 0 ? scaled : 0.0;
+    total =
+        overflowLikeF32(total + overflowLikeF32(w.data[m * heads + h] * relu));
+  }
+  return total;
+}
+
 HostTensor score(const HostTensor &q, const HostTensor &w,
                  const HostTensor &keys, const HostTensor *scales) {
   assert(checkScore(q, w, keys, scales).empty() &&
          holdData({&q, &w, &keys, scales}));
-  int64_t queries = q.shape[0], heads = q.shape[1], dim = q.shape[2];
-  int64_t entries = keys.shape[0];
+  int64_t queries = q.shape[0], entries = keys.shape[0];
   HostTensor logits = HostTensor::zeros(ElementType::F32, {queries, entries});
   for (int64_t m = 0; m < queries; ++m)
-    for (int64_t n = 0; n < entries; ++n) {
-      double s = scales ? scales->data[n] : 1.0;
-      // Every product and partial sum overflows where the kernels' f32 does.
-      double total = 0;
-      for (int64_t h = 0; h < heads; ++h) {
-        const double *query = q.data.data() + (m * heads + h) * dim;
-        double dot = 0;
-        for (int64_t d = 0; d < dim; ++d)
-          dot = overflowLikeF32(
-              dot + overflowLikeF32(query[d] * keys.data[n * dim + d]));
-        double scaled = overflowLikeF32(s * dot);
-        // IEEE maximum(x, +0): NaN stays NaN, -0 becomes +0.
-        double relu = std::isnan(scaled) ? scaled : scaled > 0 ? scaled : 0.0;
-        total = overflowLikeF32(
-            total + overflowLikeF32(w.data[m * heads + h] * relu));
-      }
-      logits.data[m * entries + n] = total;
-    }
+    for (int64_t n = 0; n < entries; ++n)
+      logits.data[m * entries + n] = scoreLogit(q, w, keys, scales, m, n);
   return roundedTo(std::move(logits));
 }
 
@@ -557,6 +564,72 @@ HostTensor select(const HostTensor &q, const HostTensor &w,
   assert(checkSelect(q, w, keys, scales, valid, k, poolSize).empty());
   HostTensor logits = score(q, w, keys, scales);
   return expand(topk(logits, valid, k).indices, poolSize);
+}
+
+//===----------------------------------------------------------------------===//
+// refine
+//===----------------------------------------------------------------------===//
+
+std::string checkRefine(const HostTensor &q, const HostTensor &w,
+                        const HostTensor &candidates, const HostTensor &keys,
+                        const HostTensor *scales, int64_t k) {
+  Checker check("refine");
+  check.rank("q", q, 3, "[M, H, D]").rank("keys", keys, 2, "[T, D]");
+  if (check.failed())
+    return check.error();
+  int64_t queries = q.shape[0], heads = q.shape[1], dim = q.shape[2];
+  check.shape("w", w, {queries, heads}, "[M, H]")
+      .rank("candidates", candidates, 2, "[M, C]");
+  if (check.failed())
+    return check.error();
+  check
+      .require(candidates.shape[0] == queries,
+               "candidates must be [M, C] with M = " + std::to_string(queries) +
+                   " (q's), got " + shapeString(candidates.shape))
+      .require(keys.shape[1] == dim,
+               "keys must be [T, D] with D = " + std::to_string(dim) +
+                   " (q's), got " + shapeString(keys.shape))
+      .require(k >= 0, "k must be >= 0, got " + std::to_string(k))
+      .rule(mlir::indexpool::refineTokensRule(keys.shape[0]));
+  if (scales)
+    check.shape("scales", *scales, {keys.shape[0]}, "[T]");
+  if (!check.failed())
+    check.product("M*K", queries, k);
+  return check.error();
+}
+
+HostTensor refineLogits(const HostTensor &q, const HostTensor &w,
+                        const HostTensor &candidates, const HostTensor &keys,
+                        const HostTensor *scales) {
+  assert(checkRefine(q, w, candidates, keys, scales, 0).empty() &&
+         holdData({&q, &w, &candidates, &keys, scales}));
+  int64_t queries = candidates.shape[0], columns = candidates.shape[1];
+  double tokens = double(keys.shape[0]);
+  HostTensor logits = HostTensor::zeros(ElementType::F32, {queries, columns});
+  for (int64_t m = 0; m < queries; ++m)
+    for (int64_t c = 0; c < columns; ++c) {
+      double t = candidates.data[m * columns + c];
+      logits.data[m * columns + c] =
+          t >= 0 && t < tokens ? scoreLogit(q, w, keys, scales, m, int64_t(t))
+                               : std::numeric_limits<double>::quiet_NaN();
+    }
+  return roundedTo(std::move(logits));
+}
+
+HostTensor refine(const HostTensor &q, const HostTensor &w,
+                  const HostTensor &candidates, const HostTensor &keys,
+                  const HostTensor *scales, int64_t k) {
+  assert(checkRefine(q, w, candidates, keys, scales, k).empty());
+  HostTensor logits = refineLogits(q, w, candidates, keys, scales);
+  HostTensor tokens = topk(logits, nullptr, k).indices;
+  int64_t columns = candidates.shape[1];
+  double keyRows = double(keys.shape[0]);
+  for (int64_t i = 0; i < tokens.numElements(); ++i) {
+    double c = tokens.data[i];
+    double t = c < 0 ? -1.0 : candidates.data[(i / k) * columns + int64_t(c)];
+    tokens.data[i] = t >= 0 && t < keyRows ? t : -1.0;
+  }
+  return tokens;
 }
 
 //===----------------------------------------------------------------------===//

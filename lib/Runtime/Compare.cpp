@@ -76,10 +76,66 @@ static bool isOneCodeApart(double a, double r, ElementType type) {
   return sameSide && std::abs(magnitudeA - magnitudeR) == 1;
 }
 
+/// The columns refine's tokens stand for (SelectionContext::candidates):
+/// false with `why` set when a token is not a candidate of its row that an
+/// earlier slot left.
+static bool toCandidateColumns(HostTensor &tokens, const HostTensor &candidates,
+                               std::string &why) {
+  int64_t width = tokens.shape.back(), columns = candidates.shape.back();
+  int64_t rows = width ? tokens.numElements() / width : 0;
+  if (candidates.rank() != 2 || candidates.shape[0] != rows) {
+    why = "the selection context does not fit the result";
+    return false;
+  }
+  std::vector<char> taken(static_cast<size_t>(columns));
+  for (int64_t m = 0; m < rows; ++m) {
+    std::fill(taken.begin(), taken.end(), 0);
+    const double *row = &candidates.data[m * columns];
+    for (int64_t j = 0; j < width; ++j) {
+      double &token = tokens.data[m * width + j];
+      if (token < 0) {
+        token = -1;
+        continue;
+      }
+      const double *end = row + columns, *at = row;
+      while (at != end && (*at != token || taken[size_t(at - row)]))
+        ++at;
+      if (at == end) {
+        why = "row " + std::to_string(m) + " slot " + std::to_string(j) +
+              ": token " + formatDouble(token) +
+              " is not a candidate of its row (or is taken more often than "
+              "it is one)";
+        return false;
+      }
+      taken[size_t(at - row)] = 1;
+      token = double(at - row);
+    }
+  }
+  return true;
+}
+
 /// The near-tie rule for i32 selections; see compareWithReference.
 static void compareSelection(const HostTensor &actual,
                              const HostTensor &expected,
                              const SelectionContext &selection, Comparison &c) {
+  if (selection.candidates) {
+    // Tokens -> candidate columns, then the rule for columns.
+    HostTensor actualColumns = actual, expectedColumns = expected;
+    std::string why;
+    if (!toCandidateColumns(actualColumns, *selection.candidates, why) ||
+        !toCandidateColumns(expectedColumns, *selection.candidates, why)) {
+      ++c.differing;
+      if (c.ok) {
+        c.ok = false;
+        c.reason = why;
+      }
+      return;
+    }
+    SelectionContext columns = selection;
+    columns.candidates.reset();
+    compareSelection(actualColumns, expectedColumns, columns, c);
+    return;
+  }
   // Rows are all dimensions but the last: [M, K] of select, [B, S, K] of
   // select_paged.
   int64_t width = actual.shape.back(), rows = width ? c.elements / width : 0;

@@ -542,6 +542,38 @@ bool evaluateCompute(const Compute &compute,
     return true;
   }
 
+  if (op == "refine") {
+    const HostTensor *q = get("query"), *w = get("weights"),
+                     *candidates = get("candidates"), *keys = get("keys"),
+                     *scales = get("scales");
+    bool quantized = isIn(mlir::indexpool::kQuantTypes, keys->type);
+    rules.operandTypes(*contract, named)
+        .require(scales || !quantized,
+                 std::string("keys of quantized type ") +
+                     ref::elementTypeName(keys->type) +
+                     " require the operand \"scales\" of shape [T]")
+        .require(!scales || quantized,
+                 std::string("keys of type ") +
+                     ref::elementTypeName(keys->type) +
+                     " are full precision: they take no operand \"scales\"")
+        .resultTypes(*contract, resultTypes, named)
+        .reference(
+            ref::checkRefine(*q, *w, *candidates, *keys, scales, compute.k));
+    if (rules.ok())
+      rules
+          .require(compute.k > 0,
+                   "k must be positive, got " + std::to_string(compute.k))
+          .rule(mlir::indexpool::refineCandidatesRule(compute.k,
+                                                      candidates->shape[1]));
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(
+        shapesOnly
+            ? shapeOnly(resultType(0), {q->shape[0], compute.k})
+            : ref::refine(*q, *w, *candidates, *keys, scales, compute.k));
+    return true;
+  }
+
   if (op == "topk") {
     const HostTensor *logits = get("logits"), *valid = get("valid");
     rules.operandTypes(*contract, named)
@@ -735,6 +767,20 @@ selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
     context.poolSize = compute->poolSize;
     return context;
   }
+  if (compute->op == "refine") {
+    const HostTensor *q = valueOf(compute->operand("query"));
+    const HostTensor *w = valueOf(compute->operand("weights"));
+    const HostTensor *candidates = valueOf(compute->operand("candidates"));
+    const HostTensor *keys = valueOf(compute->operand("keys"));
+    int64_t scalesId = compute->operand("scales");
+    const HostTensor *scales = scalesId >= 0 ? valueOf(scalesId) : nullptr;
+    if (!q || !w || !candidates || !keys || (scalesId >= 0 && !scales))
+      return std::nullopt;
+    SelectionContext context;
+    context.logits = ref::refineLogits(*q, *w, *candidates, *keys, scales);
+    context.candidates = *candidates;
+    return context;
+  }
   return std::nullopt;
 }
 
@@ -794,7 +840,7 @@ int64_t boundOfUse(const Manifest &manifest, const Compute &compute,
   using mlir::indexpool::addDims;
   using mlir::indexpool::mulDims;
   if (distribution != D::ValidLengths && distribution != D::PageSlots &&
-      distribution != D::PageIds)
+      distribution != D::PageIds && distribution != D::CandidateTokens)
     return 0;
   auto size = [&](const char *operand, size_t dim) -> int64_t {
     const Buffer *b = manifest.findBuffer(compute.operand(operand));
@@ -804,8 +850,8 @@ int64_t boundOfUse(const Manifest &manifest, const Compute &compute,
   int64_t p = compute.poolSize, bound = 0;
   if (op == "topk")
     bound = size("logits", 1);
-  else if (op == "select")
-    bound = size("keys", 0);
+  else if (op == "select" || op == "refine")
+    bound = size("keys", 0); // refine's candidates: the key rows
   else if (op == "compress_paged")
     bound = mulDims(size("pages", 0), compute.pageEntries);
   else if (distribution == D::PageIds)

@@ -32,20 +32,28 @@ def compress(keys_shape, dtype="bf16", pool_size=4, rotate=True, *,
 
 
 def select(query_shape, dtype="bf16", pools=-1, k=512, pool_size=4,
-           rotate=True, *, codes="f8E4M3FN", valid=False, name="select"):
+           rotate=True, *, codes="f8E4M3FN", valid=False, refine=0,
+           token_keys="bf16", tokens=-1, name="select"):
     """@select(query [M, H, D], head_weights [M, H] f32, codes [N, D],
-    scales [N] f32, [valid [M] i32]) -> tokens [M, k * P] i32.
+    scales [N] f32, [valid [M] i32], [token_keys [T, D], [token_scales [T]
+    f32]]) -> tokens [M, k * P] i32.
 
     query_shape: (M, H, D); dtype: the query's type; pools: N (-1/None:
     any). codes: "f8E4M3FN" or "i8" (with scales), or f32/f16/bf16 (without
     scales). rotate: rotate the query as compress rotated the keys.
+    refine: C > 0 keeps C * k pools and re-scores their tokens against the
+    token keys (token_keys: their type; with f8E4M3FN / i8, token_scales
+    follow; tokens: T, -1/None: any), returning the best k * P
+    (indexpool.refine).
     """
     queries, heads, dim = query_shape
     return _indexpool.build_select(
         queries=int(queries), heads=int(heads), dim=int(dim),
         pools=_size(pools), query_type=dtypes.code(dtype),
         code_type=dtypes.code(codes), k=k, pool_size=pool_size,
-        rotate=rotate, valid=valid, name=name)
+        rotate=rotate, valid=valid, refine=refine,
+        token_key_type=dtypes.code(token_keys), tokens=_size(tokens),
+        name=name)
 
 
 # The paged serving layout (docs/serving-layout.md): pages are

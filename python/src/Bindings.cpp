@@ -344,7 +344,8 @@ PYBIND11_MODULE(_indexpool, m) {
       "build_select",
       [](int64_t queries, int64_t heads, int64_t dim, int64_t pools,
          int queryType, int codeType, int64_t k, int64_t poolSize, bool rotate,
-         bool valid, const std::string &name) {
+         bool valid, int64_t refine, int tokenKeyType, int64_t tokens,
+         const std::string &name) {
         SelectSpec spec{queries,
                         heads,
                         dim,
@@ -355,6 +356,9 @@ PYBIND11_MODULE(_indexpool, m) {
                         poolSize,
                         rotate,
                         valid,
+                        refine,
+                        toDType(tokenKeyType),
+                        tokens,
                         name};
         Status status;
         std::unique_ptr<Module> module = buildSelect(spec, status);
@@ -368,7 +372,9 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("code_type") = static_cast<int>(select.codeType),
       py::arg("k") = select.k, py::arg("pool_size") = select.poolSize,
       py::arg("rotate") = select.rotate, py::arg("valid") = select.valid,
-      py::arg("name") = select.name);
+      py::arg("refine") = select.refine,
+      py::arg("token_key_type") = static_cast<int>(select.tokenKeyType),
+      py::arg("tokens") = select.tokens, py::arg("name") = select.name);
 
   // The paged builders: the layout (PageLayout) comes flat, as pages,
   // page_entries, code_type and scales_first.

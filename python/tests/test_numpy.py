@@ -99,6 +99,55 @@ def test_select_from_builder(rng):
     indexpool.verify(module, "select", inputs, tokens)
 
 
+@pytest.mark.parametrize("token_keys", ["bf16", "f8E4M3FN"])
+def test_select_with_refine(rng, token_keys):
+    """The two-stage selection: C * k pools, their tokens re-scored against
+    the token keys, the best k * P kept; checked against the reference and,
+    independently, as the best of select's C * k * P candidates by the
+    exact logits."""
+    compress = indexpool.compile(indexpool.ops.compress((-1, 64), "f32"))
+    keys, scores = compress_inputs(rng, 2048, 64)
+    codes, scales = compress(keys, scores)
+    module = indexpool.ops.select((2, 8, 64), "f32", k=16, valid=True,
+                                  refine=2, token_keys=token_keys)
+    sig = module.signature("select")
+    assert [str(t) for t in sig.arguments[5:]] == (
+        ["tensor<?x64xbf16>"] if token_keys == "bf16" else
+        ["tensor<?x64xf8E4M3FN>", "tensor<?xf32>"])
+    if token_keys == "bf16":
+        token_inputs = (indexpool.encode_bf16(keys),)
+        exact_keys = indexpool.decode_bf16(token_inputs[0]).astype(np.float64)
+    else:
+        token_scales = (np.abs(keys).max(axis=1) / 448).astype(np.float32)
+        token_codes = indexpool.encode_f8e4m3fn(keys / token_scales[:, None])
+        token_inputs = (token_codes, token_scales)
+        exact_keys = (indexpool.decode_f8e4m3fn(token_codes).astype(np.float64)
+                      * token_scales[:, None])
+    query = rng.standard_normal((2, 8, 64), dtype=np.float32)
+    head_weights = rng.random((2, 8), dtype=np.float32) + 0.5
+    valid = np.array([512, 300], dtype=np.int32)
+    inputs = (query, head_weights, codes, scales, valid) + token_inputs
+    tokens = indexpool.compile(module)(*inputs)
+    assert tokens.shape == (2, 64) and np.all(tokens >= 0)
+    assert np.all(tokens[1] < 300 * 4)
+    assert len(set(tokens[0])) == 64
+    indexpool.verify(module, "select", inputs, tokens)
+    # The candidates: select alone with 2 * 16 pools.
+    wide = indexpool.ops.select((2, 8, 64), "f32", k=32, valid=True)
+    candidates = indexpool.compile(wide)(query, head_weights, codes, scales,
+                                         valid)
+    for m in range(2):
+        assert set(tokens[m]) <= set(candidates[m])
+        logits = np.maximum(np.einsum("hd,nd->hn", query[m].astype(np.float64),
+                                      exact_keys[candidates[m]]), 0)
+        logits = head_weights[m].astype(np.float64) @ logits
+        chosen = np.isin(candidates[m], tokens[m])
+        # Every kept candidate scores at least every dropped one (up to f32
+        # rounding of the logits).
+        slack = 1e-4 * np.abs(logits).max()
+        assert logits[chosen].min() >= logits[~chosen].max() - slack
+
+
 def test_out_writes_in_place_and_inputs_are_not_copied(
         rng, compress_text_function):
     function = compress_text_function

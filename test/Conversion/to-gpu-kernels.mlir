@@ -1,7 +1,8 @@
 // --indexpool-to-gpu-kernels: compress is ONE gpu.launch (16-byte loads,
 // shuffles for the rotation and the absmax, hardware FP8 on sm_89+), score
 // keeps the query in shared memory, topk is a radix select with shared
-// atomics, expand one thread per pool, select becomes the three of them.
+// atomics, expand one thread per pool, select becomes the three of them,
+// refine a gather-score, the topk and a take kernel.
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 | FileCheck %s
 // RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_80 | FileCheck %s --check-prefix=SM80
 // RUN: indexpool-opt %s -split-input-file --indexpool-configure=chip=sm_120 --indexpool-to-gpu-kernels=chip=sm_120 | FileCheck %s --check-prefix=CONF120
@@ -102,5 +103,29 @@ func.func @select(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %k: tensor<40
   %t = indexpool.select %q, %w, %k scales(%s) {k = 128 : i64, pool_size = 4 : i64}
       : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4096x128xf8E4M3FN>, tensor<4096xf32>)
         -> tensor<1x512xi32>
+  return %t : tensor<1x512xi32>
+}
+
+// -----
+
+// refine = gather-score (the score kernel on the rows the candidates name,
+// a padding candidate NaN and not read), topk, take: three kernels.
+// CHECK-LABEL: func.func @refine
+// CHECK-NOT: indexpool.
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<1x2048xi32>
+// CHECK: arith.cmpi ult
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK: math.fma
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<1x2048xi32>
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @refine(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %c: tensor<1x2048xi32>,
+                  %k: tensor<65536x128xf8E4M3FN>, %s: tensor<65536xf32>) -> tensor<1x512xi32> {
+  %t = indexpool.refine %q, %w, %c, %k scales(%s) {k = 512 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x2048xi32>, tensor<65536x128xf8E4M3FN>,
+         tensor<65536xf32>) -> tensor<1x512xi32>
   return %t : tensor<1x512xi32>
 }

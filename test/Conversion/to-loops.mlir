@@ -72,3 +72,26 @@ func.func @select(%q: tensor<1x8x64xbf16>, %w: tensor<1x8xf32>, %k: tensor<?x64x
       : (tensor<1x8x64xbf16>, tensor<1x8xf32>, tensor<?x64xf8E4M3FN>, tensor<?xf32>) -> tensor<1x64xi32>
   return %t : tensor<1x64xi32>
 }
+
+// -----
+
+// refine: the gather-score loop (score's row arithmetic on candidate rows,
+// read only when in [0, T), NaN otherwise), then the topk and take loops on
+// temporary buffers.
+// CHECK-LABEL: func.func @refine
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: memref.load %{{.*}} : memref<1x?xi32>
+// CHECK: arith.cmpi ult
+// CHECK: scf.if
+// CHECK: math.fma
+// CHECK: arith.select %{{.*}}, %{{.*}}, %cst{{.*}} : f32
+// CHECK: scf.while
+// CHECK: scf.parallel
+// CHECK: bufferization.to_tensor
+func.func @refine(%q: tensor<1x8x64xbf16>, %w: tensor<1x8xf32>, %c: tensor<1x?xi32>, %k: tensor<?x64xf8E4M3FN>,
+                  %s: tensor<?xf32>) -> tensor<1x16xi32> {
+  %t = indexpool.refine %q, %w, %c, %k scales(%s) {k = 16 : i64}
+      : (tensor<1x8x64xbf16>, tensor<1x8xf32>, tensor<1x?xi32>, tensor<?x64xf8E4M3FN>, tensor<?xf32>) -> tensor<1x16xi32>
+  return %t : tensor<1x16xi32>
+}

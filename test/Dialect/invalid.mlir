@@ -772,6 +772,104 @@ func.func @select_pool_size(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %k: ten
   return
 }
 
+//===--- refine ---===//
+
+// -----
+
+func.func @refine_query_rank(%q: tensor<4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{query must be [M, H, D] (rank 3), got 'tensor<4x8xbf16>'}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_candidates_type(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi64>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{candidates must have element type i32, got 'i64'}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi64>, tensor<16x8xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_candidates_rows(%q: tensor<2x4x8xbf16>, %w: tensor<2x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{candidates dimension 0 must be M = 2, got 1}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<2x4x8xbf16>, tensor<2x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_weights_heads(%q: tensor<1x4x8xbf16>, %w: tensor<1x2xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{weights dimension 1 must be H = 4, got 2}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x2xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_keys_dim(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x16xbf16>) {
+  // expected-error @+1 {{keys dimension 1 must be D (the query's last dimension) = 8, got 16}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x16xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_without_scales(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xf8E4M3FN>) {
+  // expected-error @+1 {{keys of quantized type 'f8E4M3FN' require scales(...) of shape [T]}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xf8E4M3FN>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_scales_full_precision(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>, %s: tensor<16xf32>) {
+  // expected-error @+1 {{keys of type 'bf16' are full precision: they take no scales(...)}}
+  %t = indexpool.refine %q, %w, %c, %k scales(%s) {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>, tensor<16xf32>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_scales_rows(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xi8>, %s: tensor<15xf32>) {
+  // expected-error @+1 {{scales dimension 0 must be T = 16, got 15}}
+  %t = indexpool.refine %q, %w, %c, %k scales(%s) {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xi8>, tensor<15xf32>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_k_zero(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{k must be positive, got 0}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 0 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x0xi32>
+  return
+}
+
+// -----
+
+func.func @refine_k_beyond_c(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{k must be at most C = 8 (the candidates of a row), got 9}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 9 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x9xi32>
+  return
+}
+
+// -----
+
+func.func @refine_too_many_keys(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<2147483648x8xbf16>) {
+  // expected-error @+1 {{T = 2147483648 keys do not fit the i32 token ids (at most 2^31 - 1)}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<2147483648x8xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_tokens_width(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{result 'tokens' dimension 1 must be K = 4, got 8}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x8xi32>
+  return
+}
+
 //===--- operand groups (generic form) ---===//
 
 // -----

@@ -218,6 +218,24 @@ func.func @select(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %keys: tensor
   return %tok, %t2, %t3 : tensor<1x2048xi32>, tensor<1x64xi32>, tensor<1x64xi32>
 }
 
+// CHECK-LABEL: func.func @refine
+// CHECK: indexpool.refine %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {k = 512 : i64} : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x4096xi32>, tensor<65536x128xbf16>) -> tensor<1x512xi32>
+// CHECK: indexpool.refine %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} scales(%{{.*}}) {k = 16 : i64} : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x?xi32>, tensor<?x128xf8E4M3FN>, tensor<?xf32>) -> tensor<1x16xi32>
+// GENERIC-LABEL: sym_name = "refine"
+// GENERIC: "indexpool.refine"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{k = 512 : i64}>
+// GENERIC: "indexpool.refine"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{k = 16 : i64}>
+func.func @refine(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %cand: tensor<1x4096xi32>,
+                  %keys: tensor<65536x128xbf16>, %dc: tensor<1x?xi32>, %codes: tensor<?x128xf8E4M3FN>,
+                  %s: tensor<?xf32>) -> (tensor<1x512xi32>, tensor<1x16xi32>) {
+  %tok = indexpool.refine %q, %w, %cand, %keys {k = 512 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x4096xi32>,
+         tensor<65536x128xbf16>) -> tensor<1x512xi32>
+  %t2 = indexpool.refine %q, %w, %dc, %codes scales(%s) {k = 16 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x?xi32>, tensor<?x128xf8E4M3FN>, tensor<?xf32>)
+        -> tensor<1x16xi32>
+  return %tok, %t2 : tensor<1x512xi32>, tensor<1x16xi32>
+}
+
 // The property bounds are inclusive: temperature = 2^-126, and min_absmax =
 // qmax * 2^-126 for each codes type (i8: 127 * 2^-126, f8E4M3FN: 7 * 2^-120),
 // exact f32 values, verify and round-trip.

@@ -23,7 +23,9 @@
 // BIAS: indexpool-fidelity: error: --bias: expected [4] or [4, 8], got [3]
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --bias=@%t/b4x9.npy 2>&1 | FileCheck %s --check-prefix=BIAS2
 // BIAS2: indexpool-fidelity: error: --bias: expected [4] or [4, 8], got [4, 9]
-// RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --refine=8 2>&1 | FileCheck %s --check-prefix=REFINE
-// REFINE: indexpool-fidelity: error: --refine is not implemented yet
+// RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --refine=8 2>&1 | FileCheck %s --check-prefix=REFINE
+// REFINE: indexpool-fidelity: error: --refine=8 keeps 8 x 4 pools, more than the 16 complete groups
+// RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --refine=-1 2>&1 | FileCheck %s --check-prefix=REFINENEG
+// REFINENEG: indexpool-fidelity: error: --refine=-1 must be positive (0: no refinement)
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --format=bf16 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: Cannot find option named 'bf16'

@@ -9,7 +9,7 @@
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --fuse=false -o %t
 // RUN: python3 %S/Inputs/check_manifest_doc.py %indexpool_src/docs/manifest.md --example=%t/compress_cache.sm_90.json %t/compress_cache.sm_90.json %t/append_in_place.sm_90.json %t/rows.sm_90.json %t/selection.sm_90.json %t/fused.sm_90.json %S/Inputs/launch/paged-compress.json %S/Inputs/launch/paged-select.json %S/Inputs/launch/paged-append.json | FileCheck %s
 // CHECK: example ok
-// CHECK: manifest doc ok: 14 ops, every key documented
+// CHECK: manifest doc ok: 15 ops, every key documented
 
 func.func @rows(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>,
     %c: tensor<16x64xi8>, %cs: tensor<16xf32>)
@@ -26,13 +26,15 @@ func.func @rows(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>,
 }
 
 func.func @selection(%q: tensor<2x4x64xbf16>, %w: tensor<2x4xf32>,
-    %keys: tensor<128x64xf8E4M3FN>, %s: tensor<128xf32>, %v: tensor<2xi32>)
-    -> (tensor<2x32xi32>, tensor<2x32xi32>) {
+    %keys: tensor<128x64xf8E4M3FN>, %s: tensor<128xf32>, %v: tensor<2xi32>,
+    %cand: tensor<2x32xi32>)
+    -> (tensor<2x32xi32>, tensor<2x32xi32>, tensor<2x8xi32>) {
   %l = indexpool.score %q, %w, %keys scales(%s) : (tensor<2x4x64xbf16>, tensor<2x4xf32>, tensor<128x64xf8E4M3FN>, tensor<128xf32>) -> tensor<2x128xf32>
   %vals, %idx = indexpool.topk %l valid(%v) {k = 8 : i64} : (tensor<2x128xf32>, tensor<2xi32>) -> (tensor<2x8xf32>, tensor<2x8xi32>)
   %t = indexpool.expand %idx {pool_size = 4 : i64} : (tensor<2x8xi32>) -> tensor<2x32xi32>
   %t2 = indexpool.select %q, %w, %keys scales(%s) valid(%v) {k = 8 : i64, pool_size = 4 : i64} : (tensor<2x4x64xbf16>, tensor<2x4xf32>, tensor<128x64xf8E4M3FN>, tensor<128xf32>, tensor<2xi32>) -> tensor<2x32xi32>
-  return %t, %t2 : tensor<2x32xi32>, tensor<2x32xi32>
+  %t3 = indexpool.refine %q, %w, %cand, %keys scales(%s) {k = 8 : i64} : (tensor<2x4x64xbf16>, tensor<2x4xf32>, tensor<2x32xi32>, tensor<128x64xf8E4M3FN>, tensor<128xf32>) -> tensor<2x8xi32>
+  return %t, %t2, %t3 : tensor<2x32xi32>, tensor<2x32xi32>, tensor<2x8xi32>
 }
 
 func.func @fused(%k: tensor<64x64xbf16>, %s: tensor<64xf32>, %b: tensor<4xf32>)

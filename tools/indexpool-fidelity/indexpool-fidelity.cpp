@@ -2,7 +2,7 @@
 //
 //   indexpool-fidelity --keys=@k.npy --queries=@q.npy [--pool-size=4]
 //       [--k=256] [--format=none|fp8|i8] [--rotate] [--score=uniform|norm]
-//       [--bias=@b.npy] [--last=16] [--json]
+//       [--bias=@b.npy] [--refine=C] [--last=16] [--json]
 //
 // The command line of runFidelity (indexpool/Fidelity/Fidelity.h), which
 // does the work. Every bad input ends with one line "indexpool-fidelity:
@@ -77,9 +77,11 @@ static cl::opt<std::string>
                       "the pool op does"),
              cl::cat(category));
 
-static cl::opt<std::string> refine(
-    "refine", cl::value_desc("C"), cl::Hidden,
-    cl::desc("Re-rank C candidate tokens (not implemented yet)"),
+static cl::opt<int64_t> refine(
+    "refine", cl::init(0), cl::value_desc("C"),
+    cl::desc("Two-stage selection: keep C x K / P pools and re-score their "
+             "C x K tokens against the keys (indexpool.refine, f32, "
+             "unrotated), keeping the best K (0: select alone)"),
     cl::cat(category));
 
 static cl::opt<int64_t> last(
@@ -93,7 +95,8 @@ static cl::opt<bool>
          cl::desc("Print one JSON object: recall, recall_p10, mass_recall, "
                   "angle_mean_deg, angle_median_deg, angle_p95_deg, "
                   "recon_none, recon_i8, recon_fp8, recon_exact (means, as "
-                  "fractions), their *_p99, and the setup"),
+                  "fractions), their *_p99, bytes_pooled, bytes_refine, "
+                  "bytes_token_fp8 (per query), and the setup"),
          cl::cat(category));
 
 static const char *kOverview =
@@ -117,6 +120,9 @@ static const char *kOverview =
     "the residual k - pooled kept exact, quantized per vector as the "
     "quantize op does (int8, fp8: f32, absmax / qmax scale, round to "
     "nearest even, min_absmax 1e-4), or none (mean, p99)\n"
+    "  bytes        read per query: the valid pooled keys (codes + scale, "
+    "or f32), the candidate token keys refine reads (f32), and a token-level "
+    "FP8 indexer's n x (D + 4) for comparison (D after padding)\n"
     "Percentiles interpolate linearly (NumPy's default); zero vectors have no "
     "angle or relative error and are left out.\n";
 
@@ -136,9 +142,6 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, kOverview);
 
-  if (refine.getNumOccurrences())
-    return fail("--refine is not implemented yet");
-
   FidelityOptions options;
   options.keysPath = fileOf(keysFile);
   options.queriesPath = fileOf(queriesFile);
@@ -149,6 +152,7 @@ int main(int argc, char **argv) {
   options.rotate = rotate;
   options.normScores = scoreMode == ScoreMode::Norm;
   options.last = last;
+  options.refine = refine;
 
   FidelityReport report;
   if (indexpool::Status status = runFidelity(options, report); !status)

@@ -39,8 +39,10 @@ usage: indexpool-launch MANIFEST.json [options]
                         the manifest's computes use it (keys, queries, scores,
                         bias, weights: N(0,1); scales: uniform [1e-3, 1e-2];
                         quantized keys: valid codes; valid lengths: [0, N];
-                        expand indices: [-1, 1000]; other i32: [0, 100]); the
-                        same draws as indexpool-run --random-inputs=SEED
+                        expand indices: [-1, 1000]; refine candidates:
+                        token ids of the keys, one in eight -1; other i32:
+                        [0, 100]); the same draws as indexpool-run
+                        --random-inputs=SEED
   --input-shape=I:AxB   with --random-inputs: the shape of input I (needed
                         for an input whose manifest shape has sizes known at
                         launch, e.g. [?, 64]; otherwise it must be the

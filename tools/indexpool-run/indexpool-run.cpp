@@ -66,7 +66,8 @@ static cl::opt<std::string> randomInputs(
     cl::desc("Instead of --input: draw every input at random from SEED, as "
              "the argument is used (keys, queries, scores, bias, weights: "
              "N(0,1); scales: uniform [1e-3, 1e-2]; quantized keys: valid "
-             "codes; valid lengths: [0, N]; expand indices: [-1, 1000]; paged "
+             "codes; valid lengths: [0, N]; expand indices: [-1, 1000]; refine "
+             "candidates: token ids of the keys, one in eight -1; paged "
              "slots: distinct, one in eight -1; block tables: page ids; pages: "
              "random bytes; other integers: [0, 100]). Dynamic sizes are 256 "
              "unless --input-shape gives them"),

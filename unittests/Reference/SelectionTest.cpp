@@ -312,6 +312,63 @@ TEST(SelectTest, ShapeChecks) {
 }
 
 //===----------------------------------------------------------------------===//
+// refine
+//===----------------------------------------------------------------------===//
+
+TEST(RefineTest, ScoresCandidatesTakesTheBest) {
+  // Key logits (oneQuery, twoKeys): row 0 -> 3, row 1 -> 10. Padding (-1,
+  // 2 = T, the i32 extremes) is NaN: last, among NaNs by column, and -1.
+  HostTensor candidates = i32({1, 6}, {0, -1, 1, 2, 0, -2147483648.0});
+  HostTensor logits =
+      refineLogits(oneQuery(), headWeights(), candidates, twoKeys(), nullptr);
+  EXPECT_EQ(logits.data[0], 3);
+  EXPECT_EQ(logits.data[2], 10);
+  EXPECT_EQ(logits.data[4], 3);
+  EXPECT_TRUE(std::isnan(logits.data[1]) && std::isnan(logits.data[3]) &&
+              std::isnan(logits.data[5]));
+  HostTensor tokens =
+      refine(oneQuery(), headWeights(), candidates, twoKeys(), nullptr, 6);
+  EXPECT_EQ(tokens.shape, (std::vector<int64_t>{1, 6}));
+  EXPECT_EQ(tokens.type, I32);
+  // The duplicate 0 is kept twice, in column order.
+  EXPECT_EQ(tokens.data, (Values{1, 0, 0, -1, -1, -1}));
+  EXPECT_EQ(
+      refine(oneQuery(), headWeights(), candidates, twoKeys(), nullptr, 2).data,
+      (Values{1, 0}));
+}
+
+TEST(RefineTest, AllTokensIsTopKOfScore) {
+  std::mt19937_64 rng(7);
+  int64_t queries = 3, heads = 4, dim = 16, tokens = 40, k = 9;
+  HostTensor q = randomNormal(ElementType::BF16, {queries, heads, dim}, rng);
+  HostTensor w = randomNormal(F32, {queries, heads}, rng);
+  HostTensor keys =
+      randomNormal(ElementType::F8E4M3FN, {tokens, dim}, rng, 64.0);
+  HostTensor scales = randomNormal(F32, {tokens}, rng, 0.01);
+  HostTensor candidates = i32({queries, tokens}, {});
+  for (int64_t i = 0; i < queries * tokens; ++i)
+    candidates.data.push_back(double(i % tokens));
+  ASSERT_EQ(checkRefine(q, w, candidates, keys, &scales, k), "");
+  EXPECT_EQ(refineLogits(q, w, candidates, keys, &scales).data,
+            score(q, w, keys, &scales).data);
+  EXPECT_EQ(refine(q, w, candidates, keys, &scales, k).data,
+            topk(score(q, w, keys, &scales), nullptr, k).indices.data);
+}
+
+TEST(RefineTest, ShapeChecks) {
+  HostTensor candidates = i32({2, 4}, {0, 1, 0, 1, 0, 1, 0, 1});
+  EXPECT_EQ(
+      checkRefine(oneQuery(), headWeights(), candidates, twoKeys(), nullptr, 1),
+      "refine: candidates must be [M, C] with M = 1 (q's), got [2, 4]");
+  HostTensor one = i32({1, 4}, {0, 1, 0, 1});
+  HostTensor scales = f32({3}, {1, 1, 1});
+  EXPECT_EQ(checkRefine(oneQuery(), headWeights(), one, twoKeys(), &scales, 1),
+            "refine: scales must be [T] = [2], got [3]");
+  EXPECT_EQ(checkRefine(oneQuery(), headWeights(), one, twoKeys(), nullptr, -1),
+            "refine: k must be >= 0, got -1");
+}
+
+//===----------------------------------------------------------------------===//
 // Random inputs
 //===----------------------------------------------------------------------===//
 

@@ -221,4 +221,27 @@ TEST(CompareTest, ExpandedIndicesSwapWholePools) {
   EXPECT_FALSE(compareWithReference(a, r, &selection).ok);
 }
 
+TEST(CompareTest, RefineTokensStandForTheirCandidateColumns) {
+  // Candidates 7, 9, 7, -1, 4: the two 7s have equal logits (one key row).
+  SelectionContext selection;
+  selection.candidates = HostTensor{ElementType::I32, {1, 5}, {7, 9, 7, -1, 4}};
+  selection.logits = HostTensor{
+      ElementType::F32, {1, 5}, {2.0, 1.0, 2.0, std::nan(""), 1.0 + 1e-6}};
+  HostTensor r{ElementType::I32, {1, 4}, {7, 7, 4, 9}};
+  // 9 and 4 are a near tie; the 7s are one token twice.
+  HostTensor a{ElementType::I32, {1, 4}, {7, 7, 9, 4}};
+  Comparison c = compareWithReference(a, r, &selection);
+  EXPECT_TRUE(c.ok) << c.reason;
+  EXPECT_EQ(c.nearTieSwaps, 2);
+  // A token more often than it is a candidate.
+  a = HostTensor{ElementType::I32, {1, 4}, {7, 7, 7, 9}};
+  c = compareWithReference(a, r, &selection);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.reason, "row 0 slot 2: token 7 is not a candidate of its row "
+                      "(or is taken more often than it is one)");
+  // -1 (padding) where the reference has a token.
+  a = HostTensor{ElementType::I32, {1, 4}, {7, 7, 4, -1}};
+  EXPECT_FALSE(compareWithReference(a, r, &selection).ok);
+}
+
 } // namespace

@@ -220,4 +220,54 @@ TEST(EvaluateComputeTest, ShapesOnlyAndErrors) {
   EXPECT_EQ(error, "unknown op 'scan'");
 }
 
+TEST(EvaluateComputeTest, Refine) {
+  Compute compute;
+  compute.op = "refine";
+  compute.k = 3;
+  compute.operands = {
+      {"query", 0}, {"weights", 1}, {"candidates", 2}, {"keys", 3}};
+  std::mt19937_64 rng(3);
+  using D = ref::InputDistribution;
+  HostTensor q =
+      ref::drawRandomInput(D::Normal, ElementType::BF16, {2, 4, 16}, rng);
+  HostTensor w = ref::drawRandomInput(D::Normal, ElementType::F32, {2, 4}, rng);
+  // Token ids of the 50 keys, one in eight -1.
+  HostTensor candidates = ref::drawRandomInput(
+      D::CandidateTokens, ElementType::I32, {2, 400}, rng, /*lengthBound=*/50);
+  int64_t padding = 0;
+  for (double t : candidates.data) {
+    EXPECT_TRUE(t == -1 || (t >= 0 && t < 50)) << t;
+    padding += t == -1;
+  }
+  EXPECT_GT(padding, 50);
+  EXPECT_LT(padding, 150);
+  EXPECT_EQ(
+      ref::distributionOfOperand("refine", "candidates", ElementType::I32),
+      D::CandidateTokens);
+  HostTensor keys =
+      ref::drawRandomInput(D::Normal, ElementType::BF16, {50, 16}, rng);
+  std::vector<HostTensor> results;
+  std::string error;
+  ASSERT_TRUE(evaluateCompute(compute, {&q, &w, &candidates, &keys},
+                              {ElementType::I32}, /*shapesOnly=*/false, results,
+                              error))
+      << error;
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].data,
+            ref::refine(q, w, candidates, keys, nullptr, 3).data);
+  // The dialect's rules: k <= C, scales iff quantized keys.
+  compute.k = 401;
+  EXPECT_FALSE(evaluateCompute(compute, {&q, &w, &candidates, &keys},
+                               {ElementType::I32}, true, results, error));
+  EXPECT_EQ(error, "k must be at most C = 400 (the candidates of a row), got "
+                   "401");
+  compute.k = 3;
+  HostTensor scales{ElementType::F32, {50}, {}};
+  compute.operands.push_back({"scales", 4});
+  EXPECT_FALSE(evaluateCompute(compute, {&q, &w, &candidates, &keys, &scales},
+                               {ElementType::I32}, true, results, error));
+  EXPECT_EQ(error, "keys of type bf16 are full precision: they take no "
+                   "operand \"scales\"");
+}
+
 } // namespace

@@ -62,8 +62,22 @@ struct SelectSpec {
   bool rotate = true;
   /// Take the number of valid pools of every query row.
   bool valid = false;
+  /// The two-stage selection (indexpool.refine) when > 0: select keeps
+  /// refine * k pools, whose refine * k * P tokens are re-scored against
+  /// the token keys (an argument after the others: %token_keys [tokens, D]
+  /// of tokenKeyType, and %token_scales [tokens] f32 for f8E4M3FN / i8),
+  /// with the query as given (unrotated: token keys are stored as the
+  /// model made them), and the best k * P of them returned, in the same
+  /// [M, k * P] shape as without refine.
+  int64_t refine = 0;
+  DType tokenKeyType = DType::BF16;
+  /// Tokens in the cache (-1: dynamic).
+  int64_t tokens = -1;
   std::string name = "select";
 };
+/// @select(%query [M, H, D], %head_weights [M, H] f32, %codes [N, D],
+/// [%scales [N] f32], [%valid [M] i32], [%token_keys [T, D],
+/// [%token_scales [T] f32]]) -> tokens [M, k * P] i32.
 std::unique_ptr<Module> buildSelect(const SelectSpec &spec, Status &status);
 
 // The paged serving layout (docs/serving-layout.md): the pages are

@@ -166,6 +166,23 @@ inline std::string columnIndexRule(int64_t columns) {
          " columns do not fit the i32 column indices (at most 2^31 - 1)";
 }
 
+/// refine keeps k of the C candidates of a row: k <= C, also when C is
+/// known only at run time.
+inline std::string refineCandidatesRule(int64_t k, int64_t candidates) {
+  if (candidates == kShapeDynamic || k <= candidates)
+    return "";
+  return "k must be at most C = " + std::to_string(candidates) +
+         " (the candidates of a row), got " + std::to_string(k);
+}
+
+/// refine's token ids are i32 rows of its keys: T <= 2^31 - 1.
+inline std::string refineTokensRule(int64_t tokens) {
+  if (tokens == kShapeDynamic || tokens <= kMaxColumns)
+    return "";
+  return "T = " + std::to_string(tokens) +
+         " keys do not fit the i32 token ids (at most 2^31 - 1)";
+}
+
 /// `what` (e.g. "K * P") = a * b tokens of i32 indices: at most 2^31.
 inline std::string tokenCountRule(const char *what, int64_t a, int64_t b) {
   if (a == kShapeDynamic || b == kShapeDynamic)

@@ -122,7 +122,8 @@ LogicalResult specializeShapes(func::FuncOp func,
 /// The reference results of a function, plus, for every result that is a
 /// selection of computed logits -- the indices of a `topk` whose logits come
 /// from a `score` of the same function, an `expand` of those, or the tokens
-/// of a `select` -- the context for the near-tie rule.
+/// of a `select`, a `select_paged` or a `refine` -- the context for the
+/// near-tie rule.
 struct ReferenceRun {
   std::vector<ref::HostTensor> results;
   std::vector<std::optional<SelectionContext>> selections;
@@ -146,7 +147,8 @@ using InputDistribution = ref::InputDistribution;
 
 struct InputDescription {
   InputDistribution distribution = InputDistribution::Default;
-  /// For ValidLengths: the op whose column count N bounds the lengths.
+  /// For ValidLengths, PageSlots, PageIds and CandidateTokens: the op whose
+  /// sizes bound the values (drawRandomInput's N).
   Operation *lengthsOf = nullptr;
   /// e.g. "valid of indexpool.topk at f.mlir:7:3", for messages and --help.
   std::string use;

@@ -30,18 +30,23 @@ struct FidelityOptions {
   bool rotate = false;
   bool normScores = false;
   int64_t last = 16;
+  /// The refine factor C: select keeps C x k / P pools, refine keeps the
+  /// best k of their tokens by the exact keys (0: select alone).
+  int64_t refine = 0;
 };
 
 /// The selections of the last `rows` positions of `queries` ([T, D] f32,
 /// D = keys.cols) as causal decode queries over `pooled` (pooled from the
 /// keys zero-padded to `paddedDim` columns with `pooling`), through the
-/// compiled kernels, against the exact float64 top-k of `keys`: one recall
+/// compiled kernels (with `refine`: select + refine over `refine.keys`,
+/// [T, paddedDim]), against the exact float64 top-k of `keys`: one recall
 /// and one mass recall per query.
 Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling,
                          const std::vector<float> &queries, const Matrix &keys,
                          int64_t paddedDim, int64_t rows, int64_t k,
                          std::vector<double> &recalls,
-                         std::vector<double> &massRecalls);
+                         std::vector<double> &massRecalls,
+                         const RefineOptions &refine = RefineOptions());
 
 /// Runs the whole measurement. Every bad file or setting is one line in the
 /// returned Status.

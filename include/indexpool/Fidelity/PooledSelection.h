@@ -4,7 +4,9 @@
 // the project's compiled CPU kernels through the embedding API
 // (libIndexPool): `pool` (+ `hadamard`) for unquantized keys, `compress` for
 // FP8 / INT8 codes and scales, and `select` (score + topk + expand, the query
-// rotated as the keys were) for the tokens a decode query keeps.
+// rotated as the keys were), optionally followed by `refine` (the selected
+// pools' tokens re-scored against the token keys), for the tokens a decode
+// query keeps.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_FIDELITY_POOLEDSELECTION_H
@@ -59,14 +61,24 @@ struct PooledKeys {
 Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
                 const PoolingOptions &options, PooledKeys &pooled);
 
-/// The tokens the compiled select keeps for each query row: `queries`
-/// [M, dim] f32 (unrotated), `validPools` [M] (the pools before each row's
-/// causal limit), k tokens (a multiple of P). `tokens` gets [M, k] i32, -1
-/// where fewer pools qualify.
+/// The two-stage selection: select keeps `factor` x k / P pools and
+/// indexpool.refine re-scores their tokens against `keys` ([tokens, dim]
+/// f32, in the queries' space: unrotated), keeping k. factor 0: off.
+struct RefineOptions {
+  int64_t factor = 0;
+  const std::vector<float> *keys = nullptr;
+  int64_t tokens = 0;
+};
+
+/// The tokens the compiled select (with `refine`: select + refine) keeps
+/// for each query row: `queries` [M, dim] f32 (unrotated), `validPools`
+/// [M] (the pools before each row's causal limit), k tokens (a multiple of
+/// P). `tokens` gets [M, k] i32, -1 where fewer pools qualify.
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,
-                    std::vector<int32_t> &tokens);
+                    std::vector<int32_t> &tokens,
+                    const RefineOptions &refine = RefineOptions());
 
 } // namespace indexpool::fidelity
 

@@ -28,6 +28,8 @@ struct FidelityReport {
   std::string format;
   bool rotate = false;
   std::string score;
+  /// The refine factor C (0: select alone).
+  int64_t refine = 0;
   // Selection, over the queries.
   double recall = 0;
   double recallP10 = 0;
@@ -38,14 +40,22 @@ struct FidelityReport {
   double angleP95 = 0;
   // ||k_hat - k|| / ||k|| (fractions) by residual kept.
   ErrorSummary reconExact, reconI8, reconFP8, reconNone;
+  // Bytes one query reads (mean over the queries): the pooled keys it
+  // scores (codes and scales), the token keys refine re-scores (f32, as
+  // given), and what a token-level FP8 indexer would read (D code bytes
+  // and a 4-byte scale per token before the query).
+  double bytesPooled = 0;
+  double bytesRefine = 0;
+  double bytesTokenFP8 = 0;
 };
 
 /// Human-readable lines.
 std::string formatText(const FidelityReport &report);
 /// One JSON object: recall, recall_p10, mass_recall, angle_mean_deg,
 /// angle_median_deg, angle_p95_deg, recon_{none,i8,fp8,exact} (means) and
-/// their *_p99, plus the setup (tokens, dim, pool_size, k, queries, groups,
-/// format, rotate, score). Non-finite numbers are null.
+/// their *_p99, bytes_pooled, bytes_refine, bytes_token_fp8, plus the setup
+/// (tokens, dim, pool_size, k, refine, queries, groups, format, rotate,
+/// score). Non-finite numbers are null.
 std::string formatJson(const FidelityReport &report);
 
 } // namespace indexpool::fidelity

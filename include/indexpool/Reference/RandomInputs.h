@@ -34,6 +34,9 @@ enum class InputDistribution {
   ValidLengths,
   /// Uniform integers in [-1, 1000]: `indices` of expand.
   PoolIndices,
+  /// Token ids uniform in [0, N), N the key rows, one in eight -1 (padding),
+  /// duplicates by chance: `candidates` of refine.
+  CandidateTokens,
   /// Distinct slots in [0, N), N the entries of the pages, one in eight -1
   /// (skipped), -1 once the slots run out: `slots` of compress_paged.
   PageSlots,
@@ -55,13 +58,13 @@ InputDistribution distributionOfOperand(std::string_view op,
                                         ElementType operandType);
 
 /// When an input has several uses, the more specific distribution wins
-/// (PageSlots > PageIds > ValidLengths > PoolIndices > QuantizedCodes >
-/// PositiveScales > Normal > Default).
+/// (PageSlots > PageIds > CandidateTokens > ValidLengths > PoolIndices >
+/// QuantizedCodes > PositiveScales > Normal > Default).
 int distributionSpecificity(InputDistribution distribution);
 
 /// Draws one tensor of `type` and `shape` from `rng`. `lengthBound` is the N
-/// of ValidLengths, PageSlots and PageIds (ignored otherwise; clamped to
-/// int32). Never all zeros
+/// of ValidLengths, PageSlots, PageIds and CandidateTokens (ignored
+/// otherwise; clamped to int32). Never all zeros
 /// (unless the tensor is empty or N = 0 for lengths). The draws depend only
 /// on the engine's raw output, so a seed gives the same tensor everywhere.
 HostTensor drawRandomInput(InputDistribution distribution, ElementType type,

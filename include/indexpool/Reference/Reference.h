@@ -172,6 +172,28 @@ HostTensor select(const HostTensor &q, const HostTensor &w,
                   const HostTensor *valid, int64_t k, int64_t poolSize);
 
 //===----------------------------------------------------------------------===//
+// indexpool.refine
+//===----------------------------------------------------------------------===//
+
+/// q [M, H, D]; w [M, H]; candidates [M, C]; keys [T, D]; scales (may be
+/// null) [T]; k >= 0. (The verifier's scales-iff-quantized rule is the
+/// callers'.)
+std::string checkRefine(const HostTensor &q, const HostTensor &w,
+                        const HostTensor &candidates, const HostTensor &keys,
+                        const HostTensor *scales, int64_t k);
+/// logits [M, C], f32: score's logit of query row m and key row t =
+/// candidates[m, c] when 0 <= t < T, NaN (row never read) otherwise.
+HostTensor refineLogits(const HostTensor &q, const HostTensor &w,
+                        const HostTensor &candidates, const HostTensor &keys,
+                        const HostTensor *scales);
+/// tokens [M, k], i32: topk of refineLogits, each selected column c taken
+/// as candidates[m, c], -1 where that candidate is padding (or the slot is
+/// empty, k > C).
+HostTensor refine(const HostTensor &q, const HostTensor &w,
+                  const HostTensor &candidates, const HostTensor &keys,
+                  const HostTensor *scales, int64_t k);
+
+//===----------------------------------------------------------------------===//
 // Random inputs
 //===----------------------------------------------------------------------===//
 

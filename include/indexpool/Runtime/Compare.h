@@ -24,12 +24,16 @@ namespace indexpool::runtime {
 /// (empty when the selection had none), the pool size the indices were
 /// expanded with (1 when they were not) and the columns at the end of each
 /// row that are not ranked (select_paged's P - 1 tail tokens, always
-/// selected: they must equal the reference's).
+/// selected: they must equal the reference's). With `candidates` (`[M, C]`,
+/// refine's), a result holds candidates[m, column] instead of the column: a
+/// token stands for the first column of its row holding it that an earlier
+/// slot did not take (duplicates have equal logits), -1 for -1.
 struct SelectionContext {
   ref::HostTensor logits;
   std::optional<ref::HostTensor> valid;
   int64_t poolSize = 1;
   int64_t tailColumns = 0;
+  std::optional<ref::HostTensor> candidates;
 };
 
 /// The context of select_paged's tokens [B, S, k*P + P - 1], from its
@@ -90,7 +94,8 @@ struct Comparison {
 ///    may hold another index whose reference logit differs from the one the
 ///    reference picked by at most 1e-5 relative, f32's tolerance (the index
 ///    must still be a valid, distinct column of its row); the tail columns
-///    equal.
+///    equal. refine's tokens are compared as the candidate columns they
+///    stand for.
 Comparison compareWithReference(const ref::HostTensor &actual,
                                 const ref::HostTensor &expected,
                                 const SelectionContext *selection = nullptr);

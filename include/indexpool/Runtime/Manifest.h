@@ -176,7 +176,7 @@ struct Launch {
 /// One indexpool op of the reference computation.
 struct Compute {
   /// The op name without "indexpool.": pool, hadamard, quantize, dequantize,
-  /// residual, reconstruct, score, topk, expand, compress, select,
+  /// residual, reconstruct, score, topk, expand, compress, select, refine,
   /// compress_paged, select_paged, append_paged.
   std::string op;
   /// Operand name -> id, in the op's operand order (docs/IndexPoolOps.md and
@@ -187,7 +187,7 @@ struct Compute {
   std::vector<int64_t> results;
   /// Properties, with the dialect's defaults where the manifest has none.
   /// pool, residual, reconstruct, expand, compress, select and the paged
-  /// ops: pool_size; topk, select, select_paged: k.
+  /// ops: pool_size; topk, select, refine, select_paged: k.
   int64_t poolSize = 0;
   int64_t k = 0;
   /// temperature and min_absmax are f32 properties in the dialect: the

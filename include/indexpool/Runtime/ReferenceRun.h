@@ -58,8 +58,9 @@ bool runReference(const Manifest &manifest, std::vector<ref::HostTensor> inputs,
 
 /// The context of the near-tie rule when buffer `id` is a selection of
 /// computed logits: the indices of a topk whose logits come from a score,
-/// an expand of those, or the tokens of a select or a select_paged (the
-/// same cases as the evaluator's). `values` comes from runReference.
+/// an expand of those, or the tokens of a select, a select_paged or a
+/// refine (the same cases as the evaluator's). `values` comes from
+/// runReference.
 std::optional<SelectionContext>
 selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
                    int64_t id);
@@ -81,8 +82,9 @@ Comparison compareResult(const Manifest &manifest,
 /// How one input is drawn, decided by its uses in the computes.
 struct InputDescription {
   ref::InputDistribution distribution = ref::InputDistribution::Default;
-  /// For ValidLengths, PageSlots and PageIds: N, the columns the lengths
-  /// bound, the entries of the pages, the pages (drawRandomInput's N).
+  /// For ValidLengths, PageSlots, PageIds and CandidateTokens: N, the
+  /// columns the lengths bound, the entries of the pages, the pages, the
+  /// key rows (drawRandomInput's N).
   int64_t lengthBound = 0;
   /// e.g. "keys of computes[0] (pool)", or "not used by a compute".
   std::string use;

@@ -429,6 +429,116 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
 }
 
 //===----------------------------------------------------------------------===//
+// refine
+//===----------------------------------------------------------------------===//
+
+Value mlir::indexpool::loops::emitIsKeyRow(Emitter &e, Value t, Value keys) {
+  ImplicitLocOpBuilder &b = e.builder();
+  // Sign-extended, a negative id is beyond every row as an unsigned index.
+  Value row = arith::IndexCastOp::create(b, b.getIndexType(), t);
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                               e.dim(keys, 0));
+}
+
+void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
+                                             Value weights, Value candidates,
+                                             Value keys, Value scales,
+                                             Value logits) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
+  Value dimC = e.dim(candidates, 1);
+  Value q = emitDecodeQuery(e, query);
+
+  // As emitScore: kScoreRows candidates at a time, each key row decoded once
+  // into an L1 scratch, so that every logit is score's bit for bit. Rows of
+  // one query row only (each row has its own candidates); a padding row's
+  // scratch is zeroed and its logit replaced by NaN.
+  int64_t staticD = memrefType(keys).getDimSize(1);
+  auto rowType = MemRefType::get({kScoreRows, staticD}, b.getF32Type());
+  Value rowsPerBlock = e.index(kScoreRows);
+  Value blocks = arith::CeilDivUIOp::create(b, dimC, rowsPerBlock);
+  Value lastColumn = arith::SubIOp::create(b, dimC, e.index(1));
+  Value nan = e.f32(std::numeric_limits<double>::quiet_NaN());
+  e.parallelFor(e.mul(dimM, blocks), [&](Value item) {
+    Value m = arith::DivUIOp::create(b, item, blocks);
+    Value first = e.mul(arith::RemUIOp::create(b, item, blocks), rowsPerBlock);
+    e.stackScope([&]() {
+      Value rows = memref::AllocaOp::create(
+          b, rowType, rowType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
+          b.getI64IntegerAttr(32));
+      SmallVector<Value> columnOf, isRow, scaleOf;
+      for (int64_t r = 0; r < kScoreRows; ++r) {
+        Value c =
+            arith::MinUIOp::create(b, e.add(first, e.index(r)), lastColumn);
+        columnOf.push_back(c);
+        Value t = memref::LoadOp::create(b, candidates, ValueRange{m, c});
+        Value present = emitIsKeyRow(e, t, keys);
+        isRow.push_back(present);
+        Value n = arith::IndexCastOp::create(b, b.getIndexType(), t);
+        e.ifThen(present, [&]() {
+          e.chunks(dimD, [&](Chunk ch) {
+            e.storeF32(e.loadF32(keys, {n, ch.offset}, ch.mask), rows,
+                       {e.index(r), ch.offset}, ch.mask);
+          });
+        });
+        e.ifThen(arith::XOrIOp::create(b, present,
+                                       arith::ConstantIntOp::create(b, 1, 1)),
+                 [&]() {
+                   e.chunks(dimD, [&](Chunk ch) {
+                     e.storeF32(e.f32Splat(0.0), rows, {e.index(r), ch.offset},
+                                ch.mask);
+                   });
+                 });
+        if (scales)
+          scaleOf.push_back(
+              e.ifThen(present, {e.f32(0.0)}, [&]() -> SmallVector<Value> {
+                 return {e.loadScalarF32(scales, {n})};
+               }).front());
+      }
+      SmallVector<Value> logit = emitScoreRows(e, q, weights, m, rows, scaleOf);
+      for (int64_t r = 0; r < kScoreRows; ++r) {
+        Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                             e.add(first, e.index(r)), dimC);
+        e.ifThen(exists, [&]() {
+          memref::StoreOp::create(
+              b, arith::SelectOp::create(b, isRow[r], logit[r], nan), logits,
+              ValueRange{m, columnOf[r]});
+        });
+      }
+    });
+  });
+}
+
+void mlir::indexpool::loops::emitTakeEntry(Emitter &e, Value candidates,
+                                           Value keys, Value indices,
+                                           Value tokens, Value m, Value j) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value minusOne = e.i32(-1);
+  Value idx = memref::LoadOp::create(b, indices, ValueRange{m, j});
+  // An empty slot (-1) takes nothing; the column is below C otherwise.
+  Value taken =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::sge, idx, e.i32(0));
+  Value token =
+      e.ifThen(taken, {minusOne}, [&]() -> SmallVector<Value> {
+         Value c = arith::IndexCastOp::create(b, b.getIndexType(), idx);
+         Value t = memref::LoadOp::create(b, candidates, ValueRange{m, c});
+         return {
+             arith::SelectOp::create(b, emitIsKeyRow(e, t, keys), t, minusOne)};
+       }).front();
+  memref::StoreOp::create(b, token, tokens, ValueRange{m, j});
+}
+
+void mlir::indexpool::loops::emitTake(Emitter &e, Value candidates, Value keys,
+                                      Value indices, Value tokens) {
+  Value dimM = e.dim(indices, 0), dimK = e.dim(indices, 1);
+  e.parallelFor(dimM, [&](Value m) {
+    e.forLoop(e.index(0), dimK, [&](Value j) {
+      emitTakeEntry(e, candidates, keys, indices, tokens, m, j);
+    });
+  });
+}
+
+//===----------------------------------------------------------------------===//
 // topk
 //===----------------------------------------------------------------------===//
 

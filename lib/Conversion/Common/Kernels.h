@@ -3,7 +3,8 @@
 // One function per computation, on memrefs. The fused ops call the same
 // row-level pieces as the ops they fuse, in the same order, which is why
 // compress == pool -> hadamard -> quantize and select == score -> topk ->
-// expand bit for bit on the CPU. The GPU kernels (IndexPoolToGPU) call the
+// expand bit for bit on the CPU; refine scores its candidates with score's
+// row arithmetic (emitScoreRows). The GPU kernels (IndexPoolToGPU) call the
 // row-level pieces too (slot weights, weighted sums, butterflies, row scales).
 //
 //===----------------------------------------------------------------------===//
@@ -98,6 +99,21 @@ SmallVector<Value> emitScoreRows(Emitter &e, Value q, Value weights, Value m,
 void emitScore(Emitter &e, Value query, Value weights, Value keys,
                Value scales, Value logits);
 
+/// Whether the i32 token id `t` is a row of `keys` ([T, D]): 0 <= t < T,
+/// as one unsigned comparison.
+Value emitIsKeyRow(Emitter &e, Value t, Value keys);
+
+/// logits[M, C] of indexpool.refine: for candidate t = candidates[m, c] in
+/// [0, T), the logit of key row t by emitScoreRows (score's arithmetic, bit
+/// for bit); NaN for any other t, whose row and scale are not read.
+void emitRefineScore(Emitter &e, Value query, Value weights, Value candidates,
+                     Value keys, Value scales, Value logits);
+
+/// tokens[m, j] of indexpool.refine: candidates[m, indices[m, j]] when that
+/// is a row of `keys`, else -1 (padding, or an empty topk slot).
+void emitTakeEntry(Emitter &e, Value candidates, Value keys, Value indices,
+                   Value tokens, Value m, Value j);
+
 /// values / indices [M, k] of indexpool.topk (`valid` may be null).
 void emitTopK(Emitter &e, Value logits, Value valid, Value values,
               Value indices);
@@ -108,6 +124,10 @@ void emitExpandEntry(Emitter &e, Value indices, Value tokens,
 
 /// tokens [M, K*P] of indexpool.expand.
 void emitExpand(Emitter &e, Value indices, Value tokens, int64_t poolSize);
+
+/// tokens [M, k] of indexpool.refine from the topk indices [M, k].
+void emitTake(Emitter &e, Value candidates, Value keys, Value indices,
+              Value tokens);
 
 } // namespace mlir::indexpool::loops
 

@@ -2,9 +2,10 @@
 //
 // compress, score, topk and expand become gpu.launch kernels on buffers
 // (the emitters of Kernels/, GPUKernels.h), select is split into the three
-// it fuses first; the paged ops become short sequences of kernels
-// (Kernels/PagedKernels.cpp). Ops whose shapes a kernel does not cover stay
-// for --indexpool-to-loops, but the paged ones are refused.
+// it fuses first, refine into a gather-score, the topk and a take kernel; the
+// paged ops become short sequences of kernels (Kernels/PagedKernels.cpp). Ops
+// whose shapes a kernel does not cover stay for --indexpool-to-loops, but the
+// paged ones are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -313,6 +314,52 @@ struct ExpandKernel : KernelPattern<ExpandOp> {
   }
 };
 
+/// refine -> gather-score, topk and take kernels on temporaries (the
+/// kernels' own split: the gathered logits are no op of the dialect).
+struct RefineKernel : KernelPattern<RefineOp> {
+  using KernelPattern::KernelPattern;
+  const char *unsupported(RefineOp op, const KernelLaunch &) const override {
+    if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
+      return "H or D dynamic, H > 128, or the query beyond 48 KiB";
+    if (cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2) == 0)
+      return "D = 0";
+    // The topk kernel's [M, 2k] i32 candidates, in bytes, must be countable.
+    std::optional<int64_t> bytes =
+        llvm::checkedMul<int64_t>(2 * 4, static_cast<int64_t>(op.getK()));
+    int64_t m = cast<RankedTensorType>(op.getQuery().getType()).getDimSize(0);
+    if (bytes && !ShapedType::isDynamic(m))
+      bytes = llvm::checkedMul(*bytes, m);
+    return bytes ? nullptr : "the [M, 2k] candidates overflow int64_t";
+  }
+  void lower(RefineOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             const KernelLaunch &launch) const override {
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value candidates = buffers.in(op.getCandidates());
+    Value keys = buffers.in(op.getKeys());
+    Value scales = buffers.in(op.getScales());
+    auto k = static_cast<int64_t>(op.getK());
+    Value dimM = dimOf(b, query, 0);
+    Value tokens = buffers.out(op.getTokens().getType(),
+                               {dimM, arith::ConstantIndexOp::create(b, k)});
+    auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
+      return Value(memref::AllocOp::create(b, MemRefType::get(shape, element),
+                                           dynamic, b.getI64IntegerAttr(64)));
+    };
+    int64_t dyn = ShapedType::kDynamic;
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    Value logits = temp({dyn, dyn}, f32, {dimM, dimOf(b, candidates, 1)});
+    Value values = temp({dyn, k}, f32, {dimM});
+    Value indices = temp({dyn, k}, i32, {dimM});
+    Value topkCandidates = temp({dyn, 2 * k}, i32, {dimM});
+    emitRefineScoreKernel(b, query, weights, candidates, keys, scales, logits,
+                          launch);
+    emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices,
+                   topkCandidates, launch);
+    emitTakeKernel(b, candidates, keys, indices, tokens, launch);
+  }
+};
+
 /// Why no kernel covers the paged op `op`, or null: the compress rows need
 /// a static D of the warp-row layouts, the scores static H and D.
 static const char *pagedUnsupported(Operation *op,
@@ -575,6 +622,6 @@ void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
   KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip};
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
-               ScoreKernel, TopKKernel, ExpandKernel, SelectPagedKernel>(
-      ctx, options);
+               ScoreKernel, TopKKernel, ExpandKernel, RefineKernel,
+               SelectPagedKernel>(ctx, options);
 }

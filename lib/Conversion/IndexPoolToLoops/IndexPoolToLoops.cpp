@@ -299,6 +299,34 @@ struct LowerSelect : LowerOp<SelectOp> {
   }
 };
 
+struct LowerRefine : LowerOp<RefineOp> {
+  using LowerOp::LowerOp;
+  void lower(RefineOp op, Emitter &e, BufferScope &buffers) const override {
+    ImplicitLocOpBuilder &b = e.builder();
+    Value query = buffers.in(op.getQuery());
+    Value weights = buffers.in(op.getWeights());
+    Value candidates = buffers.in(op.getCandidates());
+    Value keys = buffers.in(op.getKeys());
+    Value scales = buffers.in(op.getScales());
+    int64_t k = op.getK();
+    Value dimM = e.dim(query, 0), dimC = e.dim(candidates, 1);
+    Value tokens = buffers.out(op.getTokens().getType(), {dimM, e.index(k)});
+    // Already the fused form: the gathered logits [M, C] and the k best
+    // columns are small temporaries next to the keys, as select's are.
+    auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
+      return memref::AllocOp::create(b, MemRefType::get(shape, element),
+                                     dynamic, b.getI64IntegerAttr(64));
+    };
+    int64_t m = ShapedType::kDynamic;
+    Value logits = temp({m, m}, b.getF32Type(), {dimM, dimC});
+    Value values = temp({m, k}, b.getF32Type(), {dimM});
+    Value indices = temp({m, k}, b.getI32Type(), {dimM});
+    emitRefineScore(e, query, weights, candidates, keys, scales, logits);
+    emitTopK(e, logits, /*valid=*/nullptr, values, indices);
+    emitTake(e, candidates, keys, indices, tokens);
+  }
+};
+
 struct IndexPoolToLoops
     : mlir::indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
   using Base::Base;
@@ -342,6 +370,6 @@ void mlir::indexpool::populateIndexPoolToLoopsPatterns(
     RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes) {
   patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
                LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
-               LowerTopK, LowerExpand, LowerSelect>(patterns.getContext(),
-                                                    vectorWidth, stackScopes);
+               LowerTopK, LowerExpand, LowerSelect, LowerRefine>(
+      patterns.getContext(), vectorWidth, stackScopes);
 }

@@ -2,7 +2,7 @@
 """An independent float64 NumPy computation of indexpool-fidelity's metrics.
 
   fidelity_ref.py compare KEYS QUERIES TOOL.json [--pool-size=4] [--k=256]
-      [--last=16] [--score=uniform|norm] [--bias=B.npy]
+      [--last=16] [--score=uniform|norm] [--bias=B.npy] [--refine=C]
 recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
 and checks the tool's JSON against it: recall and mass recall within what
 f32-vs-f64 near ties of pool scores allow (derived per query below), angles
@@ -94,10 +94,38 @@ def top_indices(values, count):
     return order[:count]
 
 
-def selection(keys, queries, pooled, pool_size, k, last):
-    """Recall and mass recall per query, with the slack near ties allow."""
+def refined(keys, q, selected, k, exact, mass, exact_mass):
+    """indexpool.refine in float64: the candidates `selected` (in select's
+    order) re-scored by q.k, the best k kept, ties to the earlier
+    candidate; and the slack f32 near ties at the k-th candidate allow."""
+    dim = keys.shape[1]
+    scores = keys[selected] @ q
+    order = top_indices(scores, len(selected))
+    kept = selected[order[:k]]
+    if len(selected) <= k:
+        return kept, 0.0, 0.0
+    # The f32 dot product's error bound per candidate; candidates on either
+    # side of the boundary within their bounds may swap, one for one.
+    gamma = dim * F32_EPS / (1 - dim * F32_EPS)
+    bound = gamma * (np.abs(keys[selected]) @ np.abs(q))
+    last_in, first_out = order[k - 1], order[k]
+    inside = [j for j in order[:k] if scores[j] - scores[first_out] <=
+              bound[j] + bound[first_out]]
+    outside = [j for j in order[k:] if scores[last_in] - scores[j] <=
+               bound[last_in] + bound[j]]
+    swaps = min(len(inside), len(outside))
+    if swaps == 0:
+        return kept, 0.0, 0.0
+    near = mass[selected[inside]].sum() + mass[selected[outside]].sum()
+    return kept, swaps / len(exact), near / exact_mass
+
+
+def selection(keys, queries, pooled, pool_size, k, last, refine=0):
+    """Recall and mass recall per query, with the slack near ties allow.
+    refine = C: select keeps C * k / P pools and refine keeps k of their
+    tokens by q.k."""
     tokens, dim = keys.shape
-    kept_pools = k // pool_size
+    kept_pools = (refine or 1) * k // pool_size
     rows = []
     for i in range(tokens - last, tokens):
         n = (i // pool_size) * pool_size
@@ -111,6 +139,10 @@ def selection(keys, queries, pooled, pool_size, k, last):
         exact = top_indices(qk, min(k, n))
         mass = np.exp((qk - qk.max()) / np.sqrt(dim))
         exact_mass = mass[exact].sum()
+        refine_recall = refine_mass = 0.0
+        if refine:
+            selected, refine_recall, refine_mass = refined(
+                keys[:n], q, selected, k, exact, mass, exact_mass)
         recall = len(np.intersect1d(selected, exact)) / len(exact)
         mass_recall = mass[selected].sum() / exact_mass
         # The compiled score sums D f32 products: |error| <= gamma_D *
@@ -128,7 +160,8 @@ def selection(keys, queries, pooled, pool_size, k, last):
                 tokens_of = lambda g: mass[g * pool_size:(g + 1) * pool_size]
                 slack_mass = (tokens_of(inside).sum() +
                               tokens_of(outside).sum()) / exact_mass
-        rows.append((recall, mass_recall, slack_recall, slack_mass))
+        rows.append((recall, mass_recall, slack_recall + refine_recall,
+                     slack_mass + refine_mass))
     return np.array(rows)
 
 
@@ -140,7 +173,8 @@ def compare(args):
         tool = json.load(f)
     p = args.pool_size
     pooled = pool_keys(keys, p, args.score, bias)
-    rows = selection(keys, queries, pooled, p, args.k, args.last)
+    rows = selection(keys, queries, pooled, p, args.k, args.last,
+                     args.refine)
     recalls, masses = rows[:, 0], rows[:, 1]
     n = len(rows)
     failures = []
@@ -168,6 +202,17 @@ def compare(args):
         e = reconstruction(keys, pooled, p, kind)
         close(f"recon_{kind}", e.mean(), rel(e.mean()))
         close(f"recon_{kind}_p99", percentile(e, 99), rel(percentile(e, 99)))
+    # Bytes per query (format none, unrotated: f32 pooled keys, f32 token
+    # keys for refine, D + 4 per token for a token-level FP8 indexer).
+    tokens, dim = keys.shape
+    valid = np.arange(tokens - args.last, tokens) // p
+    kept = (args.refine or 1) * args.k // p
+    for name, ref in (
+            ("bytes_pooled", (valid * dim * 4).mean()),
+            ("bytes_refine", (np.minimum(kept, valid) * p * dim * 4).mean()
+             if args.refine else 0.0),
+            ("bytes_token_fp8", (valid * p * (dim + 4)).mean())):
+        close(name, ref, 1e-9 * ref + 1e-9)
     print(f"near-tie queries: {int((rows[:, 2] > 0).sum())} of {n}")
     if failures:
         print("FAILED: " + ", ".join(failures))
@@ -217,6 +262,7 @@ def main():
     c.add_argument("--last", type=int, default=16)
     c.add_argument("--score", default="uniform")
     c.add_argument("--bias")
+    c.add_argument("--refine", type=int, default=0)
     p = sub.add_parser("plausible")
     p.add_argument("reports", nargs="+")
     args = parser.parse_args()

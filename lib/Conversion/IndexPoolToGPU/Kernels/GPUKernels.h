@@ -58,10 +58,13 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      const KernelLaunch &launch);
 
 /// Key row n of query row m as the score kernel reads it: its f32 scale
-/// (null: none) and its E channels from d0 as an f32 vector.
+/// (null: none) and its E channels from d0 as an f32 vector; `present`
+/// (i1, null: always) says whether there is a row at all: where it is
+/// false the logit is NaN and `load` is not called.
 struct KeyRow {
   Value scale;
   std::function<Value(Value d0)> load;
+  Value present;
 };
 /// Where the score kernel's key rows are: `count` of them (emitted in the
 /// kernel and for its grid from buffer sizes), the first `rowLength(m)`
@@ -80,6 +83,14 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      Value logits, const ScoreKeys &keys,
                      const KernelLaunch &launch);
 
+/// refine's gather-score: logits[m, c] of key row candidates[m, c] ([M, C]
+/// i32) for every candidate, NaN for those outside [0, T) (not read); the
+/// score kernel, so each logit is score's. canScore must cover query and
+/// keys.
+void emitRefineScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
+                           Value candidates, Value keys, Value scales,
+                           Value logits, const KernelLaunch &launch);
+
 /// topk of every row (any N, any k); `valid` may be null. `candidates` is
 /// an [M, 2k] i32 temporary. Tiles of items_per_block rows (default 1), a
 /// row at a time per block; tiled by default.
@@ -91,6 +102,12 @@ void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
 /// rows (default: the rows of one block of threads); tiled by default.
 void emitExpandKernel(ImplicitLocOpBuilder &b, Value indices, Value tokens,
                       int64_t poolSize, const KernelLaunch &launch);
+
+/// tokens [M, k] of indexpool.refine from the topk indices [M, k]: the
+/// CPU's emitTakeEntry per entry; tiles of items_per_block query rows as
+/// the expand kernel's; tiled by default.
+void emitTakeKernel(ImplicitLocOpBuilder &b, Value candidates, Value keys,
+                    Value indices, Value tokens, const KernelLaunch &launch);
 
 /// Copies `from` into `to` (same shape, row-major and contiguous), one
 /// thread per element.

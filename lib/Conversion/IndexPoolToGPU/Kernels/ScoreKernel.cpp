@@ -19,7 +19,8 @@
 //
 // Where a key row is (and its scale) is the caller's (ScoreKeys): the rows
 // of a [N, D] buffer for score, entries of pages through a block table for
-// select_paged (PagedKernels.cpp); the arithmetic is this one.
+// select_paged (PagedKernels.cpp), the rows refine's candidates name; the
+// arithmetic is this one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
@@ -117,42 +120,54 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
     Value end = arith::MinUIOp::create(b, e.add(first, e.index(items)), dimN);
     e.forLoop(e.add(first, tid), end, step, [&](Value n) {
       KeyRow key = keys.row(e, m, n);
-      Value logit = e.f32(0.0);
-      for (int64_t h0 = 0; h0 < H; h0 += HB) {
-        SmallVector<Value> zeros(HB, e.f32(0.0));
-        SmallVector<Value> dot = e.forLoop(
-            e.index(0), e.index(D / E), e.index(1), zeros,
-            [&](Value chunk, ValueRange acc) -> SmallVector<Value> {
-              Value d0 = e.mul(chunk, e.index(E));
-              Value chunkValues = key.load(d0);
-              SmallVector<Value> k;
-              for (int64_t i = 0; i < E; ++i)
-                k.push_back(vector::ExtractOp::create(b, chunkValues, i));
-              SmallVector<Value> next(acc.begin(), acc.end());
-              for (int64_t h = 0; h < HB; ++h) {
-                Value base = e.add(e.index((h0 + h) * D), d0);
-                for (int64_t i = 0; i < E; i += QE) {
-                  Value q = vector::LoadOp::create(
-                      b, quad, qs, ValueRange{e.add(base, e.index(i))},
-                      /*nontemporal=*/false, llvm::Align(4 * QE));
-                  for (int64_t t = 0; t < QE; ++t)
-                    next[h] = math::FmaOp::create(
-                        b, vector::ExtractOp::create(b, q, t), k[i + t],
-                        next[h]);
+      auto scoreRow = [&]() -> SmallVector<Value> {
+        Value logit = e.f32(0.0);
+        for (int64_t h0 = 0; h0 < H; h0 += HB) {
+          SmallVector<Value> zeros(HB, e.f32(0.0));
+          SmallVector<Value> dot = e.forLoop(
+              e.index(0), e.index(D / E), e.index(1), zeros,
+              [&](Value chunk, ValueRange acc) -> SmallVector<Value> {
+                Value d0 = e.mul(chunk, e.index(E));
+                Value chunkValues = key.load(d0);
+                SmallVector<Value> k;
+                for (int64_t i = 0; i < E; ++i)
+                  k.push_back(vector::ExtractOp::create(b, chunkValues, i));
+                SmallVector<Value> next(acc.begin(), acc.end());
+                for (int64_t h = 0; h < HB; ++h) {
+                  Value base = e.add(e.index((h0 + h) * D), d0);
+                  for (int64_t i = 0; i < E; i += QE) {
+                    Value q = vector::LoadOp::create(
+                        b, quad, qs, ValueRange{e.add(base, e.index(i))},
+                        /*nontemporal=*/false, llvm::Align(4 * QE));
+                    for (int64_t t = 0; t < QE; ++t)
+                      next[h] = math::FmaOp::create(
+                          b, vector::ExtractOp::create(b, q, t), k[i + t],
+                          next[h]);
+                  }
                 }
-              }
-              return next;
-            });
-        // The same epilogue as the CPU rows: scale, relu, weight, in h order.
-        for (int64_t h = 0; h < HB; ++h) {
-          Value v = dot[h];
-          if (key.scale)
-            v = arith::MulFOp::create(b, key.scale, v);
-          Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
-          Value w = memref::LoadOp::create(b, ws, ValueRange{e.index(h0 + h)});
-          logit = math::FmaOp::create(b, w, relu, logit);
+                return next;
+              });
+          // The same epilogue as the CPU rows: scale, relu, weight, in h order.
+          for (int64_t h = 0; h < HB; ++h) {
+            Value v = dot[h];
+            if (key.scale)
+              v = arith::MulFOp::create(b, key.scale, v);
+            Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
+            Value w =
+                memref::LoadOp::create(b, ws, ValueRange{e.index(h0 + h)});
+            logit = math::FmaOp::create(b, w, relu, logit);
+          }
         }
-      }
+        return {logit};
+      };
+      // A row that is not there (refine's padding) is NaN, never read.
+      Value logit =
+          key.present
+              ? e.ifThen(key.present,
+                         {e.f32(std::numeric_limits<double>::quiet_NaN())},
+                         scoreRow)
+                    .front()
+              : scoreRow().front();
       memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
     });
     });
@@ -169,6 +184,34 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
   source.row = [&](Emitter &e, Value, Value n) {
     KeyRow row;
     row.scale = scales ? e.loadScalarF32(scales, {n}) : Value();
+    row.load = [&e, keys, n](Value d0) {
+      return e.loadF32(keys, {n, d0}, nullptr);
+    };
+    return row;
+  };
+  emitScoreKernel(b, query, weights, logits, source, launch);
+}
+
+void mlir::indexpool::gpukernels::emitRefineScoreKernel(
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value candidates,
+    Value keys, Value scales, Value logits, const KernelLaunch &launch) {
+  auto keysType = cast<MemRefType>(keys.getType());
+  ScoreKeys source;
+  source.elementBytes = keysType.getElementTypeBitWidth() / 8;
+  source.count = [&](Emitter &e) { return e.dim(candidates, 1); };
+  // Column c of row m is key row candidates[m, c] when that is a row; its
+  // scale is read only then.
+  source.row = [&](Emitter &e, Value m, Value c) {
+    ImplicitLocOpBuilder &kb = e.builder();
+    Value t = memref::LoadOp::create(kb, candidates, ValueRange{m, c});
+    Value n = arith::IndexCastOp::create(kb, kb.getIndexType(), t);
+    KeyRow row;
+    row.present = loops::emitIsKeyRow(e, t, keys);
+    if (scales)
+      row.scale =
+          e.ifThen(row.present, {e.f32(0.0)}, [&]() -> SmallVector<Value> {
+             return {e.loadScalarF32(scales, {n})};
+           }).front();
     row.load = [&e, keys, n](Value d0) {
       return e.loadF32(keys, {n, d0}, nullptr);
     };
