@@ -168,6 +168,21 @@ static std::optional<OpShape> describe(Operation *op) {
         shape.sizes.push_back({"P", static_cast<int64_t>(op.getPoolSize())});
         return shape;
       })
+      .Case<RefineOp>([](RefineOp op) {
+        // The gather-score kernel streams the C candidates of each row:
+        // each an id and its key row (and scale). Its topk and take run
+        // with the same configuration.
+        OpShape shape = keyStreamShape(op);
+        int64_t c = dimOf(op.getCandidates(), 1);
+        shape.desc.items = c;
+        shape.desc.bytesPerItem = addDims(shape.desc.bytesPerItem, 4);
+        shape.sizes = {{"M", dimOf(op.getQuery(), 0)},
+                       {"H", dimOf(op.getQuery(), 1)},
+                       {"C", c},
+                       {"D", dimOf(op.getKeys(), 1)},
+                       {"K", static_cast<int64_t>(op.getK())}};
+        return shape;
+      })
       .Case<TopKOp>([](TopKOp op) {
         Value logits = op.getLogits();
         int64_t m = dimOf(logits, 0), n = dimOf(logits, 1);

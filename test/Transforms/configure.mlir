@@ -124,3 +124,17 @@ func.func @reconfigure(%x: tensor<256x128xbf16>) -> tensor<256x128xbf16> {
       : (tensor<256x128xbf16>) -> tensor<256x128xbf16>
   return %y : tensor<256x128xbf16>
 }
+
+// -----
+
+// refine streams each row's candidates (an id and a key row each) like
+// score streams keys: it gets a launch, which its three kernels share.
+// MODEL-LABEL: func.func @refine
+// MODEL: indexpool.refine {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block =
+func.func @refine(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %cand: tensor<1x4096xi32>,
+                  %keys: tensor<65536x128xbf16>) -> tensor<1x512xi32> {
+  %t = indexpool.refine %q, %w, %cand, %keys {k = 512 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<1x4096xi32>, tensor<65536x128xbf16>)
+        -> tensor<1x512xi32>
+  return %t : tensor<1x512xi32>
+}
