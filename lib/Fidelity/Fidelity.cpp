@@ -137,12 +137,21 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   Matrix keyMatrix = toMatrix(keys.values, tokens, dim);
   std::vector<double> recalls, massRecalls;
   RefineOptions refine;
+  std::vector<float> tier;
   if (options.refine > 0) {
     // Token keys in the queries' space: unrotated (zero padding does not
-    // change q.k).
+    // change q.k); exact, or as a residual tier reconstructs them.
     refine.factor = options.refine;
     refine.keys = &paddedKeys;
     refine.tokens = tokens;
+    if (options.refineKeys != PoolFormat::None) {
+      if (Status status = tierKeys(paddedKeys, tokens, pooled, p,
+                                   options.rotate, options.refineKeys, tier);
+          !status)
+        return status;
+      refine.keys = &tier;
+      refine.tokens = groups * p;
+    }
   }
   if (Status status =
           measureSelections(pooled, pooling, queries.values, keyMatrix,
@@ -152,17 +161,21 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
     return status;
 
   // Traffic per query: its valid pools (codes + scale, or f32), the
-  // candidate tokens refine reads (f32 rows), and a token-level FP8
+  // candidate tokens refine reads (f32 rows, or a tier's residual codes +
+  // scale: their pooled keys were read by the scan), and a token-level FP8
   // indexer's n x (D + 4) bytes.
   int64_t codeBytes = options.format == PoolFormat::None ? 4 : 1;
   int64_t scaleBytes = options.format == PoolFormat::None ? 0 : 4;
+  int64_t refineRowBytes = options.refineKeys == PoolFormat::None
+                               ? paddedDim * 4
+                               : paddedDim + 4;
   double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
   for (int64_t i = tokens - options.last; i < tokens; ++i) {
     int64_t valid = i / p;
     pooledBytes += double(valid) * double(paddedDim * codeBytes + scaleBytes);
     if (options.refine > 0)
       refineBytes += double(std::min(options.refine * (k / p), valid) * p) *
-                     double(paddedDim * 4);
+                     double(refineRowBytes);
     tokenBytes += double(valid * p) * double(paddedDim + 4);
   }
 
@@ -186,6 +199,9 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.poolSize = p;
   report.k = k;
   report.refine = options.refine;
+  report.refineKeys = options.refineKeys == PoolFormat::None
+                          ? "exact"
+                          : poolFormatName(options.refineKeys);
   report.bytesPooled = pooledBytes / double(options.last);
   report.bytesRefine = refineBytes / double(options.last);
   report.bytesTokenFP8 = tokenBytes / double(options.last);

@@ -7,6 +7,8 @@
 #include "indexpool/API/Formats.h"
 #include "indexpool/API/Module.h"
 #include "indexpool/API/Tensor.h"
+#include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Reference/Reference.h"
 
 #include <cmath>
 #include <memory>
@@ -175,6 +177,54 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     pooled.scales.assign(scales, scales + pooled.groups);
   }
   return Status();
+}
+
+Status tierKeys(const std::vector<float> &keys, int64_t tokens,
+                const PooledKeys &pooled, int64_t poolSize, bool rotate,
+                PoolFormat residualFormat, std::vector<float> &reconstructed) {
+  int64_t groups = pooled.groups, dim = pooled.dim, p = poolSize;
+  // The stored pooled keys, in the keys' (unrotated) space: the normalized
+  // Sylvester-Hadamard matrix is its own inverse.
+  Matrix stored = pooled.dequantized();
+  if (rotate) {
+    ref::HostTensor x{ref::ElementType::F32, {groups, dim}, stored.data};
+    stored.data = ref::hadamard(x, ref::ElementType::F32).data;
+  }
+  std::vector<float> pooledKeys(stored.data.begin(), stored.data.end());
+  std::string keysType = tensorType({tokens, dim}, "f32");
+  std::string pooledType = tensorType({groups, dim}, "f32");
+  std::string rows = tensorType({groups * p, dim}, "f32");
+  std::string codes = tensorType(
+      {groups * p, dim}, residualFormat == PoolFormat::I8 ? "i8" : "f8E4M3FN");
+  std::string scales = tensorType({groups * p}, "f32");
+  std::ostringstream ir;
+  ir << "func.func @tier(%keys: " << keysType << ", %pooled: " << pooledType
+     << ") -> " << rows << " {\n"
+     << "  %r = indexpool.residual %keys, %pooled {pool_size = " << p
+     << " : i64} : (" << keysType << ", " << pooledType << ") -> " << rows
+     << "\n"
+     << "  %c, %s = indexpool.quantize %r : (" << rows << ") -> (" << codes
+     << ", " << scales << ")\n"
+     << "  %d = indexpool.dequantize %c, %s : (" << codes << ", " << scales
+     << ") -> " << rows << "\n"
+     << "  %k = indexpool.reconstruct %pooled residual(%d) {pool_size = " << p
+     << " : i64} : (" << pooledType << ", " << rows << ") -> " << rows << "\n"
+     << "  return %k : " << rows << "\n}\n";
+  Status status;
+  std::unique_ptr<Module> module =
+      Module::parse(ir.str(), status, "<fidelity-tier>");
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, "tier", CompileOptions(), status);
+  if (!function)
+    return status;
+  std::vector<TensorRef> inputs = {
+      TensorRef(const_cast<float *>(keys.data()), DType::F32, {tokens, dim}),
+      TensorRef(pooledKeys.data(), DType::F32, {groups, dim})};
+  reconstructed.assign(size_t(groups * p * dim), 0.0f);
+  TensorRef output(reconstructed.data(), DType::F32, {groups * p, dim});
+  return function->call(inputs.data(), inputs.size(), &output, 1);
 }
 
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,

@@ -35,7 +35,9 @@ std::string formatText(const FidelityReport &r) {
           r.format + (r.rotate ? ", rotated" : "") + ", scores " + r.score +
           "\n";
   text += "selection (k = " + std::to_string(r.k) +
-          (r.refine ? ", refine " + std::to_string(r.refine) : "") +
+          (r.refine ? ", refine " + std::to_string(r.refine) + " on " +
+                          r.refineKeys + " keys"
+                    : "") +
           ", last " + std::to_string(r.queries) + " queries):\n";
   text += "  recall          mean " + percentText(r.recall) + "  p10 " +
           percentText(r.recallP10) + "\n";
@@ -93,6 +95,7 @@ std::string formatJson(const FidelityReport &r) {
   field("pool_size", std::to_string(r.poolSize));
   field("k", std::to_string(r.k));
   field("refine", std::to_string(r.refine));
+  field("refine_keys", "\"" + r.refineKeys + "\"");
   field("queries", std::to_string(r.queries));
   field("groups", std::to_string(r.groups));
   field("format", "\"" + r.format + "\"");

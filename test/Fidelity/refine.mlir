@@ -15,6 +15,13 @@
 // RUN: indexpool-fidelity --keys=@%t/b/keys.npy --queries=@%t/b/queries.npy --pool-size=2 --k=32 --last=500 --refine=3 --json > %t/b.json
 // RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %t/b/keys.npy %t/b/queries.npy %t/b.json --pool-size=2 --k=32 --last=500 --refine=3 | FileCheck %s
 
+// Refining on a slower tier's keys: each key's residual against its pooled
+// key, quantized per vector (int8, FP8), added back.
+// RUN: indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --k=64 --last=32 --refine=4 --refine-keys=i8 --json > %t/a4-i8.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %t/a/keys.npy %t/a/queries.npy %t/a4-i8.json --k=64 --last=32 --refine=4 --refine-keys=i8 | FileCheck %s
+// RUN: indexpool-fidelity --keys=@%t/b/keys.npy --queries=@%t/b/queries.npy --pool-size=2 --k=32 --last=500 --refine=3 --refine-keys=fp8 --json > %t/b-fp8.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %t/b/keys.npy %t/b/queries.npy %t/b-fp8.json --pool-size=2 --k=32 --last=500 --refine=3 --refine-keys=fp8 | FileCheck %s
+
 // Refining can only add exact top-k tokens the pooled selection missed: the
 // candidates include select's own k, re-scored exactly.
 // RUN: indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --k=64 --last=32 --json > %t/a0.json

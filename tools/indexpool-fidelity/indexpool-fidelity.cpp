@@ -2,7 +2,8 @@
 //
 //   indexpool-fidelity --keys=@k.npy --queries=@q.npy [--pool-size=4]
 //       [--k=256] [--format=none|fp8|i8] [--rotate] [--score=uniform|norm]
-//       [--bias=@b.npy] [--refine=C] [--last=16] [--json]
+//       [--bias=@b.npy] [--refine=C] [--refine-keys=exact|i8|fp8]
+//       [--last=16] [--json]
 //
 // The command line of runFidelity (indexpool/Fidelity/Fidelity.h), which
 // does the work. Every bad input ends with one line "indexpool-fidelity:
@@ -84,6 +85,17 @@ static cl::opt<int64_t> refine(
              "unrotated), keeping the best K (0: select alone)"),
     cl::cat(category));
 
+static cl::opt<PoolFormat> refineKeys(
+    "refine-keys", cl::init(PoolFormat::None),
+    cl::desc("The token keys --refine reads"),
+    cl::values(clEnumValN(PoolFormat::None, "exact", "the keys as given (f32)"),
+               clEnumValN(PoolFormat::I8, "i8",
+                          "a slower tier's: each key's residual against its "
+                          "stored pooled key, int8 per vector, added back"),
+               clEnumValN(PoolFormat::FP8, "fp8",
+                          "the same with f8E4M3FN residual codes")),
+    cl::cat(category));
+
 static cl::opt<int64_t> last(
     "last", cl::init(16), cl::value_desc("N"),
     cl::desc("Measure the last N positions i as causal decode queries: over "
@@ -121,7 +133,8 @@ static const char *kOverview =
     "quantize op does (int8, fp8: f32, absmax / qmax scale, round to "
     "nearest even, min_absmax 1e-4), or none (mean, p99)\n"
     "  bytes        read per query: the valid pooled keys (codes + scale, "
-    "or f32), the candidate token keys refine reads (f32), and a token-level "
+    "or f32), the candidate token keys refine reads (f32, or a residual "
+    "tier's D + 4 code and scale bytes), and a token-level "
     "FP8 indexer's n x (D + 4) for comparison (D after padding)\n"
     "Percentiles interpolate linearly (NumPy's default); zero vectors have no "
     "angle or relative error and are left out.\n";
@@ -153,6 +166,7 @@ int main(int argc, char **argv) {
   options.normScores = scoreMode == ScoreMode::Norm;
   options.last = last;
   options.refine = refine;
+  options.refineKeys = refineKeys;
 
   FidelityReport report;
   if (indexpool::Status status = runFidelity(options, report); !status)

@@ -33,6 +33,9 @@ struct FidelityOptions {
   /// The refine factor C: select keeps C x k / P pools, refine keeps the
   /// best k of their tokens by the exact keys (0: select alone).
   int64_t refine = 0;
+  /// The token keys refine reads: exact (None: the f32 keys), or a slower
+  /// tier's pooled + residual quantized per vector (I8, FP8: tierKeys).
+  PoolFormat refineKeys = PoolFormat::None;
 };
 
 /// The selections of the last `rows` positions of `queries` ([T, D] f32,

@@ -61,6 +61,16 @@ struct PooledKeys {
 Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
                 const PoolingOptions &options, PooledKeys &pooled);
 
+/// Token keys as a slower tier of the cache would return them: each key's
+/// residual against its stored pooled key (`pooled` dequantized, rotated
+/// back when `rotate`), quantized per vector as the quantize op does
+/// (`residualFormat` FP8 or I8), added back by reconstruct; computed by the
+/// compiled residual -> quantize -> dequantize -> reconstruct. `keys` is
+/// [tokens, dim] f32; `reconstructed` gets [groups * P, dim] f32.
+Status tierKeys(const std::vector<float> &keys, int64_t tokens,
+                const PooledKeys &pooled, int64_t poolSize, bool rotate,
+                PoolFormat residualFormat, std::vector<float> &reconstructed);
+
 /// The two-stage selection: select keeps `factor` x k / P pools and
 /// indexpool.refine re-scores their tokens against `keys` ([tokens, dim]
 /// f32, in the queries' space: unrotated), keeping k. factor 0: off.

@@ -28,8 +28,10 @@ struct FidelityReport {
   std::string format;
   bool rotate = false;
   std::string score;
-  /// The refine factor C (0: select alone).
+  /// The refine factor C (0: select alone) and the keys it reads: "exact",
+  /// or a residual tier's "i8" / "fp8".
   int64_t refine = 0;
+  std::string refineKeys = "exact";
   // Selection, over the queries.
   double recall = 0;
   double recallP10 = 0;
@@ -54,8 +56,8 @@ std::string formatText(const FidelityReport &report);
 /// One JSON object: recall, recall_p10, mass_recall, angle_mean_deg,
 /// angle_median_deg, angle_p95_deg, recon_{none,i8,fp8,exact} (means) and
 /// their *_p99, bytes_pooled, bytes_refine, bytes_token_fp8, plus the setup
-/// (tokens, dim, pool_size, k, refine, queries, groups, format, rotate,
-/// score). Non-finite numbers are null.
+/// (tokens, dim, pool_size, k, refine, refine_keys, queries, groups, format,
+/// rotate, score). Non-finite numbers are null.
 std::string formatJson(const FidelityReport &report);
 
 } // namespace indexpool::fidelity

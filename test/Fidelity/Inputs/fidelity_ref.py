@@ -3,6 +3,7 @@
 
   fidelity_ref.py compare KEYS QUERIES TOOL.json [--pool-size=4] [--k=256]
       [--last=16] [--score=uniform|norm] [--bias=B.npy] [--refine=C]
+      [--refine-keys=exact|i8|fp8]
 recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
 and checks the tool's JSON against it: recall and mass recall within what
 f32-vs-f64 near ties of pool scores allow (derived per query below), angles
@@ -56,7 +57,9 @@ def round_f8e4m3fn(x):
     return np.sign(x) * r
 
 
-def reconstruction(keys, pooled, pool_size, kind):
+def reconstructed(keys, pooled, pool_size, kind):
+    """k_hat = pooled + the residual kept as `kind` (none, exact, i8, fp8:
+    quantized per vector as the quantize op does, in f32)."""
     groups, dim = pooled.shape
     k = keys[:groups * pool_size]
     p = np.repeat(pooled, pool_size, axis=0)
@@ -73,6 +76,14 @@ def reconstruction(keys, pooled, pool_size, kind):
         code = np.clip(code, -qmax, qmax)
         code = np.rint(code) if kind == "i8" else round_f8e4m3fn(code)
         k_hat = p + code * scale[:, None]
+    return k_hat
+
+
+def reconstruction(keys, pooled, pool_size, kind):
+    """||k_hat - k|| / ||k|| per key (zero keys left out)."""
+    groups = pooled.shape[0]
+    k = keys[:groups * pool_size]
+    k_hat = reconstructed(keys, pooled, pool_size, kind)
     norms = np.linalg.norm(k, axis=1)
     keep = norms > 0
     return np.linalg.norm(k_hat - k, axis=1)[keep] / norms[keep]
@@ -120,11 +131,14 @@ def refined(keys, q, selected, k, exact, mass, exact_mass):
     return kept, swaps / len(exact), near / exact_mass
 
 
-def selection(keys, queries, pooled, pool_size, k, last, refine=0):
+def selection(keys, queries, pooled, pool_size, k, last, refine=0,
+              refine_keys=None):
     """Recall and mass recall per query, with the slack near ties allow.
     refine = C: select keeps C * k / P pools and refine keeps k of their
-    tokens by q.k."""
+    tokens by q.k, over `refine_keys` (default: the keys themselves)."""
     tokens, dim = keys.shape
+    if refine_keys is None:
+        refine_keys = keys
     kept_pools = (refine or 1) * k // pool_size
     rows = []
     for i in range(tokens - last, tokens):
@@ -142,7 +156,7 @@ def selection(keys, queries, pooled, pool_size, k, last, refine=0):
         refine_recall = refine_mass = 0.0
         if refine:
             selected, refine_recall, refine_mass = refined(
-                keys[:n], q, selected, k, exact, mass, exact_mass)
+                refine_keys[:n], q, selected, k, exact, mass, exact_mass)
         recall = len(np.intersect1d(selected, exact)) / len(exact)
         mass_recall = mass[selected].sum() / exact_mass
         # The compiled score sums D f32 products: |error| <= gamma_D *
@@ -173,8 +187,14 @@ def compare(args):
         tool = json.load(f)
     p = args.pool_size
     pooled = pool_keys(keys, p, args.score, bias)
+    refine_keys = None
+    if args.refine_keys != "exact":
+        # A slower tier's keys: the f32 pooled key plus the quantized
+        # residual, as reconstruct gives them (the keys themselves as f32).
+        refine_keys = reconstructed(keys, pooled, p, args.refine_keys)
+        refine_keys = refine_keys.astype(np.float32).astype(np.float64)
     rows = selection(keys, queries, pooled, p, args.k, args.last,
-                     args.refine)
+                     args.refine, refine_keys)
     recalls, masses = rows[:, 0], rows[:, 1]
     n = len(rows)
     failures = []
@@ -209,7 +229,9 @@ def compare(args):
     kept = (args.refine or 1) * args.k // p
     for name, ref in (
             ("bytes_pooled", (valid * dim * 4).mean()),
-            ("bytes_refine", (np.minimum(kept, valid) * p * dim * 4).mean()
+            ("bytes_refine", (np.minimum(kept, valid) * p *
+                              (dim * 4 if args.refine_keys == "exact"
+                               else dim + 4)).mean()
              if args.refine else 0.0),
             ("bytes_token_fp8", (valid * p * (dim + 4)).mean())):
         close(name, ref, 1e-9 * ref + 1e-9)
@@ -263,6 +285,8 @@ def main():
     c.add_argument("--score", default="uniform")
     c.add_argument("--bias")
     c.add_argument("--refine", type=int, default=0)
+    c.add_argument("--refine-keys", default="exact",
+                   choices=("exact", "i8", "fp8"))
     p = sub.add_parser("plausible")
     p.add_argument("reports", nargs="+")
     args = parser.parse_args()
