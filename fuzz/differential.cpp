@@ -1,7 +1,8 @@
 //===- differential.cpp - compiled code against the float64 reference -----===//
 //
 // Input: bytes that choose a small indexpool function -- one op of pool,
-// hadamard, quantize, dequantize, score, topk, expand, compress, select, or
+// hadamard, quantize, dequantize, score, topk, expand, compress, select,
+// refine, or
 // one of the chains pool -> hadamard -> quantize and score -> topk -> expand
 // -- with small random sizes, element types and properties, static or
 // dynamic shapes, and the seed of its random inputs (drawn by use, never all
@@ -123,6 +124,7 @@ private:
   void expand();
   void compress();
   void select();
+  void refine();
   void scoreTopkExpand();
 
   FuzzedDataProvider &bytes;
@@ -322,6 +324,32 @@ void Generator::select() {
   returns.push_back({r[0], tokens});
 }
 
+/// refine: candidates [M, C] (random ids, padding included, drawn by the
+/// reference's input rules) re-scored against keys [T, D].
+void Generator::refine() {
+  int64_t m = size(1, 3), h = size(1, 4), d = size(1, 40), t = size(1, 40);
+  int64_t c = size(1, 48), k = size(1, c);
+  TensorSpec query{{m, h, d}, bytes.ConsumeBool() ? "f8E4M3FN" : keyType()};
+  TensorSpec weights{{m, h}, "f32"}, candidates{{m, c}, "i32"};
+  bool quantized = bytes.ConsumeBool();
+  TensorSpec keys{{t, d}, quantized ? quantType() : keyType()};
+  std::vector<std::string> operands = {
+      arg(query.shape, query.element), arg(weights.shape, weights.element),
+      arg(candidates.shape, candidates.element),
+      arg(keys.shape, keys.element)};
+  std::vector<TensorSpec> operandTypes = {query, weights, candidates, keys};
+  if (quantized) {
+    TensorSpec scales{{t}, "f32"};
+    operands.back() += " scales(" + arg(scales.shape, scales.element) + ")";
+    operandTypes.push_back(scales);
+  }
+  TensorSpec tokens{{m, k}, "i32"};
+  std::vector<std::string> r =
+      op("refine", operands, operandTypes,
+         "{k = " + std::to_string(k) + " : i64}", {tokens});
+  returns.push_back({r[0], tokens});
+}
+
 /// score -> topk -> expand: the chain select fuses, unfused.
 void Generator::scoreTopkExpand() {
   score();
@@ -346,7 +374,7 @@ void Generator::scoreTopkExpand() {
 }
 
 std::string Generator::build(std::vector<std::vector<int64_t>> &shapes) {
-  switch (bytes.ConsumeIntegralInRange<int>(0, 9)) {
+  switch (bytes.ConsumeIntegralInRange<int>(0, 10)) {
   case 0:
     pool(/*fused=*/false);
     break;
@@ -373,6 +401,9 @@ std::string Generator::build(std::vector<std::vector<int64_t>> &shapes) {
     break;
   case 8:
     select();
+    break;
+  case 9:
+    refine();
     break;
   default:
     scoreTopkExpand();
