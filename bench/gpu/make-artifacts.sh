@@ -5,7 +5,8 @@
 # tests run them with go next to the manifest, NAME.CHIP.shapes, for
 # run-on-device.sh), into a folder small enough to carry to the GPU machine
 # (kernels + manifests; the sources for a runtime-only build are carried by
-# the device tool as the working tree).
+# the device tool as the working tree), plus static-report.md, the static
+# performance report of the benchmark kernels (bench/gpu/static_report.py).
 # Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -37,6 +38,17 @@ for chip in sm_90 sm_80; do
   done
 done
 rm -f "$OUT/why.log"
+# The static report (ESTIMATES from ptxas -v and the chip table, no GPU) of
+# the benchmark kernels: ptxas -v reads PTX, not the cubins above, so the
+# PTX goes to a scratch folder and only the report into OUT.
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+for chip in sm_90 sm_80; do
+  "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=ptx -o "$SCRATCH/$chip" >/dev/null
+done
+python3 "$ROOT/bench/gpu/static_report.py" "$SCRATCH/sm_90" "$SCRATCH/sm_80" \
+  | sed "s|$SCRATCH/||g" > "$OUT/static-report.md"
+echo "static report (estimates): $OUT/static-report.md"
 du -sh "$OUT"
 echo "manifests: $(find "$OUT" -name '*.json' | wc -l)"
 [ -f "$OUT/not-compiled.txt" ] && { echo "not compiled:"; cat "$OUT/not-compiled.txt"; }
