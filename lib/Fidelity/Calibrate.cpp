@@ -287,13 +287,8 @@ std::vector<int64_t> channelGroupsOf(const Matrix &keys, int64_t groups) {
 Status runCalibration(const CalibrateOptions &options,
                       CalibrationResult &result) {
   int64_t p = options.poolSize, k = options.k;
-  if (!isPowerOfTwo(p) || p < 2 || p > 64)
-    return Status::error("--pool-size=" + std::to_string(p) +
-                         " must be a power of two in [2, 64]");
-  if (k <= 0 || k % p != 0)
-    return Status::error("--k=" + std::to_string(k) +
-                         " must be a positive multiple of the pool size " +
-                         std::to_string(p));
+  if (Status status = checkPoolSizeAndK(p, k); !status)
+    return status;
   if (options.train <= 0)
     return Status::error("--train=" + std::to_string(options.train) +
                          " must be positive");

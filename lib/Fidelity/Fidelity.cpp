@@ -50,13 +50,8 @@ Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling
 
 Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   int64_t p = options.poolSize, k = options.k;
-  if (!isPowerOfTwo(p) || p < 2 || p > 64)
-    return Status::error("--pool-size=" + std::to_string(p) +
-                         " must be a power of two in [2, 64]");
-  if (k <= 0 || k % p != 0)
-    return Status::error("--k=" + std::to_string(k) +
-                         " must be a positive multiple of the pool size " +
-                         std::to_string(p));
+  if (Status status = checkPoolSizeAndK(p, k); !status)
+    return status;
   if (options.last <= 0)
     return Status::error("--last=" + std::to_string(options.last) +
                          " must be positive");

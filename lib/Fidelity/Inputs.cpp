@@ -63,4 +63,15 @@ Status readKeysAndQueries(const std::string &keysPath,
   return Status();
 }
 
+Status checkPoolSizeAndK(int64_t poolSize, int64_t k) {
+  if (!isPowerOfTwo(poolSize) || poolSize < 2 || poolSize > 64)
+    return Status::error("--pool-size=" + std::to_string(poolSize) +
+                         " must be a power of two in [2, 64]");
+  if (k <= 0 || k % poolSize != 0)
+    return Status::error("--k=" + std::to_string(k) +
+                         " must be a positive multiple of the pool size " +
+                         std::to_string(poolSize));
+  return Status();
+}
+
 } // namespace indexpool::fidelity

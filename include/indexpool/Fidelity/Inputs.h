@@ -44,6 +44,10 @@ Matrix toMatrix(const std::vector<float> &values, int64_t rows, int64_t cols);
 
 inline bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/// --pool-size=P a power of two in [2, 64] and --k=K a positive multiple
+/// of it, the rule every fidelity tool shares.
+Status checkPoolSizeAndK(int64_t poolSize, int64_t k);
+
 } // namespace indexpool::fidelity
 
 #endif // INDEXPOOL_FIDELITY_INPUTS_H
