@@ -70,10 +70,15 @@ def IndexPool_LaunchAttr : AttrDef<IndexPool_Dialect, "Launch"> {
       accumulators, so registers allow no second block.
       `elements_per_thread` has no meaning: a thread streams whole key
       rows.
-    - `topk`: `threads_per_block`, `items_per_block` (query rows per tile,
-      one at a time per block; default 1), `grid` (default tiled). A thread
-      loads one logit per step of a radix pass: `elements_per_thread` and
-      `vector_bytes` have no effect on it yet.
+    - `topk`: `threads_per_block`, `elements_per_thread` (the fewest
+      columns per thread of a row segment: a row is split into segments,
+      one block each, for its prefix histogram and candidate filter, as
+      many as one wave of blocks over all rows needs and segments of at
+      least `threads_per_block x elements_per_thread` columns allow),
+      `items_per_block` (query rows per tile of the exact selection among
+      the candidates, one row at a time per block; default 1), `grid` (of
+      that selection; default tiled). Loads are 4-byte: `vector_bytes` has
+      no effect on it yet.
     - `expand`: `threads_per_block`, `items_per_block` (query rows per
       tile; the block's threads take the tile's (row, index) entries in
       order; default: as many rows as the block has threads for), `grid`

@@ -55,14 +55,19 @@
 //    it is also the choice when the number of items is dynamic. `score`
 //    and `select` are always grid_stride: every block loads the query
 //    (M x H x D, 16 KiB for 64 bf16 heads) once and streams its share of
-//    the key rows past it. `topk` is one block per row (a selection needs
-//    the whole row in one block), as wide as the chip allows while leaving
-//    room for a second resident block: max_threads_per_SM / 2, 1024 or 768
-//    threads, each loading `vec` elements per step (times the steps Little's
-//    law asks for). A short row gets no more threads than it has vectors,
-//    but at least max_threads_per_SM / max_blocks_per_SM (rounded to a
-//    divisor of max_threads_per_SM), so that the resident-block limit does
-//    not cap the occupancy.
+//    the key rows past it. `topk` (TopKKernel.cpp) builds a histogram of each row by
+//    segments, one block per (row, segment), then selects exactly in one
+//    block per row: blocks as wide as the chip allows while leaving room
+//    for a second resident block, max_threads_per_SM / 2 (1024 or 768
+//    threads), and segments of at least one column per thread
+//    (elements_per_thread = 1, 4-byte loads), so that a single row (decode,
+//    M = 1) of 2^18 columns is split over 256 blocks, more than an H200's
+//    132 SMs: the histogram pass is latency-bound (1 MiB at 4.8 TB/s is
+//    0.2 us), and a thread that loads one logit waits once. A short row
+//    gets no more threads than it has columns, but at least
+//    max_threads_per_SM / max_blocks_per_SM (rounded to a divisor of
+//    max_threads_per_SM), so that the resident-block limit does not cap the
+//    occupancy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,23 +126,22 @@ static int64_t inFlight(const ChipInfo &chip, int64_t threadsPerBlock,
                              kMaxRowsInFlight);
 }
 
-static Launch chooseRowSelect(const ChipInfo &chip, const OpDesc &op,
-                              int64_t vectorBytes, int64_t vec) {
+static Launch chooseRowSelect(const ChipInfo &chip, const OpDesc &op) {
   Launch launch;
-  launch.vectorBytes = vectorBytes;
+  launch.vectorBytes = 4;
   int64_t threads =
       std::min<int64_t>(chip.maxThreadsPerBlock, chip.maxThreadsPerSM / 2);
-  // A short row needs no more threads than it has vectors, but enough that
+  // A short row needs no more threads than it has columns, but enough that
   // the resident-block limit does not cap the occupancy, and whole blocks
   // must fill the SM.
   if (op.rowElems != kDynamic)
-    threads = std::min(threads, ceilDiv(ceilDiv(op.rowElems, vec), 32) * 32);
+    threads = std::min(threads, ceilDiv(op.rowElems, 32) * 32);
   threads = std::max<int64_t>(
       threads, ceilDiv(ceilDiv(chip.maxThreadsPerSM, chip.maxBlocksPerSM), 32) * 32);
   while (chip.maxThreadsPerSM % threads != 0)
     threads += 32;
   launch.threadsPerBlock = threads;
-  launch.elementsPerThread = vec * inFlight(chip, threads, vectorBytes);
+  launch.elementsPerThread = 1;
   launch.itemsPerBlock = 1;
   launch.grid = Grid::Tiled;
   return launch;
@@ -147,7 +151,7 @@ Launch chooseLaunch(const ChipInfo &chip, const OpDesc &op) {
   int64_t vectorBytes = vectorBytesFor(op.rowElems, op.elemBytes);
   int64_t vec = std::max<int64_t>(1, vectorBytes / op.elemBytes);
   if (op.kind == OpKind::RowSelect)
-    return chooseRowSelect(chip, op, vectorBytes, vec);
+    return chooseRowSelect(chip, op);
 
   Launch launch;
   launch.vectorBytes = vectorBytes;

@@ -45,9 +45,11 @@ func.func @compress(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>,
 
 // -----
 
+// select_paged: per-row lengths and tails, the score kernel through the
+// block table, topk (four kernels), expand.
 // CHECK-LABEL: func.func @select
 // CHECK-NOT: memref.copy
-// CHECK-COUNT-4: gpu.launch
+// CHECK-COUNT-7: gpu.launch
 // CHECK-NOT: gpu.launch
 // CHECK: return
 func.func @select(%q: tensor<2x1x4x128xbf16>, %w: tensor<2x1x4xf32>,

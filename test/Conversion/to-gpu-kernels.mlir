@@ -76,9 +76,22 @@ func.func @score(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>, %k: tensor<100
 
 // -----
 
-// topk: one block per row, a 256-bin histogram, 8 radix passes.
+// topk: four kernels: the [3, 4097] histograms and counters zeroed; a
+// 4096-bin prefix histogram per row segment (its warp-aggregated atomics
+// into shared memory, then into the row's); the candidates (one atomic per
+// warp); one block per row, 8 radix passes of a 256-bin histogram and the
+// winners' slots.
 // CHECK-LABEL: func.func @topk
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<3x200xi32>
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4097xi32>
+// CHECK: memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xi32>
+// CHECK: gpu.launch
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-2: memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-1: memref.atomic_rmw addi
+// CHECK-NOT: memref.atomic_rmw
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c3,
 // CHECK-SAME: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>
 // CHECK-COUNT-9: memref.atomic_rmw addi
@@ -92,10 +105,10 @@ func.func @topk(%l: tensor<3x5000xf32>, %len: tensor<3xi32>) -> (tensor<3x100xf3
 
 // -----
 
-// select = score -> topk -> expand: three kernels.
+// select = score -> topk (four kernels) -> expand: six kernels.
 // CHECK-LABEL: func.func @select
 // CHECK-NOT: indexpool.
-// CHECK-COUNT-3: gpu.launch
+// CHECK-COUNT-6: gpu.launch
 // CHECK-NOT: gpu.launch
 // CHECK: return
 func.func @select(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %k: tensor<4096x128xf8E4M3FN>,

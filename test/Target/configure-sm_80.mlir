@@ -22,5 +22,5 @@
 
 // CHECK-LABEL: func.func @glm_score_topk
 // CHECK: indexpool.score {{.*}}indexpool.launch = #indexpool.launch<chip = "sm_80", threads_per_block = 512, items_per_block = 64, elements_per_thread = 16, vector_bytes = 16, grid = grid_stride>
-// CHECK: indexpool.topk {{.*}}indexpool.launch = #indexpool.launch<chip = "sm_80", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
+// CHECK: indexpool.topk {{.*}}indexpool.launch = #indexpool.launch<chip = "sm_80", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 1, vector_bytes = 4, grid = tiled>
 // CHECK: indexpool.expand {{.*}}indexpool.launch = #indexpool.launch<chip = "sm_80", threads_per_block = 512, items_per_block = 16, elements_per_thread = 16, vector_bytes = 16, grid = tiled>

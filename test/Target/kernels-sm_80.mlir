@@ -2,7 +2,7 @@
 // kernel of compress, score and select (--emit=cubin runs it); compress is
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with the integer encoder (no e4m3x2 conversion before sm_89);
-// score reads keys with 16-byte loads; compress, score, the three select
+// score reads keys with 16-byte loads; compress, score, the six select
 // kernels and the unfused (--fuse=false) pool / hadamard / quantize kernels spill no
 // register and have no stack frame (test/ptxas_report.py parses ptxas -v).
 // RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_80 --emit=cubin --fuse=false -o %t
@@ -12,7 +12,7 @@
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_80.ptx
 // RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/compress.sm_80.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/score.sm_80.ptx | FileCheck %s --check-prefix=ONE
-// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/select.sm_80.ptx | FileCheck %s --check-prefix=THREE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/select.sm_80.ptx | FileCheck %s --check-prefix=SIX
 // RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t/chain.sm_80.ptx | FileCheck %s --check-prefix=THREE
 
 // COMPRESS: .target sm_80
@@ -28,3 +28,5 @@
 // ONE-NOT: kernel
 // THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // THREE-NOT: kernel
+// SIX-COUNT-6: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// SIX-NOT: kernel

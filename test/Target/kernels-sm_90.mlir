@@ -2,7 +2,7 @@
 // kernel of compress, score and select (--emit=cubin runs it); compress is
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with cvt.rn.satfinite.e4m3x2.f32;
-// score reads keys with 16-byte loads; compress, score, the three select
+// score reads keys with 16-byte loads; compress, score, the six select
 // kernels and the unfused (--fuse=false) pool / hadamard / quantize kernels spill no
 // register and have no stack frame (test/ptxas_report.py parses ptxas -v).
 // RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_90 --emit=cubin --fuse=false -o %t
@@ -12,7 +12,7 @@
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_90.ptx
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/compress.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score.sm_90.ptx | FileCheck %s --check-prefix=ONE
-// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select.sm_90.ptx | FileCheck %s --check-prefix=THREE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select.sm_90.ptx | FileCheck %s --check-prefix=SIX
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/chain.sm_90.ptx | FileCheck %s --check-prefix=THREE
 // The manifests hold only element types the MLIR-free runtime knows: it
 // parses select's (its temporaries included) and gets as far as asking the
@@ -33,9 +33,11 @@
 // ONE-NOT: kernel
 // THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // THREE-NOT: kernel
+// SIX-COUNT-6: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// SIX-NOT: kernel
 // TYPES-NOT: "type": "i64"
 // TYPES: "role": "temporary",
-// TYPES: {{^ *}}256{{$}}
+// TYPES: {{^ *}}4097{{$}}
 // TYPES-NEXT: ],
 // TYPES-NEXT: "type": "i32"
 // TYPES-NOT: "type": "i64"

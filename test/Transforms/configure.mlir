@@ -22,8 +22,8 @@
 // MODEL: indexpool.reconstruct {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 16, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
 // MODEL: indexpool.residual {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 16, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
 // MODEL: indexpool.score {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 64, elements_per_thread = 16, vector_bytes = 16, grid = grid_stride>
-// A row of 256 logits is 64 vectors: 64 threads (also 2048 / 32 blocks).
-// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 64, items_per_block = 1, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
+// A row of 256 logits: 256 threads, one column each.
+// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 256, items_per_block = 1, elements_per_thread = 1, vector_bytes = 4, grid = tiled>
 // Rows of 8 i32 (32 B): 2 threads each, 256 rows per block.
 // MODEL: indexpool.expand {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 256, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
 func.func @every_op(%keys: tensor<1024x128xbf16>, %scores: tensor<1024xf32>, %x: tensor<256x128xf32>,
@@ -89,13 +89,13 @@ func.func @narrow_rows(%x: tensor<4096x6xbf16>) -> (tensor<4096x6xi8>, tensor<40
 // DB-LABEL: func.func @tuned
 // DB: indexpool.compress {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 256, items_per_block = 16, elements_per_thread = 8, vector_bytes = 16, grid = grid_stride>
 // DB: indexpool.compress {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 64, elements_per_thread = 8, vector_bytes = 16, grid = tiled>
-// DB: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 128, items_per_block = 1, elements_per_thread = 8, vector_bytes = 16, grid = tiled>
-// DB: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
+// DB: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 128, items_per_block = 1, elements_per_thread = 8, vector_bytes = 4, grid = tiled>
+// DB: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 1, vector_bytes = 4, grid = tiled>
 // MODEL-LABEL: func.func @tuned
 // MODEL: indexpool.compress {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 32, elements_per_thread = 8, vector_bytes = 16, grid = tiled>
 // MODEL: indexpool.compress {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 512, items_per_block = 32, elements_per_thread = 8, vector_bytes = 16, grid = tiled>
-// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 256, items_per_block = 1, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
-// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 4, vector_bytes = 16, grid = tiled>
+// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 1, vector_bytes = 4, grid = tiled>
+// MODEL: indexpool.topk {{.*}}#indexpool.launch<chip = "sm_90", threads_per_block = 1024, items_per_block = 1, elements_per_thread = 1, vector_bytes = 4, grid = tiled>
 func.func @tuned(%keys: tensor<65536x128xbf16>, %scores: tensor<65536x128xf32>,
                  %small: tensor<1024x128xbf16>, %sscores: tensor<1024x128xf32>,
                  %l1k: tensor<4x1024xf32>, %l16k: tensor<4x16384xf32>)

@@ -145,7 +145,7 @@ TEST(CostModel, GridPolicy) {
             Grid::GridStride);
 }
 
-TEST(CostModel, TopKIsOneWideBlockPerRow) {
+TEST(CostModel, TopKIsWideBlocksOfOneColumnPerThread) {
   OpDesc topk;
   topk.kind = OpKind::RowSelect;
   topk.items = 4;
@@ -155,8 +155,8 @@ TEST(CostModel, TopKIsOneWideBlockPerRow) {
   Launch h100 = chooseLaunch(chip("sm_90"), topk);
   EXPECT_EQ(h100.threadsPerBlock, 1024);
   EXPECT_EQ(h100.itemsPerBlock, 1);
-  EXPECT_EQ(h100.elementsPerThread, 4);
-  EXPECT_EQ(h100.vectorBytes, 16);
+  EXPECT_EQ(h100.elementsPerThread, 1);
+  EXPECT_EQ(h100.vectorBytes, 4);
   EXPECT_EQ(h100.grid, Grid::Tiled);
   EXPECT_EQ(chooseLaunch(chip("sm_89"), topk).threadsPerBlock, 768);
   // A short row gets few threads, but enough for full occupancy within

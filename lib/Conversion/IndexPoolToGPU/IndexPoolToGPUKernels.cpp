@@ -270,13 +270,15 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
 struct TopKKernel : KernelPattern<TopKOp> {
   using KernelPattern::KernelPattern;
   const char *unsupported(TopKOp op, const KernelLaunch &) const override {
-    // The [M, 2k] i32 candidates, in bytes, must be countable.
-    std::optional<int64_t> bytes =
-        llvm::checkedMul<int64_t>(2 * 4, static_cast<int64_t>(op.getK()));
-    int64_t m = cast<RankedTensorType>(op.getLogits().getType()).getDimSize(0);
-    if (bytes && !ShapedType::isDynamic(m))
-      bytes = llvm::checkedMul(*bytes, m);
-    return bytes ? nullptr : "the [M, 2k] candidates overflow int64_t";
+    // The temporaries, in bytes, must be countable (dynamic sizes: the
+    // runtime checks them).
+    auto logits = cast<RankedTensorType>(op.getLogits().getType());
+    auto size = [](int64_t d) { return ShapedType::isDynamic(d) ? 1 : d; };
+    if (!topKTemporaryBytes(size(logits.getDimSize(0)),
+                            size(logits.getDimSize(1)),
+                            static_cast<int64_t>(op.getK())))
+      return "the topk kernels' temporaries overflow int64_t";
+    return nullptr;
   }
   void lower(TopKOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
              const KernelLaunch &launch) const override {
@@ -286,16 +288,7 @@ struct TopKKernel : KernelPattern<TopKOp> {
     Value k = arith::ConstantIndexOp::create(b, op.getK());
     Value values = buffers.out(op.getValues().getType(), {dimM, k});
     Value indices = buffers.out(op.getIndices().getType(), {dimM, k});
-    // The winners' 64-bit keys, unordered, before each finds its slot.
-    auto candidatesType = MemRefType::get(
-        {cast<MemRefType>(logits.getType()).getDimSize(0),
-         2 * static_cast<int64_t>(op.getK())},
-        b.getI32Type());
-    Value candidates = memref::AllocOp::create(
-        b, candidatesType,
-        candidatesType.isDynamicDim(0) ? ValueRange{dimM} : ValueRange{},
-        b.getI64IntegerAttr(64));
-    emitTopKKernel(b, logits, valid, values, indices, candidates, launch);
+    emitTopKKernel(b, logits, valid, values, indices, launch);
   }
 };
 
@@ -323,13 +316,15 @@ struct RefineKernel : KernelPattern<RefineOp> {
       return "H or D dynamic, H > 128, or the query beyond 48 KiB";
     if (cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2) == 0)
       return "D = 0";
-    // The topk kernel's [M, 2k] i32 candidates, in bytes, must be countable.
-    std::optional<int64_t> bytes =
-        llvm::checkedMul<int64_t>(2 * 4, static_cast<int64_t>(op.getK()));
-    int64_t m = cast<RankedTensorType>(op.getQuery().getType()).getDimSize(0);
-    if (bytes && !ShapedType::isDynamic(m))
-      bytes = llvm::checkedMul(*bytes, m);
-    return bytes ? nullptr : "the [M, 2k] candidates overflow int64_t";
+    // The topk kernels' temporaries over [M, C] logits, in bytes, must be
+    // countable (dynamic sizes: the runtime checks them).
+    auto candidates = cast<RankedTensorType>(op.getCandidates().getType());
+    auto size = [](int64_t d) { return ShapedType::isDynamic(d) ? 1 : d; };
+    if (!topKTemporaryBytes(size(candidates.getDimSize(0)),
+                            size(candidates.getDimSize(1)),
+                            static_cast<int64_t>(op.getK())))
+      return "the topk kernels' temporaries overflow int64_t";
+    return nullptr;
   }
   void lower(RefineOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
              const KernelLaunch &launch) const override {
@@ -351,11 +346,9 @@ struct RefineKernel : KernelPattern<RefineOp> {
     Value logits = temp({dyn, dyn}, f32, {dimM, dimOf(b, candidates, 1)});
     Value values = temp({dyn, k}, f32, {dimM});
     Value indices = temp({dyn, k}, i32, {dimM});
-    Value topkCandidates = temp({dyn, 2 * k}, i32, {dimM});
     emitRefineScoreKernel(b, query, weights, candidates, keys, scales, logits,
                           launch);
-    emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices,
-                   topkCandidates, launch);
+    emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices, launch);
     emitTakeKernel(b, candidates, keys, indices, tokens, launch);
   }
 };
@@ -382,14 +375,6 @@ static const char *pagedUnsupported(Operation *op,
                : "H or D dynamic, H > 128, D not made of 16-byte chunks, or "
                  "the query beyond 48 KiB";
   return nullptr;
-}
-
-/// The size of every dimension of `buffer`.
-static SmallVector<Value> sizesOf(ImplicitLocOpBuilder &b, Value buffer) {
-  SmallVector<Value> sizes;
-  for (int64_t d = 0; d < cast<MemRefType>(buffer.getType()).getRank(); ++d)
-    sizes.push_back(dimOf(b, buffer, d));
-  return sizes;
 }
 
 struct SelectPagedKernel : KernelPattern<SelectPagedOp> {

@@ -15,6 +15,7 @@
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <functional>
+#include <optional>
 
 namespace mlir::indexpool::gpukernels {
 
@@ -91,12 +92,23 @@ void emitRefineScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                            Value candidates, Value keys, Value scales,
                            Value logits, const KernelLaunch &launch);
 
-/// topk of every row (any N, any k); `valid` may be null. `candidates` is
-/// an [M, 2k] i32 temporary. Tiles of items_per_block rows (default 1), a
-/// row at a time per block; tiled by default.
+/// Bins of the topk kernels' per-row prefix histogram (the top 12 bits of
+/// the order-preserving value bits).
+constexpr int64_t kTopKPrefixBins = 4096;
+/// The bytes of the topk kernels' temporaries for [M, N] logits and k
+/// (histograms and counters, candidate columns, and the winners' keys when
+/// k > 2048), or nullopt when that overflows int64_t.
+std::optional<int64_t> topKTemporaryBytes(int64_t m, int64_t n, int64_t k);
+
+/// topk of every row (any N, any k); `valid` may be null. Four launches
+/// (TopKKernel.cpp): a prefix histogram per row built by segments of the
+/// row (a wave of blocks at M = 1; segments of at least threads_per_block x
+/// elements_per_thread columns), the columns at or above the k-th largest
+/// value's bin gathered, and the exact radix select over those in one
+/// block per row (tiles of items_per_block rows, default 1; tiled by
+/// default).
 void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
-                    Value values, Value indices, Value candidates,
-                    const KernelLaunch &launch);
+                    Value values, Value indices, const KernelLaunch &launch);
 
 /// tokens [M, k*P] of indexpool.expand: tiles of items_per_block query
 /// rows (default: the rows of one block of threads); tiled by default.

@@ -180,7 +180,7 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
   };
 
   // Temporaries: the scores of every entry a table holds, the entries each
-  // row scores, the top k and the topk kernel's candidates.
+  // row scores and the top k.
   Value dimM = e.dim(len, 0);
   auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
     return Value(memref::AllocOp::create(b, MemRefType::get(shape, element),
@@ -192,7 +192,6 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
   Value valid = temp({dyn}, i32, {dimM});
   Value values = temp({dyn, k}, f32, {dimM});
   Value indices = temp({dyn, k}, i32, {dimM});
-  Value candidates = temp({dyn, 2 * k}, i32, {dimM});
 
   // Per query row: n = floor(L / P) entries (no more than the table
   // holds), and the L mod P tail tokens after the k*P expanded ones.
@@ -237,7 +236,7 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
     return row;
   };
   emitScoreKernel(b, q, w, logits, keys, launch);
-  emitTopKKernel(b, logits, valid, values, indices, candidates, launch);
+  emitTopKKernel(b, logits, valid, values, indices, launch);
   // Expand writes tokens[m, 0 .. k*P), before the tail slots.
   emitExpandKernel(b, indices, tokens, p, launch);
 }

@@ -1,16 +1,33 @@
-//===- TopKKernel.cpp - indexpool.topk on the GPU: radix select -----------===//
+//===- TopKKernel.cpp - indexpool.topk on the GPU: prefilter + radix select ===//
 //
-// One block per row at a time: a tile of items_per_block rows (default 1)
-// per block, one block per tile or a wave of blocks striding over the
-// tiles (grid_stride). Every column n < len gets a 64-bit key: the value's
-// bits made order-preserving as the high word (NaN lowest, -0 as +0), and
-// ~n as the low word, so that keys are distinct and "larger key" is exactly
-// the order topk wants (larger value first, then smaller column). An exact
-// radix select over the key finds the kk-th largest (kk = min(k, len)) in 8
-// passes of 8 bits, each a shared-memory histogram of the columns that
-// match the digits found so far (warp-aggregated atomics); the kk columns at or above it are
-// gathered, then each finds its output slot by counting the winners ahead
-// of it. Correct for any N and k; the counting is O(k^2 / threads).
+// Four launches, so that a single query row (decode, M = 1) uses the whole
+// GPU rather than one block:
+//
+//  1. zero: the per-row prefix histogram and candidate counter.
+//  2. histogram: each row's columns are split into segments, one block per
+//     (row, segment), enough of them for a wave at M = 1 (and one per row
+//     when rows fill the GPU). A block counts the top 12 bits of each
+//     value's order-preserving 32-bit key (NaN lowest, -0 as +0) in shared
+//     memory (warp-aggregated atomics) and adds its non-zero bins to the
+//     row's histogram in global memory.
+//  3. filter: each block finds the row's threshold bin, the highest bin
+//     with at least kk = min(k, len) columns at or above it (every warp
+//     walks the histogram with warp scans; no block-wide step), and appends
+//     the columns of its segment at or above that bin to the row's
+//     candidate list (one atomic per warp).
+//  4. select: one block per row (tiles of items_per_block rows, as before)
+//     runs the exact radix select on the candidates only: a 64-bit key per
+//     candidate, the order-preserving value bits as the high word and ~n as
+//     the low word, so keys are distinct and "larger key" is exactly topk's
+//     order (larger value first, then smaller column); 8 passes of 8 bits,
+//     each a shared-memory histogram; the kk winners gathered (in shared
+//     memory for k <= 2048), each finding its slot by counting the winners
+//     ahead of it.
+//
+// The candidates are every column in the threshold bin or above: a few
+// thousand for continuous logits, up to the whole row when the values tie
+// (then stage 4 costs what the one-block kernel used to). Results are
+// exact and identical to the CPU's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +35,13 @@
 #include "KernelBuilder.h"
 
 #include "Common/Emitter.h"
+#include "GPU/DeviceSmCount.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <limits>
 
@@ -32,10 +51,23 @@ using mlir::indexpool::loops::Emitter;
 
 static constexpr int64_t kRadixBits = 8;
 static constexpr int64_t kBins = 1 << kRadixBits;
+// The prefix histogram: 4096 bins = 32 groups of 32 lanes x 4 bins, the
+// three levels of thresholdBin's walk.
+static constexpr int64_t kPrefixBins = kTopKPrefixBins;
+static constexpr int64_t kPrefixShift = 32 - 12;
+static_assert(kPrefixBins == 1 << 12);
+static constexpr int64_t kGroupBins = kPrefixBins / kWarpSize;
+static constexpr int64_t kLaneBins = kGroupBins / kWarpSize;
+static_assert(kLaneBins * kWarpSize * kWarpSize == kPrefixBins);
+// Columns per thread of a segment without an elements_per_thread.
+static constexpr int64_t kDefaultColumnsPerThread = 4;
+// Winners' keys up to this k stay in shared memory (16 KiB).
+static constexpr int64_t kSharedWinners = 2048;
 
-/// The 64-bit selection key of value `v` in column `n`.
-static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+/// The value bits of `v` made order-preserving as an unsigned i32: NaN
+/// lowest (0), -0 as +0.
+static Value orderedBits(ImplicitLocOpBuilder &b, Value v) {
+  Type i32 = b.getI32Type();
   auto c32 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 32); };
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0));
   // -0 and +0 are equal values: the column decides between them.
@@ -48,42 +80,26 @@ static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
       b, negative, arith::XOrIOp::create(b, bits, c32(-1)),
       arith::OrIOp::create(b, bits, c32(std::numeric_limits<int32_t>::min())));
   Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
-  ordered = arith::SelectOp::create(b, isNan, c32(0), ordered);
+  return arith::SelectOp::create(b, isNan, c32(0), ordered);
+}
+
+/// The prefix histogram's bin of value `v` (i32 in [0, kPrefixBins)).
+static Value prefixBin(ImplicitLocOpBuilder &b, Value v) {
+  return arith::ShRUIOp::create(
+      b, orderedBits(b, v), arith::ConstantIntOp::create(b, kPrefixShift, 32));
+}
+
+/// The 64-bit selection key of value `v` in column `n`.
+static Value selectionKey(ImplicitLocOpBuilder &b, Value v, Value n) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Value high = arith::ShLIOp::create(
-      b, arith::ExtUIOp::create(b, i64, ordered),
+      b, arith::ExtUIOp::create(b, i64, orderedBits(b, v)),
       arith::ConstantIntOp::create(b, 32, 64));
   Value column = arith::IndexCastUIOp::create(b, i32, n);
-  Value low =
-      arith::ExtUIOp::create(b, i64, arith::XOrIOp::create(b, column, c32(-1)));
+  Value low = arith::ExtUIOp::create(
+      b, i64,
+      arith::XOrIOp::create(b, column, arith::ConstantIntOp::create(b, -1, 32)));
   return arith::OrIOp::create(b, high, low);
-}
-
-// The winners' keys are kept as two i32 words each (high, low) in an
-// [M, 2k] i32 temporary: the manifest's runtimes know 32-bit integers.
-static void storeCandidate(ImplicitLocOpBuilder &b, Emitter &e,
-                           Value candidates, Value m, Value slot, Value key) {
-  Type i32 = b.getI32Type();
-  Value at = e.mul(slot, e.index(2));
-  Value high = arith::TruncIOp::create(
-      b, i32,
-      arith::ShRUIOp::create(b, key, arith::ConstantIntOp::create(b, 32, 64)));
-  memref::StoreOp::create(b, high, candidates, ValueRange{m, at});
-  memref::StoreOp::create(b, arith::TruncIOp::create(b, i32, key), candidates,
-                          ValueRange{m, e.add(at, e.index(1))});
-}
-
-static Value loadCandidate(ImplicitLocOpBuilder &b, Emitter &e,
-                           Value candidates, Value m, Value slot) {
-  Type i64 = b.getI64Type();
-  Value at = e.mul(slot, e.index(2));
-  Value high = memref::LoadOp::create(b, candidates, ValueRange{m, at});
-  Value low = memref::LoadOp::create(b, candidates,
-                                     ValueRange{m, e.add(at, e.index(1))});
-  return arith::OrIOp::create(
-      b,
-      arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, high),
-                            arith::ConstantIntOp::create(b, 32, 64)),
-      arith::ExtUIOp::create(b, i64, low));
 }
 
 /// The number of set bits of an i32, with shifts and masks (math.ctpop has
@@ -101,25 +117,30 @@ static Value popCount(ImplicitLocOpBuilder &b, Emitter &e, Value x) {
   return shr(arith::MulIOp::create(b, x, e.i32(0x01010101)), 24);
 }
 
+/// The lanes below `lane` (i32) as a mask.
+static Value lanesBelow(ImplicitLocOpBuilder &b, Emitter &e, Value lane) {
+  return arith::SubIOp::create(b, arith::ShLIOp::create(b, e.i32(1), lane),
+                               e.i32(1));
+}
+
 /// hist[digit] += 1 for the lanes where `counts`, one atomic per distinct
 /// digit of the warp: `match.any` finds the lanes with the same digit and
-/// the lowest of them adds their number. The histogram of the first pass
-/// has few distinct digits (the exponents of similar logits), where lane by
-/// lane atomics on one address would serialize 32-fold. Every lane of the
-/// warp must call it.
+/// the lowest of them adds their number. The histograms of the first bits
+/// have few distinct digits (the exponents of similar logits), where lane
+/// by lane atomics on one address would serialize 32-fold. `bins` is the
+/// histogram's size. Every lane of the warp must call it.
 static void countInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
-                        Value digit, Value counts, Value lane) {
+                        Value digit, Value counts, Value lane, int64_t bins) {
   // Lanes that count nothing share a value no digit has.
-  Value value = arith::SelectOp::create(b, counts, digit, e.i32(kBins));
+  Value value = arith::SelectOp::create(b, counts, digit, e.i32(bins));
   Value peers = NVVM::MatchSyncOp::create(
       b, b.getI32Type(), e.i32(-1), value, NVVM::MatchSyncKind::any);
   // The leader is the lowest lane of its peers: none below it.
-  Value below = arith::SubIOp::create(
-      b, arith::ShLIOp::create(b, e.i32(1), lane), e.i32(1));
   Value leads = arith::AndIOp::create(
       b, counts,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                            arith::AndIOp::create(b, peers, below), e.i32(0)));
+      arith::CmpIOp::create(
+          b, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(b, peers, lanesBelow(b, e, lane)), e.i32(0)));
   e.ifThen(leads, [&]() {
     memref::AtomicRMWOp::create(
         b, arith::AtomicRMWKind::addi, popCount(b, e, peers), hist,
@@ -127,35 +148,313 @@ static void countInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
   });
 }
 
-void mlir::indexpool::gpukernels::emitTopKKernel(
-    ImplicitLocOpBuilder &b, Value logits, Value valid, Value values,
-    Value indices, Value candidates, const KernelLaunch &launch) {
+/// The sum of an i32 over the warp, in every lane.
+static Value warpSum(ImplicitLocOpBuilder &b, Value v) {
+  for (int64_t mask = kWarpSize / 2; mask > 0; mask /= 2)
+    v = arith::AddIOp::create(b, v, shuffleXor(b, v, mask));
+  return v;
+}
+
+/// Lane counts `s` (i32) of consecutive bins, lane 31 the highest: the lane
+/// holding the `need`-th largest item (need >= 1, at most the warp's total)
+/// and the items of the lanes above it, in every lane.
+static std::pair<Value, Value> findInWarp(ImplicitLocOpBuilder &b, Emitter &e,
+                                          Value lane, Value s, Value need) {
+  // Suffix sums with xor shuffles only: the partner of a lane whose `mask`
+  // bit is clear covers bins above it.
+  Value total = s, suffix = s;
+  for (int64_t mask = 1; mask < kWarpSize; mask *= 2) {
+    Value other = shuffleXor(b, total, mask);
+    Value below = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, lane, e.i32(mask)), e.i32(0));
+    suffix = arith::SelectOp::create(
+        b, below, arith::AddIOp::create(b, suffix, other), suffix);
+    total = arith::AddIOp::create(b, total, other);
+  }
+  // Suffix sums fall with the lane: the lanes that reach `need` are 0 .. L.
+  Value reaches = arith::ExtUIOp::create(
+      b, b.getI32Type(),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, suffix, need));
+  Value found = arith::MaxSIOp::create(
+      b, arith::SubIOp::create(b, warpSum(b, reaches), e.i32(1)), e.i32(0));
+  Value isFound =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, found);
+  Value above = warpSum(
+      b, arith::SelectOp::create(b, isFound,
+                                 arith::SubIOp::create(b, suffix, s), e.i32(0)));
+  return {found, above};
+}
+
+/// The row's threshold bin (i32) from its histogram `hist` (kPrefixBins
+/// i32 in shared memory): the highest bin with at least `kk` (i32) items at
+/// or above it, or kPrefixBins when kk = 0. Every lane of every calling
+/// warp gets it; a walk of three levels, 32 groups of 128 bins, 32 runs of
+/// 4 in the group, the 4 bins.
+static Value thresholdBin(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
+                          Value lane, Value kk) {
+  Type index = b.getIndexType();
+  auto bin = [&](Value i) {
+    return memref::LoadOp::create(
+               b, hist, ValueRange{arith::IndexCastUIOp::create(b, index, i)})
+        .getResult();
+  };
+  auto sumBins = [&](Value first, int64_t count) {
+    return e.forLoop(e.index(0), e.index(count), e.index(1), {e.i32(0)},
+                     [&](Value j, ValueRange acc) -> SmallVector<Value> {
+                       Value at = arith::AddIOp::create(
+                           b, first, arith::IndexCastUIOp::create(
+                                         b, b.getI32Type(), j));
+                       return {arith::AddIOp::create(b, acc[0], bin(at))};
+                     })[0];
+  };
+  Value need = kk;
+  auto [group, aboveGroup] = findInWarp(
+      b, e, lane, sumBins(arith::MulIOp::create(b, lane, e.i32(kGroupBins)),
+                          kGroupBins),
+      need);
+  need = arith::SubIOp::create(b, need, aboveGroup);
+  Value groupStart = arith::MulIOp::create(b, group, e.i32(kGroupBins));
+  auto [run, aboveRun] = findInWarp(
+      b, e, lane,
+      sumBins(arith::AddIOp::create(
+                  b, groupStart, arith::MulIOp::create(b, lane, e.i32(kLaneBins))),
+              kLaneBins),
+      need);
+  need = arith::SubIOp::create(b, need, aboveRun);
+  Value runStart = arith::AddIOp::create(
+      b, groupStart, arith::MulIOp::create(b, run, e.i32(kLaneBins)));
+  Value inRun = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                      e.i32(kLaneBins));
+  Value own = bin(arith::AddIOp::create(
+      b, runStart, arith::AndIOp::create(b, lane, e.i32(kLaneBins - 1))));
+  Value last = findInWarp(b, e, lane,
+                          arith::SelectOp::create(b, inRun, own, e.i32(0)),
+                          need)
+                   .first;
+  Value found = arith::AddIOp::create(b, runStart, last);
+  Value none = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kk, e.i32(0));
+  return arith::SelectOp::create(b, none, e.i32(kPrefixBins), found);
+}
+
+/// Appends column `n` (index) to `list` row `m` where `passes`, the list's
+/// length being `counter` [m, at]: one atomic per warp, each passing lane
+/// at its rank among the warp's passing lanes. Every lane must call it.
+static void appendInWarp(ImplicitLocOpBuilder &b, Emitter &e, Value list,
+                         Value counter, Value m, Value at, Value passes,
+                         Value n, Value lane) {
+  Type i32 = b.getI32Type();
+  Value peers = NVVM::MatchSyncOp::create(
+      b, i32, e.i32(-1), arith::ExtUIOp::create(b, i32, passes),
+      NVVM::MatchSyncKind::any);
+  Value ahead =
+      popCount(b, e, arith::AndIOp::create(b, peers, lanesBelow(b, e, lane)));
+  Value leads = arith::AndIOp::create(
+      b, passes,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ahead, e.i32(0)));
+  Value base = e.ifThen(leads, {e.i32(0)}, [&]() -> SmallVector<Value> {
+    return {memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
+                                        popCount(b, e, peers), counter,
+                                        ValueRange{m, at})};
+  })[0];
+  // Only the leader holds a base: the warp's sum gives it to every lane.
+  Value slot = arith::AddIOp::create(b, warpSum(b, base), ahead);
+  e.ifThen(passes, [&]() {
+    memref::StoreOp::create(
+        b, arith::IndexCastUIOp::create(b, i32, n), list,
+        ValueRange{m, arith::IndexCastUIOp::create(b, b.getIndexType(), slot)});
+  });
+}
+
+std::optional<int64_t>
+mlir::indexpool::gpukernels::topKTemporaryBytes(int64_t m, int64_t n,
+                                                int64_t k) {
+  // Per row: the histogram and counter, N candidate columns, 2k words.
+  std::optional<int64_t> row = llvm::checkedAdd<int64_t>(kPrefixBins + 1, n);
+  if (row && k > kSharedWinners)
+    row = llvm::checkedAdd<int64_t>(*row, 2 * k);
+  if (row)
+    row = llvm::checkedMul<int64_t>(*row, 4);
+  return row ? llvm::checkedMul<int64_t>(*row, m) : std::nullopt;
+}
+
+void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
+                                                 Value logits, Value valid,
+                                                 Value values, Value indices,
+                                                 const KernelLaunch &launch) {
   Emitter e(b, 1, /*stackScopes=*/false);
-  const int64_t threadsPerBlock = launch.threadsPerBlock;
+  const int64_t threads = launch.threadsPerBlock;
   const int64_t items = launch.itemsPerBlock ? launch.itemsPerBlock : 1;
   const bool gridStride = launch.gridStride.value_or(false);
+  const int64_t perThread = launch.elementsPerThread
+                                ? launch.elementsPerThread
+                                : kDefaultColumnsPerThread;
+  const int64_t k = cast<MemRefType>(values.getType()).getDimSize(1);
   MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), index = b.getIndexType();
   auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 64); };
+  Value zero = e.index(0), one = e.index(1), step = e.index(threads);
+  Value dimM = e.dim(logits, 0), dimN = e.dim(logits, 1);
+
+  // Temporaries: per row the prefix histogram and, after it, the candidate
+  // count; the candidate columns; the winners' keys beyond shared memory.
+  auto temp = [&](int64_t cols, Type element, ValueRange dynamic) {
+    auto type = MemRefType::get({ShapedType::kDynamic, cols}, element);
+    return Value(memref::AllocOp::create(b, type, dynamic,
+                                         b.getI64IntegerAttr(64)));
+  };
+  Value prefix = temp(kPrefixBins + 1, i32, {dimM});
+  Value columns = temp(ShapedType::kDynamic, i32, {dimM, dimN});
+  const bool sharedWinners = k <= kSharedWinners;
+  Value globalWinners = sharedWinners ? Value() : temp(2 * k, i32, {dimM});
+  Value counterAt = e.index(kPrefixBins);
+
+  // Segments per row: a wave of blocks over all rows, no segment shorter
+  // than threads x perThread columns, at least one.
+  Value wave = createDeviceWave(b, b.getLoc(), launch.blocksPerSM(threads));
+  Value byLength =
+      arith::CeilDivUIOp::create(b, dimN, e.index(threads * perThread));
+  Value byWave =
+      arith::CeilDivUIOp::create(b, wave, arith::MaxUIOp::create(b, dimM, one));
+  Value segments = arith::MaxUIOp::create(
+      b, arith::MinUIOp::create(b, byLength, byWave), one);
+  Value segmentLength = arith::CeilDivUIOp::create(b, dimN, segments);
+  Value segmentBlocks = e.mul(dimM, segments);
+
+  // Inside a kernel: the columns of row m that count (valid[m] clamped to
+  // [0, N]), and kk = min(k, len).
+  auto rowLength = [&](Value m) {
+    if (!valid)
+      return dimN;
+    Value v = arith::IndexCastOp::create(
+        b, index, memref::LoadOp::create(b, valid, ValueRange{m}));
+    return Value(
+        arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN));
+  };
+  auto laneOf = [&](Value tid) {
+    return Value(arith::IndexCastUIOp::create(
+        b, i32, arith::RemUIOp::create(b, tid, e.index(kWarpSize))));
+  };
+  // Every column [begin, end) of `ids.block`'s segment, with every lane of
+  // a warp in every step (the warp operations need the whole warp): `body`
+  // gets the row, the column (clamped into the segment) and whether it is
+  // one.
+  auto eachSegmentColumn = [&](const KernelIds &ids,
+                               function_ref<void(Value m)> atRow,
+                               function_ref<void(Value m, Value n, Value in)>
+                                   body) {
+    Value m = arith::DivUIOp::create(b, ids.block, segments);
+    Value s = arith::RemUIOp::create(b, ids.block, segments);
+    Value len = rowLength(m);
+    Value begin = arith::MinUIOp::create(b, e.mul(s, segmentLength), len);
+    Value end = arith::MinUIOp::create(b, e.add(begin, segmentLength), len);
+    Value count = arith::SubIOp::create(b, end, begin);
+    Value rounded = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
+    Value last = arith::SubIOp::create(b, arith::MaxUIOp::create(b, end, one),
+                                       one);
+    atRow(m);
+    e.forLoop(ids.thread, rounded, step, [&](Value j) {
+      Value n = e.add(begin, j);
+      Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, end);
+      body(m, arith::MinUIOp::create(b, n, last), in);
+    });
+  };
+
+  // 1. Zero the histograms and counters, one element per thread.
+  Value prefixElements = e.mul(dimM, e.index(kPrefixBins + 1));
+  launchKernel(b, arith::CeilDivUIOp::create(b, prefixElements, step), one,
+               threads, TypeRange{}, [&](const KernelIds &ids) {
+    Value i = e.add(e.mul(ids.block, step), ids.thread);
+    e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i,
+                                   prefixElements),
+             [&]() {
+      Value row = arith::DivUIOp::create(b, i, e.index(kPrefixBins + 1));
+      Value col = arith::RemUIOp::create(b, i, e.index(kPrefixBins + 1));
+      memref::StoreOp::create(b, e.i32(0), prefix, ValueRange{row, col});
+    });
+  });
+
+  // 2. The prefix histograms.
+  launchKernel(b, segmentBlocks, one, threads,
+               {sharedBuffer(ctx, kPrefixBins, i32)},
+               [&](const KernelIds &ids) {
+    Value hist = ids.shared[0];
+    Value lane = laneOf(ids.thread);
+    e.forLoop(ids.thread, e.index(kPrefixBins), step, [&](Value i) {
+      memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
+    });
+    barrier(b);
+    Value row;
+    eachSegmentColumn(
+        ids, [&](Value m) { row = m; },
+        [&](Value m, Value n, Value in) {
+          Value v = memref::LoadOp::create(b, logits, ValueRange{m, n});
+          countInWarp(b, e, hist, prefixBin(b, v), in, lane, kPrefixBins);
+        });
+    barrier(b);
+    e.forLoop(ids.thread, e.index(kPrefixBins), step, [&](Value i) {
+      Value c = memref::LoadOp::create(b, hist, ValueRange{i});
+      e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, c, e.i32(0)),
+               [&]() {
+        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, c, prefix,
+                                    ValueRange{row, i});
+      });
+    });
+  });
+
+  // 3. The candidates: every column at or above the row's threshold bin.
+  launchKernel(b, segmentBlocks, one, threads,
+               {sharedBuffer(ctx, kPrefixBins, i32)},
+               [&](const KernelIds &ids) {
+    Value hist = ids.shared[0];
+    Value lane = laneOf(ids.thread);
+    Value threshold;
+    eachSegmentColumn(
+        ids,
+        [&](Value m) {
+          e.forLoop(ids.thread, e.index(kPrefixBins), step, [&](Value i) {
+            memref::StoreOp::create(
+                b, memref::LoadOp::create(b, prefix, ValueRange{m, i}), hist,
+                ValueRange{i});
+          });
+          barrier(b);
+          Value kk = arith::IndexCastUIOp::create(
+              b, i32, arith::MinUIOp::create(b, e.index(k), rowLength(m)));
+          threshold = thresholdBin(b, e, hist, lane, kk);
+        },
+        [&](Value m, Value n, Value in) {
+          Value v = memref::LoadOp::create(b, logits, ValueRange{m, n});
+          Value passes = arith::AndIOp::create(
+              b, in,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::uge,
+                                    prefixBin(b, v), threshold));
+          appendInWarp(b, e, columns, prefix, m, counterAt, passes, n, lane);
+        });
+  });
+
+  // 4. The exact selection among each row's candidates.
   SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
                            sharedBuffer(ctx, 3, i64),
                            sharedBuffer(ctx, 1, i32)};
-  Value tiles =
-      arith::CeilDivUIOp::create(b, e.dim(logits, 0), e.index(items));
-  Value grid = gridSize(b, tiles, gridStride, launch.blocksPerSM(threadsPerBlock));
-  launchKernel(b, grid, e.index(1), threadsPerBlock, shared,
-               [&](const KernelIds &ids) {
+  if (sharedWinners)
+    shared.push_back(sharedBuffer(ctx, std::max<int64_t>(k, 1), i64));
+  Value tiles = arith::CeilDivUIOp::create(b, dimM, e.index(items));
+  Value grid =
+      gridStride ? Value(arith::MinUIOp::create(b, tiles, wave)) : tiles;
+  launchKernel(b, grid, one, threads, shared, [&](const KernelIds &ids) {
     Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];
     Value tid = ids.thread;
+    Value lane = laneOf(tid);
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
     // The rows of the block's tiles, one at a time.
     auto eachRow = [&](function_ref<void(Value)> body) {
       forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
         if (items == 1 && !gridStride)
           return body(tile);
-        e.forLoop(e.index(0), e.index(items), [&](Value r) {
+        e.forLoop(zero, e.index(items), [&](Value r) {
           Value m = e.add(e.mul(tile, e.index(items)), r);
           Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                               m, e.dim(logits, 0));
+                                               m, dimM);
           e.ifThen(exists, [&]() {
             // The previous row's threads may still read the shared state.
             barrier(b);
@@ -164,23 +463,44 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
         });
       });
     };
+    // Winner `slot`'s key, in shared memory or in the global temporary (as
+    // two i32 words: the manifest's runtimes know 32-bit integers).
+    auto storeWinner = [&](Value m, Value slot, Value key) {
+      if (sharedWinners) {
+        memref::StoreOp::create(b, key, ids.shared[3], ValueRange{slot});
+        return;
+      }
+      Value at = e.mul(slot, e.index(2));
+      Value high = arith::TruncIOp::create(
+          b, i32, arith::ShRUIOp::create(b, key, c64(32)));
+      memref::StoreOp::create(b, high, globalWinners, ValueRange{m, at});
+      memref::StoreOp::create(b, arith::TruncIOp::create(b, i32, key),
+                              globalWinners, ValueRange{m, e.add(at, one)});
+    };
+    auto loadWinner = [&](Value m, Value slot) -> Value {
+      if (sharedWinners)
+        return memref::LoadOp::create(b, ids.shared[3], ValueRange{slot});
+      Value at = e.mul(slot, e.index(2));
+      Value high = memref::LoadOp::create(b, globalWinners, ValueRange{m, at});
+      Value low = memref::LoadOp::create(b, globalWinners,
+                                         ValueRange{m, e.add(at, one)});
+      return arith::OrIOp::create(
+          b, arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, high),
+                                   c64(32)),
+          arith::ExtUIOp::create(b, i64, low));
+    };
+
     eachRow([&](Value m) {
-    Value step = e.index(threadsPerBlock);
-    Value zero = e.index(0), one = e.index(1);
-    Value dimN = e.dim(logits, 1), k = e.dim(values, 1);
-    Value len = dimN;
-    if (valid) {
-      Value v = arith::IndexCastOp::create(
-          b, b.getIndexType(), memref::LoadOp::create(b, valid, ValueRange{m}));
-      len = arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN);
-    }
-    Value kk = arith::MinUIOp::create(b, k, len);
-    Value roundedLen = e.mul(arith::CeilDivUIOp::create(b, len, step), step);
-    Value lastColumn = arith::SubIOp::create(
-        b, arith::MaxUIOp::create(b, len, one), one);
-    Value lane = arith::IndexCastUIOp::create(
-        b, i32, arith::RemUIOp::create(b, tid, e.index(kWarpSize)));
-    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
+    Value kk = arith::MinUIOp::create(b, e.index(k), rowLength(m));
+    Value count = arith::IndexCastUIOp::create(
+        b, index, memref::LoadOp::create(b, prefix, ValueRange{m, counterAt}));
+    Value roundedCount = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
+    Value lastCandidate = arith::SubIOp::create(
+        b, arith::MaxUIOp::create(b, count, one), one);
+    auto columnOf = [&](Value i) {
+      return Value(arith::IndexCastUIOp::create(
+          b, index, memref::LoadOp::create(b, columns, ValueRange{m, i})));
+    };
     auto keyOf = [&](Value n) {
       return selectionKey(
           b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
@@ -201,7 +521,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
     for (int64_t pass = 0; pass < 64 / kRadixBits; ++pass) {
       int64_t shift = 64 - kRadixBits * (pass + 1);
       // Once a bin holds exactly the winners still missing, all of it wins
-      // and the digits below do not matter (distinct values: after the 32
+      // and the digits below do not matter (distinct keys: after the 32
       // value bits at the latest). The flag is the same for the whole
       // block, so the barriers inside stay uniform.
       Value open = arith::CmpIOp::create(
@@ -214,18 +534,15 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
         memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
       });
       barrier(b);
-      Value prefix = memref::LoadOp::create(b, state, ValueRange{zero});
-      // Every lane of a warp takes part in every iteration (the match
-      // below needs the whole warp): the loop runs to len rounded up to
-      // the block, lanes past len count nothing.
-      e.forLoop(tid, roundedLen, step, [&](Value n) {
+      Value found = memref::LoadOp::create(b, state, ValueRange{zero});
+      e.forLoop(tid, roundedCount, step, [&](Value i) {
         Value inRange =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, len);
-        Value key = keyOf(arith::MinUIOp::create(b, n, lastColumn));
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
+        Value key = keyOf(columnOf(arith::MinUIOp::create(b, i, lastCandidate)));
         Value counts = inRange;
         if (pass != 0) {
           Value differs = arith::ShRUIOp::create(
-              b, arith::XOrIOp::create(b, key, prefix),
+              b, arith::XOrIOp::create(b, key, found),
               c64(shift + kRadixBits));
           counts = arith::AndIOp::create(
               b, counts,
@@ -236,7 +553,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
             b, i32,
             arith::AndIOp::create(
                 b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1)));
-        countInWarp(b, e, hist, digit, counts, lane);
+        countInWarp(b, e, hist, digit, counts, lane, kBins);
       });
       barrier(b);
       // One thread walks the bins from the top to the one holding the
@@ -248,8 +565,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
               b, i64, memref::LoadOp::create(b, hist, ValueRange{d}));
         };
         auto walk = scf::WhileOp::create(
-            b, TypeRange{b.getIndexType(), i64},
-            ValueRange{e.index(kBins - 1), c64(0)},
+            b, TypeRange{index, i64}, ValueRange{e.index(kBins - 1), c64(0)},
             [&](OpBuilder &, Location, ValueRange a) {
               Value above = arith::AddIOp::create(b, a[1], binCount(a[0]));
               Value short_ = arith::CmpIOp::create(
@@ -264,11 +580,10 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
               Value cum = arith::AddIOp::create(b, a[1], binCount(a[0]));
               scf::YieldOp::create(b, ValueRange{below, cum});
             });
-        Value digit =
-            arith::IndexCastUIOp::create(b, i64, walk.getResult(0));
-        Value found = arith::OrIOp::create(
-            b, prefix, arith::ShLIOp::create(b, digit, c64(shift)));
-        memref::StoreOp::create(b, found, state, ValueRange{zero});
+        Value digit = arith::IndexCastUIOp::create(b, i64, walk.getResult(0));
+        Value next = arith::OrIOp::create(
+            b, found, arith::ShLIOp::create(b, digit, c64(shift)));
+        memref::StoreOp::create(b, next, state, ValueRange{zero});
         Value missing = arith::SubIOp::create(b, remaining, walk.getResult(1));
         memref::StoreOp::create(b, missing, state, ValueRange{one});
         Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
@@ -280,44 +595,38 @@ void mlir::indexpool::gpukernels::emitTopKKernel(
       barrier(b);
     }
 
-    // The kk winners: every key at or above the kk-th largest.
+    // The kk winners: every candidate key at or above the kk-th largest.
     Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
-    e.forLoop(tid, len, step, [&](Value n) {
-      Value key = keyOf(n);
+    e.forLoop(tid, count, step, [&](Value i) {
+      Value key = keyOf(columnOf(i));
       Value wins =
           arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold);
-      e.ifThen(wins,
-           [&]() {
-             Value slot = memref::AtomicRMWOp::create(
-                 b, arith::AtomicRMWKind::addi, e.i32(1), counter,
-                 ValueRange{zero});
-             storeCandidate(b, e, candidates, m,
-                            arith::IndexCastUIOp::create(
-                                b, b.getIndexType(), slot),
-                            key);
-           });
+      e.ifThen(wins, [&]() {
+        Value slot = memref::AtomicRMWOp::create(
+            b, arith::AtomicRMWKind::addi, e.i32(1), counter, ValueRange{zero});
+        storeWinner(m, arith::IndexCastUIOp::create(b, index, slot), key);
+      });
     });
     barrier(b);
     e.forLoop(tid, kk, step, [&](Value i) {
-      Value key = loadCandidate(b, e, candidates, m, i);
+      Value key = loadWinner(m, i);
       Value rank = e.forLoop(
           zero, kk, one, {zero}, [&](Value j, ValueRange acc) -> SmallVector<Value> {
-            Value other = loadCandidate(b, e, candidates, m, j);
             Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
-                                                other, key);
+                                                loadWinner(m, j), key);
             return {arith::AddIOp::create(
                 b, acc[0], arith::SelectOp::create(b, ahead, one, zero))};
           })[0];
       Value column = arith::XOrIOp::create(
           b, arith::TruncIOp::create(b, i32, key), e.i32(-1));
-      Value n = arith::IndexCastUIOp::create(b, b.getIndexType(), column);
+      Value n = arith::IndexCastUIOp::create(b, index, column);
       memref::StoreOp::create(b,
                               memref::LoadOp::create(b, logits, ValueRange{m, n}),
                               values, ValueRange{m, rank});
       memref::StoreOp::create(b, column, indices, ValueRange{m, rank});
     });
     // Slots no column filled.
-    e.forLoop(e.add(kk, tid), k, step, [&](Value j) {
+    e.forLoop(e.add(kk, tid), e.index(k), step, [&](Value j) {
       memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
                               values, ValueRange{m, j});
       memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});
