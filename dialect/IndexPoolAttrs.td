@@ -84,8 +84,11 @@ def IndexPool_LaunchAttr : AttrDef<IndexPool_Dialect, "Launch"> {
       order; default: as many rows as the block has threads for), `grid`
       (default tiled). An entry is one i32 index and P token stores:
       `elements_per_thread` and `vector_bytes` have no meaning.
-    - `select`: split into `score`, `topk` and `expand`, each with the
-      select's attribute.
+    - `select`: split into `score`, `topk` and `expand`; score and expand
+      take the select's attribute, topk the cost model's topk launch for
+      its `[M, N]` logits on the same chip (the select's fields are the
+      score's). `select_paged` and `refine` run their topk with their own
+      attribute but one column per thread.
     - `dequantize`, `residual`, `reconstruct` and the ops no kernel covers
       (row loops, one row per thread): `threads_per_block` (at most 256),
       `items_per_block` (rows per block tile: each thread handles ceil(tile

@@ -42,41 +42,49 @@ done
 echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
 
 echo "== benchmarks"
-for n in 1m 2m; do
-  for fn in compress select; do
-    # --copy-anchor: a device-to-device copy of the same bytes, same run.
-    "$LAUNCH" "$ARTS/bench/$art_chip/${fn}_$n.$art_chip.json" --random-inputs=1 --benchmark=20 \
-      --copy-anchor --print-device | tee "$RESULTS/bench-${fn}_$n.txt"
-  done
-  tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
-  if python3 -c "import torch" 2>/dev/null; then
+# --copy-anchor: a device-to-device copy of the same bytes, same run.
+for b in compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64; do
+  "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
+    --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
+done
+if python3 -c "import torch" 2>/dev/null; then
+  for n in 1m 2m; do
+    tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
     python3 "$ROOT/bench/gpu/torch_triton.py" --tokens $tokens --json "$RESULTS/anchors_$n.json" \
       | tee "$RESULTS/anchors_$n.txt"
-  else
-    echo "no PyTorch: no copy / eager / Triton anchors" | tee "$RESULTS/anchors_$n.txt"
-  fi
-done
+    python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools $((tokens / 4)) --rows 1 \
+      --json "$RESULTS/anchors_select_$n.json" | tee "$RESULTS/anchors_select_$n.txt"
+  done
+  python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools 262144 --rows 64 \
+    --json "$RESULTS/anchors_select_1m_m64.json" | tee "$RESULTS/anchors_select_1m_m64.txt"
+else
+  echo "no PyTorch: no eager / Triton anchors" | tee "$RESULTS/anchors.txt"
+fi
 
 echo "== ratios"
 python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
 res = sys.argv[1]
-for n in ("1m", "2m"):
-    for fn in ("compress", "select"):
-        text = open(os.path.join(res, f"bench-{fn}_{n}.txt")).read()
-        m = re.search(r"median_ms=([0-9.]+)", text)
-        c = re.search(r"ratio_to_copy=([0-9.]+)", text)
-        if not m:
-            print(f"{fn} {n}: no measurement"); continue
-        ms = float(m.group(1))
-        line = f"{fn} {n}: {ms:.3f} ms"
-        if c:
-            line += f", {float(c.group(1)):.2f} of the device copy's bandwidth"
-        path = os.path.join(res, f"anchors_{n}.json")
-        if fn == "compress" and os.path.exists(path):
-            a = json.load(open(path))
-            line += f"; PyTorch eager {a['torch_ms'] / ms:.2f}x slower"
-            if "triton_ms" in a:
-                line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
-        print(line)
+anchors = {"compress_1m": "anchors_1m.json", "compress_2m": "anchors_2m.json",
+           "select_1m": "anchors_select_1m.json", "select_2m": "anchors_select_2m.json",
+           "select_1m_m64": "anchors_select_1m_m64.json"}
+for b in ("compress_1m", "select_1m", "compress_2m", "select_2m", "compress_lean_1m",
+          "select_1m_m64"):
+    path = os.path.join(res, f"bench-{b}.txt")
+    text = open(path).read() if os.path.exists(path) else ""
+    m = re.search(r"median_ms=([0-9.]+)", text)
+    c = re.search(r"ratio_to_copy=([0-9.]+)", text)
+    if not m:
+        print(f"{b}: no measurement"); continue
+    ms = float(m.group(1))
+    line = f"{b}: {ms:.3f} ms"
+    if c:
+        line += f", {float(c.group(1)):.2f} of the device copy's bandwidth"
+    path = os.path.join(res, anchors.get(b, "-"))
+    if os.path.exists(path):
+        a = json.load(open(path))
+        line += f"; PyTorch eager {a['torch_ms'] / ms:.2f}x slower"
+        if "triton_ms" in a:
+            line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
+    print(line)
 PY

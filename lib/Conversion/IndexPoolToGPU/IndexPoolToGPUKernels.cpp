@@ -15,6 +15,7 @@
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Transforms/CostModel.h"
 
 #include "Kernels/GPUKernels.h"
 #include "Kernels/KernelBuilder.h"
@@ -348,7 +349,8 @@ struct RefineKernel : KernelPattern<RefineOp> {
     Value indices = temp({dyn, k}, i32, {dimM});
     emitRefineScoreKernel(b, query, weights, candidates, keys, scales, logits,
                           launch);
-    emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices, launch);
+    emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices,
+                   partTopKLaunch(launch));
     emitTakeKernel(b, candidates, keys, indices, tokens, launch);
   }
 };
@@ -468,8 +470,31 @@ static void emitMarkedPagedKernels(Operation *op, ImplicitLocOpBuilder &b,
   emitCopyKernel(b, a.newTailScores, a.tailScores, launch);
 }
 
-/// select -> score, topk, expand (the kernels above), with the same launch
-/// configuration.
+/// The launch a configured select's topk part takes: the cost model's topk
+/// launch for [m, n] logits on the select's chip (the select's own fields
+/// are the score's: its elements_per_thread would make the topk's segments
+/// 16 times longer).
+static LaunchAttr topKLaunchOf(LaunchAttr select, int64_t m, int64_t n) {
+  const ::indexpool::target::ChipInfo *chip =
+      ::indexpool::target::lookupChip(select.getChip());
+  if (!chip)
+    return select;
+  namespace cost = ::indexpool::cost;
+  cost::OpDesc desc;
+  desc.kind = cost::OpKind::RowSelect;
+  desc.items = ShapedType::isDynamic(m) ? cost::kDynamic : m;
+  desc.rowElems = ShapedType::isDynamic(n) ? cost::kDynamic : n;
+  desc.elemBytes = 4;
+  cost::Launch l = cost::chooseLaunch(*chip, desc);
+  return LaunchAttr::get(select.getContext(), select.getChip(),
+                         l.threadsPerBlock, l.itemsPerBlock,
+                         l.elementsPerThread, l.vectorBytes,
+                         l.grid == cost::Grid::Tiled ? GridPolicy::Tiled
+                                                     : GridPolicy::GridStride);
+}
+
+/// select -> score, topk, expand (the kernels above): score and expand with
+/// the select's launch configuration, topk with topKLaunchOf.
 struct SplitSelect : OpRewritePattern<SelectOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SelectOp op,
@@ -489,10 +514,11 @@ struct SplitSelect : OpRewritePattern<SelectOp> {
         k);
     auto expand = ExpandOp::create(rewriter, loc, op.getTokens().getType(),
                                    topk.getIndices(), op.getPoolSize());
-    if (Attribute launch = op->getAttr(kLaunchAttrName))
-      for (Operation *part : {score.getOperation(), topk.getOperation(),
-                              expand.getOperation()})
-        part->setAttr(kLaunchAttrName, launch);
+    if (auto launch = op->getAttrOfType<LaunchAttr>(kLaunchAttrName)) {
+      score->setAttr(kLaunchAttrName, launch);
+      topk->setAttr(kLaunchAttrName, topKLaunchOf(launch, m, n));
+      expand->setAttr(kLaunchAttrName, launch);
+    }
     rewriter.replaceOp(op, expand.getTokens());
     return success();
   }

@@ -20,6 +20,9 @@
 // RUN: indexpool-opt %s --indexpool-configure=chip=sm_90 -o %t/configured.mlir
 // RUN: indexpool-compile %t/configured.mlir --chip=sm_90 --function=decode_2e18 -o %t > /dev/null
 // RUN: python3 %S/../../Tools/Inputs/eval_sizes.py %t/decode_2e18.sm_90.json 132 1x262144 | FileCheck %s --check-prefix=GRID
+// A configured select's topk takes the topk launch, not the score's fields.
+// RUN: indexpool-compile %t/configured.mlir --chip=sm_90 --function=select_2e18 -o %t > /dev/null
+// RUN: python3 %S/../../Tools/Inputs/eval_sizes.py %t/select_2e18.sm_90.json 132 1x64x128 1x64 262144x128 262144 | FileCheck %s --check-prefix=SELECT
 
 // TWO-COUNT-2: -> ok
 // TWO-NOT: FAILED
@@ -30,6 +33,12 @@
 // GRID-NEXT: launch {{.*}} grid 256x1x1
 // GRID-NEXT: launch {{.*}} grid 256x1x1
 // GRID-NEXT: launch {{.*}} grid 1x1x1
+
+// SELECT: launch select_2e18_kernel grid 132x1x1
+// SELECT-NEXT: launch {{.*}} grid 5x1x1
+// SELECT-NEXT: launch {{.*}} grid 256x1x1
+// SELECT-NEXT: launch {{.*}} grid 256x1x1
+// SELECT-NEXT: launch {{.*}} grid 1x1x1
 
 func.func @decode_row(%l: tensor<1x20000xf32>) -> (tensor<1x512xf32>, tensor<1x512xi32>) {
   %v, %i = indexpool.topk %l {k = 512 : i64} : (tensor<1x20000xf32>) -> (tensor<1x512xf32>, tensor<1x512xi32>)
@@ -70,4 +79,11 @@ func.func @configured(%l: tensor<2x3000xf32>) -> (tensor<2x64xf32>, tensor<2x64x
 func.func @decode_2e18(%l: tensor<1x262144xf32>) -> (tensor<1x512xf32>, tensor<1x512xi32>) {
   %v, %i = indexpool.topk %l {k = 512 : i64} : (tensor<1x262144xf32>) -> (tensor<1x512xf32>, tensor<1x512xi32>)
   return %v, %i : tensor<1x512xf32>, tensor<1x512xi32>
+}
+
+func.func @select_2e18(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>, %keys: tensor<262144x128xf8E4M3FN>,
+                       %scales: tensor<262144xf32>) -> tensor<1x2048xi32> {
+  %t = indexpool.select %q, %w, %keys scales(%scales) {k = 512 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<262144x128xf8E4M3FN>, tensor<262144xf32>) -> tensor<1x2048xi32>
+  return %t : tensor<1x2048xi32>
 }

@@ -109,6 +109,10 @@ std::optional<int64_t> topKTemporaryBytes(int64_t m, int64_t n, int64_t k);
 /// default).
 void emitTopKKernel(ImplicitLocOpBuilder &b, Value logits, Value valid,
                     Value values, Value indices, const KernelLaunch &launch);
+/// The launch of a topk that is part of another op's kernels (select_paged,
+/// refine): `launch` without its elements_per_thread, which is the score
+/// kernel's (the topk kernels then take one column per thread).
+KernelLaunch partTopKLaunch(const KernelLaunch &launch);
 
 /// tokens [M, k*P] of indexpool.expand: tiles of items_per_block query
 /// rows (default: the rows of one block of threads); tiled by default.

@@ -236,7 +236,7 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
     return row;
   };
   emitScoreKernel(b, q, w, logits, keys, launch);
-  emitTopKKernel(b, logits, valid, values, indices, launch);
+  emitTopKKernel(b, logits, valid, values, indices, partTopKLaunch(launch));
   // Expand writes tokens[m, 0 .. k*P), before the tail slots.
   emitExpandKernel(b, indices, tokens, p, launch);
 }

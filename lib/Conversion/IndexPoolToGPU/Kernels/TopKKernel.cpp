@@ -59,8 +59,9 @@ static_assert(kPrefixBins == 1 << 12);
 static constexpr int64_t kGroupBins = kPrefixBins / kWarpSize;
 static constexpr int64_t kLaneBins = kGroupBins / kWarpSize;
 static_assert(kLaneBins * kWarpSize * kWarpSize == kPrefixBins);
-// Columns per thread of a segment without an elements_per_thread.
-static constexpr int64_t kDefaultColumnsPerThread = 4;
+// Columns per thread of a segment without an elements_per_thread (the cost
+// model's choice too).
+static constexpr int64_t kDefaultColumnsPerThread = 1;
 // Winners' keys up to this k stay in shared memory (16 KiB).
 static constexpr int64_t kSharedWinners = 2048;
 
@@ -276,6 +277,13 @@ mlir::indexpool::gpukernels::topKTemporaryBytes(int64_t m, int64_t n,
   if (row)
     row = llvm::checkedMul<int64_t>(*row, 4);
   return row ? llvm::checkedMul<int64_t>(*row, m) : std::nullopt;
+}
+
+KernelLaunch
+mlir::indexpool::gpukernels::partTopKLaunch(const KernelLaunch &launch) {
+  KernelLaunch topk = launch;
+  topk.elementsPerThread = 0;
+  return topk;
 }
 
 void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,

@@ -162,16 +162,14 @@ void mlir::indexpool::gpukernels::storeRow(Emitter &e, ArrayRef<Value> x,
   });
 }
 
-/// fma(sign, high, low) with sign = -1 where `bitSet`, choosing which of
-/// `own` / `partner` is the low (bit clear) element: one butterfly.
-static Value butterflyAcross(Emitter &e, Value own, Value partner,
-                             Value bitSet) {
-  ImplicitLocOpBuilder &b = e.builder();
-  Value low = arith::SelectOp::create(b, bitSet, partner, own);
-  Value high = arith::SelectOp::create(b, bitSet, own, partner);
-  Value sign = arith::SelectOp::create(b, bitSet, e.f32Splat(-1.0),
-                                       e.f32Splat(1.0));
-  return math::FmaOp::create(b, sign, high, low);
+/// One butterfly across lanes, bit-identical to the CPU's fma(sign, high,
+/// low): where the lane's bit is clear it holds the low element and
+/// fma(1, own, partner) = low + high; where it is set it holds the high one
+/// and fma(-1, own, partner) = low - high. `sign` is the lane's +-1, so the
+/// step costs one fma per element, no selects.
+static Value butterflyAcross(ImplicitLocOpBuilder &b, Value own, Value partner,
+                             Value sign) {
+  return math::FmaOp::create(b, sign, own, partner);
 }
 
 void mlir::indexpool::gpukernels::rotateRow(Emitter &e, const WarpLayout &lay,
@@ -187,8 +185,10 @@ void mlir::indexpool::gpukernels::rotateRow(Emitter &e, const WarpLayout &lay,
     Value bitSet = arith::CmpIOp::create(
         b, arith::CmpIPredicate::ne,
         arith::AndIOp::create(b, row.lane, e.index(m)), e.index(0));
+    Value sign = arith::SelectOp::create(b, bitSet, e.f32Splat(-1.0),
+                                         e.f32Splat(1.0));
     for (Value &v : x)
-      v = butterflyAcross(e, v, shuffleXorVector(b, v, m), bitSet);
+      v = butterflyAcross(b, v, shuffleXorVector(b, v, m), sign);
   }
   for (int64_t m = 1; m < C; m *= 2)
     for (int64_t c = 0; c < C; ++c) {
