@@ -16,7 +16,8 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
     chooses (their `BufferizableOpInterface`, registered by this pass, which
     records its options on them). Rows are
     distributed with `scf.parallel`; the loops over the head dimension D use
-    the vector dialect with `vector-width` f32 lanes. Narrow float formats
+    the vector dialect with `vector-width` f32 lanes, or with an op's own
+    `indexpool.vector_width` (`--indexpool-configure-cpu`). Narrow float formats
     (bf16, f16, f8E4M3FN) are converted with round-to-nearest-even.
     This is the first step of the `indexpool-to-cpu` pipeline.
   }];

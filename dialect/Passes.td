@@ -70,7 +70,9 @@ def IndexPoolConfigure : Pass<"indexpool-configure"> {
     (hadamard, quantize, dequantize), M, H, N, D (score, select, plus K and
     P for select), M, N, K (topk), M, K, P (expand). A condition on a size
     the op lacks or that is dynamic does not hold. `launch` may give any
-    subset of the five fields. The first matching entry wins.
+    subset of the five fields. The first matching entry wins. Entries whose
+    chip is `cpu` are for --indexpool-configure-cpu; this pass checks them
+    but does not use them.
 
     Example: `--indexpool-configure="chip=sm_90 tuning-db=tuning.json"`.
   }];
@@ -80,6 +82,39 @@ def IndexPoolConfigure : Pass<"indexpool-configure"> {
            "sm_100 or sm_120">,
     Option<"tuningDb", "tuning-db", "std::string", /*default=*/"\"\"",
            "JSON tuning database whose entries override the cost model">,
+  ];
+  let dependentDialects = ["::mlir::indexpool::IndexPoolDialect"];
+}
+
+def IndexPoolConfigureCpu : Pass<"indexpool-configure-cpu"> {
+  let summary = "Attach per-op CPU vector widths (indexpool.vector_width) "
+                "from a tuning database";
+  let description = [{
+    Reads the CPU entries (`"chip": "cpu"`) of the JSON tuning database named
+    by `tuning-db` (the format of --indexpool-configure; docs/design.md, "The
+    tuning database") and attaches to every indexpool op nested in the
+    operation the pass runs on that an entry matches the discardable
+    attribute `indexpool.vector_width = W : i64`, W the entry's
+    `vector_width`: the f32 lanes of the op's loops over D, which
+    --indexpool-to-loops then uses instead of its `vector-width` option. An
+    existing `indexpool.vector_width` is replaced; ops no entry matches are
+    left alone. The GPU entries are checked but not used.
+
+    A CPU entry's `launch` takes only `vector_width`, a power of two from 1
+    to 64; `op` and `shape_class` match as for GPU entries and the first
+    matching entry wins:
+
+    ```json
+    [{"chip": "cpu", "op": "compress", "shape_class": "T>=65536, D=128",
+      "launch": {"vector_width": 16}}]
+    ```
+
+    Example: `--indexpool-configure-cpu="tuning-db=tuning.json"`.
+  }];
+  let options = [
+    Option<"tuningDb", "tuning-db", "std::string", /*default=*/"\"\"",
+           "JSON tuning database whose CPU entries set the ops' vector "
+           "widths (required)">,
   ];
   let dependentDialects = ["::mlir::indexpool::IndexPoolDialect"];
 }

@@ -36,6 +36,8 @@ tools = [
         ["--check-bounds"]
         if lit_config.params.get("check_bounds", "1") != "0" else [])),
     "indexpool-launch",
+    "indexpool-tune",
+    "indexpool-tune-measure",
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),

@@ -6,7 +6,8 @@
 # run-on-device.sh), into a folder small enough to carry to the GPU machine
 # (kernels + manifests; the sources for a runtime-only build are carried by
 # the device tool as the working tree), plus static-report.md, the static
-# performance report of the benchmark kernels (bench/gpu/static_report.py).
+# performance report of the benchmark kernels (bench/gpu/static_report.py),
+# and the autotuner's candidates for them (tune/CHIP/FUNCTION).
 # Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -38,6 +39,16 @@ for chip in sm_90 sm_80; do
   done
 done
 rm -f "$OUT/why.log"
+# The tuner's candidates for the benchmark functions (indexpool-tune: the
+# cost model's launch is candidate 0 of every op), measured on the GPU
+# machine by run-on-device.sh with indexpool-tune-measure.
+TUNE=$BUILD_DIR/bin/indexpool-tune
+for chip in sm_90 sm_80; do
+  for fn in compress_1m select_1m; do
+    "$TUNE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --function=$fn \
+      --max-candidates=${TUNE_CANDIDATES:-16} -o "$OUT/tune/$chip/$fn" --quiet >/dev/null
+  done
+done
 # The static report (ESTIMATES from ptxas -v and the chip table, no GPU) of
 # the benchmark kernels: ptxas -v reads PTX, not the cubins above, so the
 # PTX goes to a scratch folder and only the report into OUT.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs ON THE GPU MACHINE, as it is (CUDA, CMake, a C++ compiler, maybe
 # PyTorch and Triton; no LLVM/MLIR): a runtime-only build, every artifact of
-# make-artifacts.sh through indexpool-launch --random-inputs --verify, then the
+# make-artifacts.sh through indexpool-launch --random-inputs --verify, the
+# autotuner's candidates (indexpool-tune-measure, tuned vs cost model), then the
 # compress / select benchmarks against a device-to-device copy of the same
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
 # $OUT (or ./gpu-results).
@@ -40,6 +41,26 @@ for m in "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json; do
   fi
 done
 echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
+
+echo "== autotuning (indexpool-tune-measure): every candidate verified, then timed"
+MEASURE=$BUILD/bin/indexpool-tune-measure
+for plan in "$ARTS"/tune/$art_chip/*/; do
+  fn=$(basename "$plan")
+  "$MEASURE" "$plan" --verify --repeat=20 --quiet --db="$RESULTS/tuning-db-$fn.json" \
+    > "$RESULTS/tune-$fn.txt" 2>&1 || echo "tuning $fn failed"
+  cp "$plan/measurements.json" "$RESULTS/tune-$fn-measurements.json" 2>/dev/null
+  cat "$RESULTS/tune-$fn.txt"
+  # Tuned vs the cost model (candidate 0 of every op), same run.
+  python3 - "$plan/measurements.json" <<'PY' || true
+import json, sys
+m = json.load(open(sys.argv[1]))
+rows = [c for c in m.get("candidates", []) if c.get("median_ms")]
+model = [c["median_ms"] for c in rows if c.get("candidate") == 0]
+best = min((c["median_ms"] for c in rows), default=None)
+if model and best:
+    print(f"tuned {best:.4f} ms vs cost model {model[0]:.4f} ms: {model[0] / best:.2f}x")
+PY
+done
 
 echo "== benchmarks"
 # --copy-anchor: a device-to-device copy of the same bytes, same run.

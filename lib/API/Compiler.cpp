@@ -97,6 +97,7 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
   });
   mlir::indexpool::CPUJitOptions jitOptions;
   jitOptions.vectorWidth = options.vectorWidth;
+  jitOptions.tuningDb = options.tuningDB;
   jitOptions.fuse = options.fuse;
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.toolName = "indexpool";
@@ -110,8 +111,8 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
     jitOptions.writableArguments.push_back(unsigned(index));
   }
   std::string error;
-  impl->jit = mlir::indexpool::CPUJitFunction::compile(impl->func, jitOptions,
-                                                       error);
+  impl->jit =
+      mlir::indexpool::CPUJitFunction::compile(impl->func, jitOptions, error);
   if (!impl->jit) {
     status = capture.failure(error);
     return nullptr;

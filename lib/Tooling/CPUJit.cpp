@@ -177,6 +177,7 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
     pm.addNestedPass<func::FuncOp>(createIndexPoolFuse());
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.vectorWidth = options.vectorWidth;
+  pipelineOptions.tuningDb = options.tuningDb;
   pipelineOptions.checkBounds = options.checkBounds;
   pipelineOptions.toolName = options.toolName;
   // Results are freed unless they are an argument (callOnBuffers, call):

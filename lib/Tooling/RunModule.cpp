@@ -261,6 +261,8 @@ int ModuleRunner::run() {
     return fail("--input and --random-inputs cannot be combined");
   if (!random && !options.inputShapes.empty())
     return fail("--input-shape only applies with --random-inputs");
+  if (!options.tuningDb.empty() && deviceName != "cpu")
+    return fail("--tuning-db only applies with --device=cpu");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -342,6 +344,7 @@ int ModuleRunner::run() {
 
   CPUJitOptions jitOptions;
   jitOptions.vectorWidth = options.vectorWidth;
+  jitOptions.tuningDb = options.tuningDb;
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.fuse = options.fuse;
   jitOptions.toolName = options.toolName;

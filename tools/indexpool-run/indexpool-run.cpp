@@ -6,7 +6,7 @@
 //       [--random-inputs=SEED] [--input-shape=I:AxBxC ...]
 //       [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator]
 //       [--chip=sm_90] [--verify] [--benchmark=N] [--vector-width=8]
-//       [--check-bounds]
+//       [--tuning-db=FILE] [--check-bounds]
 //
 // The command line of runModule (indexpool/Tooling/RunModule.h), which
 // does the work. Every bad input ends with one line "indexpool-run: error:
@@ -124,6 +124,13 @@ static cl::opt<std::string> vectorWidthOption(
     cl::desc("f32 lanes of the vectors the CPU loops over D use"),
     cl::cat(category));
 
+static cl::opt<std::string> tuningDb(
+    "tuning-db", cl::value_desc("FILE"),
+    cl::desc("--device=cpu: a JSON tuning database (docs/design.md, \"The "
+             "tuning database\"); the ops its \"cpu\" entries match use "
+             "their entry's vector_width instead of --vector-width"),
+    cl::cat(category));
+
 static cl::opt<bool> fuseOps(
     "fuse", cl::init(true),
     cl::desc("Run --indexpool-fuse before compiling (default; --fuse=false "
@@ -166,6 +173,7 @@ static LogicalResult readOptions(RunModuleOptions &options,
   options.inputShapes = inputShapes;
   options.outputFiles = outputFiles;
   options.device = deviceName;
+  options.tuningDb = tuningDb;
   options.chip = chipName;
   options.verify = verifyResults;
   options.fuse = fuseOps;
@@ -192,7 +200,8 @@ int main(int argc, char **argv) {
       "  indexpool-run FILE.mlir --function=NAME [--input=@a.npy ...]\n"
       "      [--random-inputs=SEED] [--input-shape=I:AxBxC ...]\n"
       "      [--output=@out.npy ...] [--device=cpu|cuda|gpu-emulator] [--chip=sm_90]\n"
-      "      [--verify] [--benchmark=N] [--vector-width=8] [--check-bounds]\n",
+      "      [--verify] [--benchmark=N] [--vector-width=8] [--tuning-db=FILE]\n"
+      "      [--check-bounds]\n",
       &clErrorStream);
   if (!parsed) {
     SmallVector<StringRef> lines;

@@ -26,15 +26,18 @@ struct CompileOptions {
   bool fuse = true;
   /// CPU: OpenMP threads per call (0: OpenMP's default, all cores).
   int threads = 0;
-  /// CPU: f32 lanes of the vectors over D (a power of two).
+  /// CPU: f32 lanes of the vectors over D (a power of two), for the ops
+  /// no CPU entry of tuningDB matches.
   int vectorWidth = 8;
   /// CPU: check every memory access of the compiled code against its
   /// buffer (slow; for tests). An access outside ends the process with a
   /// message, as indexpool-run --check-bounds does.
   bool checkBounds = false;
-  /// GPU: a JSON tuning database (docs/design.md, "The tuning database");
-  /// empty: the chip's cost model configures every op that has no
-  /// #indexpool.launch.
+  /// A JSON tuning database (docs/design.md, "The tuning database"). GPU:
+  /// its entries for the chip configure the ops, the chip's cost model the
+  /// rest; empty: the cost model configures every op that has no
+  /// #indexpool.launch. CPU: the ops its "cpu" entries match use the
+  /// entry's vector width instead of vectorWidth.
   std::string tuningDB;
   /// GPU: "ptx" (JIT-compiled by the driver for newer devices) or "cubin".
   std::string binaryFormat = "ptx";

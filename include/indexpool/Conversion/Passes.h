@@ -31,6 +31,10 @@ namespace mlir::indexpool {
 /// Options of the `indexpool-to-cpu` pipeline.
 struct CPUPipelineOptions {
   int64_t vectorWidth = 8;
+  /// A JSON tuning database: when set, --indexpool-configure-cpu runs first
+  /// and the ops its CPU entries match take their entry's vector width in
+  /// place of `vectorWidth`.
+  std::string tuningDb;
   /// When set (a chip name), compress, score, topk, expand and select become
   /// that chip's GPU kernels, run on CPU threads by the GPU emulator
   /// (--indexpool-emulate-gpu-kernels): how GPU kernels are tested here.

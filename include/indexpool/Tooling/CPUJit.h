@@ -47,6 +47,10 @@ void registerCPUJitTranslations(DialectRegistry &registry);
 struct CPUJitOptions {
   /// f32 lanes of the vectors the CPU loops over D use.
   int64_t vectorWidth = 8;
+  /// A JSON tuning database (docs/design.md, "The tuning database"): the
+  /// ops its CPU entries match (after fusion) use their entry's vector
+  /// width instead of vectorWidth.
+  std::string tuningDb;
   /// Run --indexpool-fuse first (on the copy that is compiled): chains the
   /// fused ops compute bit for bit the same become one kernel each, without
   /// their intermediates in memory.

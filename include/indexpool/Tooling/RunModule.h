@@ -44,6 +44,8 @@ struct RunModuleOptions {
   unsigned benchmarkRuns = 0;
   /// f32 lanes of the CPU loops' vectors (a power of two).
   int64_t vectorWidth = 8;
+  /// --tuning-db=FILE (--device=cpu): the CPU entries' vector widths.
+  std::string tuningDb;
   bool fuse = true;
   bool checkBounds = false;
 };

@@ -26,6 +26,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+
 namespace mlir::indexpool {
 #define GEN_PASS_DEF_INDEXPOOLTOLOOPS
 #include "indexpool/Dialect/ConversionPasses.h.inc"
@@ -349,16 +350,29 @@ struct IndexPoolToLoops
   }
 
   void runOnOperation() override {
+    // Per-op widths are checked before anything is rewritten: a pattern
+    // that failed on one would leave the op behind without failing the pass.
+    WalkResult checked = getOperation()->walk([&](Operation *op) {
+      if (isa_and_present<IndexPoolDialect>(op->getDialect()) &&
+          failed(vectorWidthOf(op, vectorWidth)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // This pass's loop options, for the paged ops' bufferization.
+    // This pass's loop options, for the paged ops' bufferization; a width
+    // of their own (--indexpool-configure-cpu) stays.
     Builder b(&getContext());
     getOperation()->walk([&](Operation *op) {
       if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp>(op))
         return;
-      op->setAttr(kVectorWidthAttrName, b.getI64IntegerAttr(vectorWidth));
+      if (!op->hasAttr(loops::kVectorWidthAttrName))
+        op->setAttr(loops::kVectorWidthAttrName,
+                    b.getI64IntegerAttr(vectorWidth));
       op->setAttr(kStackScopesAttrName, b.getBoolAttr(stackScopes));
     });
   }

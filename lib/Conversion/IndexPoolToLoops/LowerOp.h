@@ -9,6 +9,7 @@
 
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Transforms/TuningDb.h"
 
 #include "Common/BufferScope.h"
 #include "Common/Emitter.h"
@@ -40,6 +41,23 @@ inline void configure(Emitter &e, LaunchAttr launch) {
             blocksPerSM);
 }
 
+/// The f32 lanes of `op`'s loops over D: its indexpool.vector_width (from
+/// --indexpool-configure-cpu's tuning database) when it has one, else
+/// `fallback` (the pass option). A bad attribute is reported at the op.
+inline FailureOr<int64_t> vectorWidthOf(Operation *op, int64_t fallback) {
+  Attribute attr = op->getAttr(::mlir::indexpool::kVectorWidthAttrName);
+  if (!attr)
+    return fallback;
+  auto width = dyn_cast<IntegerAttr>(attr);
+  if (!width || !width.getType().isSignlessInteger(64) ||
+      !isValidVectorWidth(width.getInt()))
+    return op->emitOpError()
+           << "'" << ::mlir::indexpool::kVectorWidthAttrName
+           << "' must be an i64 power of two from 1 to " << kMaxVectorWidth
+           << ", got " << attr;
+  return width.getInt();
+}
+
 /// One op: operands in as buffers, `lower` emits the loops and the result
 /// buffers, which replace the op's results as tensors.
 template <typename Op>
@@ -49,8 +67,12 @@ struct LowerOp : OpRewritePattern<Op> {
         stackScopes(stackScopes) {}
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
+    // The pass checked every op's width before any pattern ran.
+    FailureOr<int64_t> width = vectorWidthOf(op, vectorWidth);
+    if (failed(width))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Emitter e(b, vectorWidth, stackScopes);
+    Emitter e(b, *width, stackScopes);
     if (auto launch = op->template getAttrOfType<LaunchAttr>(kLaunchAttrName))
       configure(e, launch);
     BufferScope buffers(b);

@@ -10,6 +10,8 @@
 #ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
 #define INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOLOOPS_PAGEDOPS_H
 
+#include "indexpool/Transforms/TuningDb.h"
+
 #include "Common/Emitter.h"
 #include "Common/PagedBuffers.h"
 
@@ -23,9 +25,9 @@ class Operation;
 namespace mlir::indexpool::loops {
 
 /// The loop options of --indexpool-to-loops, recorded on each paged op for
-/// its bufferization (absent: vector width 8, stack scopes).
-inline constexpr llvm::StringLiteral kVectorWidthAttrName =
-    "indexpool.vector_width";
+/// its bufferization (absent: vector width 8, stack scopes); the vector
+/// width is the attribute --indexpool-configure-cpu writes.
+using ::mlir::indexpool::kVectorWidthAttrName;
 inline constexpr llvm::StringLiteral kStackScopesAttrName =
     "indexpool.stack_scopes";
 

@@ -204,6 +204,13 @@ struct BoundsFailureExitPass
 
 void mlir::indexpool::buildIndexPoolToCPUPipeline(
     OpPassManager &pm, const CPUPipelineOptions &options) {
+  // Per-op vector widths from the tuning database, before anything
+  // rewrites the ops.
+  if (!options.tuningDb.empty()) {
+    IndexPoolConfigureCpuOptions configure;
+    configure.tuningDb = options.tuningDb;
+    pm.addPass(createIndexPoolConfigureCpu(configure));
+  }
   // Elementwise arith / math on tensors around the indexpool ops become
   // linalg, which bufferizes.
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -299,6 +306,11 @@ struct CPUPipelineCLOptions
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
       llvm::cl::init(8)};
+  Option<std::string> tuningDb{
+      *this, "tuning-db",
+      llvm::cl::desc("JSON tuning database: run --indexpool-configure-cpu "
+                     "first, so that the ops its CPU entries match use "
+                     "their entry's vector width")};
   Option<bool> checkBounds{
       *this, "check-bounds",
       llvm::cl::desc("Check every memref and vector access against its "
@@ -316,6 +328,7 @@ void mlir::indexpool::registerIndexPoolPipelines() {
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         CPUPipelineOptions options;
         options.vectorWidth = cl.vectorWidth;
+        options.tuningDb = cl.tuningDb;
         options.checkBounds = cl.checkBounds;
         buildIndexPoolToCPUPipeline(pm, options);
       });

@@ -1,0 +1,320 @@
+//===- Candidates.cpp - the launches worth measuring per op ---------------===//
+//
+// The model's choice comes from --indexpool-configure itself (run on the
+// caller's module, which is the tuner's own parsed copy), so candidate 0 is
+// exactly what an untuned compile does. The other candidates vary only the
+// fields the op's kernel reads on a GPU (dialect/IndexPoolAttrs.td): a
+// field with no effect would only measure noise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Tuning/Candidates.h"
+
+#include "indexpool/Dialect/IndexPoolAttrs.h"
+#include "indexpool/Dialect/IndexPoolDialect.h"
+#include "indexpool/Target/Chips.h"
+#include "indexpool/Transforms/Passes.h"
+#include "indexpool/Transforms/TuningDb.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace indexpool::tuning {
+
+using namespace mlir;
+using mlir::indexpool::GridPolicy;
+using mlir::indexpool::LaunchAttr;
+
+std::string shapeClassOf(
+    const std::vector<std::pair<std::string, int64_t>> &sizes) {
+  std::string text;
+  for (const auto &[name, value] : sizes)
+    text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+  return text;
+}
+
+namespace {
+
+/// How the op's kernel uses the launch fields (IndexPoolAttrs.td).
+enum class KernelKind { WarpRows, Score, TopK, Expand, Select, RowLoops };
+
+KernelKind kernelKind(StringRef op) {
+  if (llvm::is_contained({"compress", "pool", "hadamard", "quantize"}, op))
+    return KernelKind::WarpRows;
+  if (op == "score")
+    return KernelKind::Score;
+  if (op == "topk")
+    return KernelKind::TopK;
+  if (op == "expand")
+    return KernelKind::Expand;
+  if (op == "select")
+    return KernelKind::Select;
+  return KernelKind::RowLoops;
+}
+
+/// The threads per block a kernel takes: score (and so select) and the row
+/// loops at most 256.
+int64_t maxThreads(KernelKind kind) {
+  return kind == KernelKind::Score || kind == KernelKind::Select ||
+                 kind == KernelKind::RowLoops
+             ? 256
+             : 1024;
+}
+
+/// The work items the op's grid covers, from its sizes; 0 when unknown.
+int64_t workItems(StringRef op,
+                  const std::vector<std::pair<std::string, int64_t>> &sizes) {
+  auto size = [&](const char *name) -> int64_t {
+    for (const auto &[n, v] : sizes)
+      if (n == name)
+        return v;
+    return 0;
+  };
+  if (llvm::is_contained({"compress", "pool", "residual", "reconstruct"}, op))
+    return size("G");
+  if (llvm::is_contained({"topk", "expand"}, op))
+    return size("M");
+  return size("N");
+}
+
+/// One knob: its values, the model's first.
+struct Knob {
+  std::vector<std::function<void(LaunchChoice &)>> settings;
+};
+
+template <typename T>
+Knob makeKnob(T model, std::vector<T> alternatives,
+              std::function<void(LaunchChoice &, T)> set) {
+  std::vector<T> values{model};
+  for (T v : alternatives)
+    if (!llvm::is_contained(values, v))
+      values.push_back(v);
+  Knob knob;
+  for (T v : values)
+    knob.settings.push_back([set, v](LaunchChoice &l) { set(l, v); });
+  return knob;
+}
+
+/// The row layouts (vector_bytes, elements_per_thread) of a warp-row kernel
+/// for rows of `d` elements of `elemBytes` bytes: E = vb / elemBytes
+/// channels per access, C = ept / E accesses per lane, L = D / (E C) lanes,
+/// E and L powers of two, L <= 32, C <= 8. Others fall back to 16-byte
+/// accesses: the same kernel as a layout of this list.
+std::vector<std::pair<int64_t, int64_t>> rowLayouts(int64_t d,
+                                                    int64_t elemBytes) {
+  std::vector<std::pair<int64_t, int64_t>> layouts;
+  auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  for (int64_t vb : {16, 8, 4}) {
+    if (vb % elemBytes)
+      continue;
+    int64_t e = vb / elemBytes;
+    for (int64_t c : {1, 2, 4, 8}) {
+      int64_t ept = e * c;
+      if (d <= 0 || d % ept)
+        continue;
+      int64_t lanes = d / ept;
+      if (pow2(e) && pow2(lanes) && lanes <= 32)
+        layouts.push_back({vb, ept});
+    }
+  }
+  return layouts;
+}
+
+/// The knobs of `kind`, most important first.
+std::vector<Knob> knobsFor(KernelKind kind, const LaunchChoice &model,
+                           int64_t items, int64_t d, int64_t elemBytes) {
+  std::vector<int64_t> threads;
+  for (int64_t t : {256, 128, 512, 64, 1024, 32})
+    if (t <= maxThreads(kind))
+      threads.push_back(t);
+  std::vector<int64_t> tiles;
+  for (int64_t t : {1, 2, 4, 8, 16, 32, 64, 128})
+    if (items <= 0 || t <= items)
+      tiles.push_back(t);
+  Knob threadKnob = makeKnob<int64_t>(
+      model.threadsPerBlock, threads,
+      [](LaunchChoice &l, int64_t v) { l.threadsPerBlock = v; });
+  Knob tileKnob = makeKnob<int64_t>(
+      model.itemsPerBlock, tiles,
+      [](LaunchChoice &l, int64_t v) { l.itemsPerBlock = v; });
+  Knob gridKnob = makeKnob<std::string>(
+      model.grid, {"tiled", "grid_stride"},
+      [](LaunchChoice &l, std::string v) { l.grid = v; });
+  Knob vectorKnob = makeKnob<int64_t>(
+      model.vectorBytes, {16, 8, 4},
+      [](LaunchChoice &l, int64_t v) { l.vectorBytes = v; });
+  Knob elementKnob = makeKnob<int64_t>(
+      model.elementsPerThread, {1, 2, 4, 8, 16},
+      [](LaunchChoice &l, int64_t v) { l.elementsPerThread = v; });
+  switch (kind) {
+  case KernelKind::WarpRows: {
+    using Layout = std::pair<int64_t, int64_t>;
+    Knob layoutKnob = makeKnob<Layout>(
+        {model.vectorBytes, model.elementsPerThread}, rowLayouts(d, elemBytes),
+        [](LaunchChoice &l, Layout v) {
+          l.vectorBytes = v.first;
+          l.elementsPerThread = v.second;
+        });
+    return {threadKnob, tileKnob, layoutKnob, gridKnob};
+  }
+  case KernelKind::Score:
+    return {threadKnob, tileKnob, vectorKnob, gridKnob};
+  case KernelKind::TopK:
+    return {threadKnob, elementKnob, tileKnob, gridKnob};
+  case KernelKind::Expand:
+  case KernelKind::RowLoops:
+    return {threadKnob, tileKnob, gridKnob};
+  case KernelKind::Select:
+    // Its topk part takes the cost model's topk launch, and score reads no
+    // elements_per_thread: the select's fields are score's and expand's.
+    return {threadKnob, tileKnob, vectorKnob, gridKnob};
+  }
+  return {};
+}
+
+/// Whether the attribute's verifier accepts `launch` on `chip`.
+bool verifies(MLIRContext *context, const std::string &chip,
+              const LaunchChoice &launch) {
+  // Rejections are expected here: they only drop the candidate.
+  ScopedDiagnosticHandler silence(context, [](Diagnostic &) {
+    return success();
+  });
+  std::optional<GridPolicy> grid =
+      mlir::indexpool::symbolizeGridPolicy(launch.grid);
+  if (!grid)
+    return false;
+  return succeeded(LaunchAttr::verify(
+      [&] { return emitError(UnknownLoc::get(context)); }, chip,
+      launch.threadsPerBlock, launch.itemsPerBlock, launch.elementsPerThread,
+      launch.vectorBytes, *grid));
+}
+
+/// The model's choice first; then each knob alone, most important first,
+/// through its other values (so that a small --max-candidates still tries
+/// every knob); then the product of all knobs' values in mixed-radix order,
+/// the most important knob the fastest digit.
+std::vector<LaunchChoice> enumerate(MLIRContext *context,
+                                    const std::string &chip,
+                                    const LaunchChoice &model,
+                                    const std::vector<Knob> &knobs,
+                                    int maxCandidates) {
+  std::vector<LaunchChoice> out{model};
+  auto add = [&](const std::vector<size_t> &digits) {
+    LaunchChoice launch = model;
+    for (size_t i = 0; i < knobs.size(); ++i)
+      knobs[i].settings[digits[i]](launch);
+    if (!llvm::is_contained(out, launch) && verifies(context, chip, launch))
+      out.push_back(launch);
+  };
+  std::vector<size_t> digits(knobs.size(), 0);
+  for (size_t k = 0; k < knobs.size(); ++k) {
+    for (size_t v = 1; v < knobs[k].settings.size(); ++v) {
+      if (int(out.size()) >= maxCandidates)
+        return out;
+      digits[k] = v;
+      add(digits);
+    }
+    digits[k] = 0;
+  }
+  while (int(out.size()) < maxCandidates) {
+    size_t k = 0;
+    for (; k < knobs.size(); ++k) {
+      if (++digits[k] < knobs[k].settings.size())
+        break;
+      digits[k] = 0;
+    }
+    if (k == knobs.size())
+      break; // every combination seen
+    add(digits);
+  }
+  return out;
+}
+
+int64_t elementBytes(Operation *op) {
+  if (op->getNumOperands() == 0)
+    return 4;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return 4;
+  return std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+int64_t rowLength(Operation *op) {
+  if (op->getNumOperands() == 0)
+    return 0;
+  auto type = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!type || type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1))
+    return 0;
+  return type.getDimSize(type.getRank() - 1);
+}
+
+} // namespace
+
+bool generateCandidates(Operation *function, const std::string &chip,
+                        int maxCandidates, std::vector<OpCandidates> &out,
+                        std::string &error) {
+  MLIRContext *context = function->getContext();
+  bool cpu = chip == kCpuChip;
+  // The ops the model configures are the ops a database entry can name;
+  // on the CPU too (any chip of the table gives the same ops).
+  std::string modelChip = cpu ? "sm_90" : chip;
+  std::string diagnostics;
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+    diagnostics += (diagnostics.empty() ? "" : "; ") + diag.str();
+    return success();
+  });
+  // The ops as compiled: fused chains (CompileOptions::fuse, on by
+  // default) are the ops the database entries must name.
+  PassManager pm(context, function->getName().getStringRef());
+  pm.addPass(mlir::indexpool::createIndexPoolFuse());
+  mlir::indexpool::IndexPoolConfigureOptions configure;
+  configure.chip = modelChip;
+  pm.addPass(mlir::indexpool::createIndexPoolConfigure(configure));
+  if (failed(pm.run(function))) {
+    error = "the cost model cannot configure the function: " + diagnostics;
+    return false;
+  }
+  int opIndex = 0;
+  function->walk([&](Operation *op) {
+    auto attr = op->getAttrOfType<LaunchAttr>(
+        mlir::indexpool::kLaunchAttrName);
+    if (!attr)
+      return;
+    OpCandidates &entry = out.emplace_back();
+    entry.op = op->getName().stripDialect().str();
+    entry.opIndex = opIndex++;
+    std::vector<std::pair<std::string, int64_t>> sizes =
+        mlir::indexpool::tuningSizes(op);
+    entry.shapeClass = shapeClassOf(sizes);
+    if (cpu) {
+      for (int width : kCpuVectorWidths)
+        if (int(entry.launches.size()) < maxCandidates)
+          entry.launches.push_back(LaunchChoice{0, 0, 0, 0, "", width});
+      return;
+    }
+    LaunchChoice model;
+    model.threadsPerBlock = attr.getThreadsPerBlock();
+    model.itemsPerBlock = attr.getItemsPerBlock();
+    model.elementsPerThread = attr.getElementsPerThread();
+    model.vectorBytes = attr.getVectorBytes();
+    model.grid = mlir::indexpool::stringifyGridPolicy(attr.getGrid()).str();
+    KernelKind kind = kernelKind(entry.op);
+    std::vector<Knob> knobs =
+        knobsFor(kind, model, workItems(entry.op, sizes), rowLength(op),
+                 elementBytes(op));
+    entry.launches = enumerate(context, chip, model, knobs, maxCandidates);
+  });
+  if (out.empty()) {
+    error = "the function has no indexpool op to tune";
+    return false;
+  }
+  return true;
+}
+
+} // namespace indexpool::tuning

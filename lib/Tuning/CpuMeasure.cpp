@@ -1,0 +1,110 @@
+//===- CpuMeasure.cpp - time a plan's CPU candidates in process -----------===//
+
+#include "indexpool/Tuning/CpuMeasure.h"
+
+#include "indexpool/API/Compiler.h"
+#include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Runtime/Storage.h"
+#include "indexpool/ToolSupport/Benchmark.h"
+#include "indexpool/Tuning/Progress.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdio>
+
+namespace indexpool::tuning {
+
+namespace {
+
+/// The seed of the inputs every candidate runs on (as on a GPU).
+constexpr uint64_t kInputSeed = 1;
+
+/// The API's dtype of a reference element type (same names, same storage).
+DType dtypeOf(ref::ElementType type) {
+  switch (type) {
+  case ref::ElementType::F32: return DType::F32;
+  case ref::ElementType::F16: return DType::F16;
+  case ref::ElementType::BF16: return DType::BF16;
+  case ref::ElementType::F8E4M3FN: return DType::F8E4M3FN;
+  case ref::ElementType::I8: return DType::I8;
+  case ref::ElementType::I32: return DType::I32;
+  case ref::ElementType::I64: return DType::I64;
+  }
+  return DType::F32;
+}
+
+bool measureOne(const Module &module, const Plan &plan,
+                const std::string &directory, const Candidate &candidate,
+                const std::vector<TensorRef> &inputs, unsigned repeat,
+                Measurement &out) {
+  CompileOptions compile;
+  compile.tuningDB = joinPath(directory, candidate.tuningDb);
+  Status status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(module, plan.function, compile, status);
+  if (!function) {
+    out.error = status.message();
+    return false;
+  }
+  std::vector<double> microseconds;
+  // The first call is the warm-up: the checks of the shapes, the buffers,
+  // the caches.
+  if (Status s = function->timeKernel(inputs.data(), inputs.size(), 1,
+                                      microseconds);
+      !s) {
+    out.error = s.message();
+    return false;
+  }
+  microseconds.clear();
+  if (Status s = function->timeKernel(inputs.data(), inputs.size(),
+                                      int(repeat), microseconds);
+      !s) {
+    out.error = s.message();
+    return false;
+  }
+  for (double us : microseconds)
+    out.samplesMs.push_back(us / 1000.0);
+  out.medianMs = tools::median(out.samplesMs);
+  return true;
+}
+
+} // namespace
+
+bool measureCpu(const Module &module, mlir::Operation *function,
+                const Plan &plan, const std::string &directory,
+                const CpuMeasureOptions &options,
+                std::vector<Measurement> &measurements, std::string &error) {
+  auto func = mlir::cast<mlir::func::FuncOp>(function);
+  mlir::FailureOr<std::vector<ref::HostTensor>> drawn =
+      mlir::indexpool::generateRandomInputs(func, plan.inputShapes,
+                                            kInputSeed, error);
+  if (mlir::failed(drawn))
+    return false;
+  std::vector<std::vector<char>> storage;
+  std::vector<TensorRef> inputs;
+  for (const ref::HostTensor &tensor : *drawn) {
+    storage.push_back(runtime::packTensor(tensor));
+    inputs.emplace_back(storage.back().data(), dtypeOf(tensor.type),
+                        tensor.shape);
+  }
+  TimeSource source = cpuSource();
+  std::fprintf(stderr, "indexpool-tune: %zu candidates of @%s; times: %s\n",
+               plan.candidates.size(), plan.function.c_str(),
+               source.label.c_str());
+  Progress progress(int(plan.candidates.size()), source.label, options.quiet);
+  for (const Candidate &candidate : plan.candidates) {
+    Measurement &m = measurements.emplace_back();
+    m.candidate = candidate.id;
+    m.ok = measureOne(module, plan, directory, candidate, inputs,
+                      options.repeat, m);
+    if (!m.ok)
+      std::fprintf(stderr, "indexpool-tune: candidate %d (%s #%d, %s) "
+                           "excluded: %s\n",
+                   candidate.id, candidate.op.c_str(), candidate.number,
+                   candidate.launch.describe(true).c_str(), m.error.c_str());
+    progress.step(candidate.id, m.ok, m.medianMs);
+  }
+  return true;
+}
+
+} // namespace indexpool::tuning
