@@ -70,11 +70,25 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     Blocks have the op's `#indexpool.launch` threads per block
     (`--indexpool-configure`), else `threads-per-block`. Ops whose shapes
     a kernel does not cover are left for `--indexpool-to-loops`.
+
+    With `tensor-cores`, `score` (and the score part of `select`; not
+    refine's gather-score nor `select_paged`) runs on the tensor cores:
+    `nvvm.mma.sync` m16n8k16 on bf16 (`nvgpu.mma.sync` does not lower bf16
+    in MLIR 22), each warp a tile of 8 key rows
+    against all heads (16 per MMA row tile) in k-steps of 16 channels, FP8
+    keys decoded to bf16 (exact), the scale, ReLU, head weights and the sum
+    over heads in registers and xor shuffles. It takes a bf16 query with H
+    a multiple of 16 up to 128, D a multiple of 16, and FP8 e4m3 or bf16
+    keys; other shapes and types keep the CUDA-core kernel, silently. Off
+    by default: the logits then differ from the CPU's in the last bits (a
+    different summation order), so select's and refine's logits are no
+    longer bit-identical to the CPU's.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
@@ -92,6 +106,12 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
            "Fail with one error on an indexpool op with a dynamic size (the "
            "NVVM pipeline's kernels take bare pointers, which need static "
            "shapes; the GPU emulator does not)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "score and select's score on the tensor cores (mma.sync, bf16 "
+           "query, FP8 or bf16 keys, H and D multiples of 16; other shapes "
+           "keep the CUDA-core kernel). Off by default: the logits differ "
+           "from the CPU's in the last bits (summation order), which breaks "
+           "the bit-identity of select's and refine's logits">,
   ];
 }
 
@@ -109,6 +129,10 @@ def IndexPoolEmulateGPUKernels
     the block must reach every shuffle, which the kernels guarantee),
     `nvvm.match.sync any` (full warp) compares the published values of the
     warp's lanes, and
+    `nvvm.mma.sync` (m16n8k16, bf16 A and B, f32 accumulators) computes
+    each lane's accumulators from the warp's fragments, published to a
+    shared array between two barriers (the PTX ISA's fragment layouts;
+    sums in k order, one valid order of the unspecified hardware one), and
     `nvvm.convert.f32x2.to.f8x2` (rn, satfinite, e4m3) becomes the software
     round-to-nearest-even encoder. A team with another number of threads
     calls `indexpool_gpu_emulator_team_mismatch(got, expected)`, which the
@@ -123,6 +147,7 @@ def IndexPoolEmulateGPUKernels
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::omp::OpenMPDialect",
     "::mlir::scf::SCFDialect",

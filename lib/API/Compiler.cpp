@@ -189,6 +189,7 @@ Status indexpool::compileForGpu(const Module &module, const std::string &name,
   pipeline->format = options.binaryFormat == "cubin" ? "bin" : "isa";
   pipeline->fuse = options.fuse;
   pipeline->tuningDb = options.tuningDB;
+  pipeline->tensorCores = options.tensorCores;
   if (options.threadsPerBlock != 0) {
     // An explicit block size replaces the chip's configuration.
     pipeline->threadsPerBlock = options.threadsPerBlock;

@@ -185,6 +185,7 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   pipelineOptions.returnArguments = !options.writableArguments.empty();
   if (emulateGPU) {
     pipelineOptions.emulatedGPU = *options.emulatedGPU;
+    pipelineOptions.emulatedTensorCores = options.tensorCores;
     pipelineOptions.configureEmulatedGPU = !hasLaunchConfiguration(loweredFunc);
   }
   buildIndexPoolToCPUPipeline(pm, pipelineOptions);

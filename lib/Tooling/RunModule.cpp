@@ -205,6 +205,7 @@ int ModuleRunner::runOnCuda(ModuleOp module, func::FuncOp func,
     return fail(error);
   gpuOptions->format = "isa";
   gpuOptions->fuse = options.fuse;
+  gpuOptions->tensorCores = options.tensorCores;
   if (const char *cuda = std::getenv("CUDA_HOME"))
     gpuOptions->cudaToolkit = cuda;
   std::string binaryName =
@@ -263,6 +264,9 @@ int ModuleRunner::run() {
     return fail("--input-shape only applies with --random-inputs");
   if (!options.tuningDb.empty() && deviceName != "cpu")
     return fail("--tuning-db only applies with --device=cpu");
+  if (options.tensorCores && deviceName == "cpu")
+    return fail("--tensor-cores only applies with --device=cuda or "
+                "gpu-emulator");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -348,8 +352,10 @@ int ModuleRunner::run() {
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.fuse = options.fuse;
   jitOptions.toolName = options.toolName;
-  if (emulateGPU)
+  if (emulateGPU) {
     jitOptions.emulatedGPU = options.chip;
+    jitOptions.tensorCores = options.tensorCores;
+  }
   std::unique_ptr<CPUJitFunction> compiled =
       CPUJitFunction::compile(func, jitOptions, error);
   if (!compiled)

@@ -103,6 +103,14 @@ static cl::opt<std::string> tuningDb(
              "#indexpool.launch the IR carries"),
     cl::cat(category));
 
+static cl::opt<bool> tensorCores(
+    "tensor-cores", cl::init(false),
+    cl::desc("score and select's score on the tensor cores (mma.sync) where "
+             "the shapes allow (bf16 query, FP8 or bf16 keys, H and D "
+             "multiples of 16); the logits then differ from the CPU's in the "
+             "last bits (summation order)"),
+    cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "indexpool-compile: error: " << message << "\n";
   return 1;
@@ -177,6 +185,7 @@ static int compileFunction(const Module &module, const std::string &name) {
     options.threadsPerBlock = int(threadsPerBlock);
   options.fuse = fuseOps;
   options.tuningDB = tuningDb;
+  options.tensorCores = tensorCores;
   // A function with dynamic sizes compiles once for every size (the
   // manifest's sizes are formulas of the inputs' shapes); --input-shape
   // specializes it for one shape instead.

@@ -146,6 +146,14 @@ static cl::opt<bool> checkBounds(
              "1 (slower; the tests run with it)"),
     cl::cat(category));
 
+static cl::opt<bool> tensorCores(
+    "tensor-cores",
+    cl::desc("--device=cuda and gpu-emulator: score and select's score on "
+             "the tensor cores (mma.sync) where the shapes allow (bf16 "
+             "query, FP8 or bf16 keys, H and D multiples of 16); the logits "
+             "then differ from the CPU's in the last bits"),
+    cl::cat(category));
+
 /// The options of runModule from the command line. Numbers are parsed here,
 /// not by cl, so that a bad value ends in the one error line of every other
 /// bad input.
@@ -178,6 +186,7 @@ static LogicalResult readOptions(RunModuleOptions &options,
   options.verify = verifyResults;
   options.fuse = fuseOps;
   options.checkBounds = checkBounds;
+  options.tensorCores = tensorCores;
   return success();
 }
 

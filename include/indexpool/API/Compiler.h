@@ -45,6 +45,12 @@ struct CompileOptions {
   /// and no op is configured for the chip; 0: the chip's launch
   /// configuration for ops without #indexpool.launch. Not with tuningDB.
   int threadsPerBlock = 0;
+  /// GPU: score and select's score on the tensor cores (mma.sync) where
+  /// the shapes allow (bf16 query, FP8 or bf16 keys, H and D multiples of
+  /// 16); other shapes keep the CUDA-core kernel. Off by default: the
+  /// logits then differ from the CPU's in the last bits (summation order),
+  /// so select's and refine's logits are no longer bit-identical to it.
+  bool tensorCores = false;
   /// GPU: also return the compiled module as MLIR text
   /// (GpuArtifact::moduleText, what indexpool-compile --emit=mlir writes).
   bool keepModuleText = false;

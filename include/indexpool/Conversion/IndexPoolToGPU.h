@@ -17,10 +17,12 @@ namespace indexpool {
 /// conversion instruction, its SM count), select being split into score ->
 /// topk -> expand first. Blocks have the op's #indexpool.launch threads,
 /// else `threadsPerBlock` (target::threadsPerBlockRule, checked by the
-/// caller). Ops whose shapes no kernel covers are left alone.
+/// caller). Ops whose shapes no kernel covers are left alone. With
+/// `tensorCores`, score (and select's) takes the mma.sync kernel where it
+/// covers the shapes.
 void populateIndexPoolToGPUKernelsPatterns(
     RewritePatternSet &patterns, const ::indexpool::target::ChipInfo &chip,
-    int64_t threadsPerBlock);
+    int64_t threadsPerBlock, bool tensorCores = false);
 } // namespace indexpool
 } // namespace mlir
 

@@ -13,6 +13,7 @@ namespace bufferization { class BufferizationDialect; }
 namespace gpu { class GPUDialect; class GPUModuleOp; }
 namespace math { class MathDialect; }
 namespace memref { class MemRefDialect; }
+namespace LLVM { class LLVMDialect; }
 namespace NVVM { class NVVMDialect; }
 namespace omp { class OpenMPDialect; }
 namespace scf { class SCFDialect; }
@@ -42,6 +43,9 @@ struct CPUPipelineOptions {
   /// Run --indexpool-configure for that chip first (what indexpool-compile
   /// does when the ops carry no #indexpool.launch).
   bool configureEmulatedGPU = true;
+  /// The emulated GPU's score on the tensor cores (--indexpool-to-gpu-kernels
+  /// tensor-cores).
+  bool emulatedTensorCores = false;
   /// Check every memref and vector access against its buffer (upstream
   /// --generate-runtime-verification plus vector loads and stores): one
   /// outside prints an error line and exits with 1 instead of corrupting
@@ -85,6 +89,9 @@ struct GPUPipelineOptions {
   /// model, replacing any #indexpool.launch it carries.
   std::string tuningDb;
   int64_t vectorWidth = 8;
+  /// score and select's score on the tensor cores (--indexpool-to-gpu-kernels
+  /// tensor-cores): logits no longer bit-identical to the CPU's.
+  bool tensorCores = false;
 };
 
 /// indexpool ops on tensors -> row loops -> GPU kernels -> NVVM ->

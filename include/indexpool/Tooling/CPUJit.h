@@ -59,6 +59,9 @@ struct CPUJitOptions {
   /// one OpenMP thread per GPU thread (the GPU emulator); an unknown chip is
   /// an error.
   std::optional<std::string> emulatedGPU;
+  /// With emulatedGPU: score and select's score on the tensor cores
+  /// (--indexpool-to-gpu-kernels tensor-cores).
+  bool tensorCores = false;
   /// The program that prints "TOOL: error: ..." and exits when the GPU
   /// emulator gets fewer OpenMP threads than a block has GPU threads.
   std::string toolName = "indexpool-run";

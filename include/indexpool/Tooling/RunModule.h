@@ -48,6 +48,9 @@ struct RunModuleOptions {
   std::string tuningDb;
   bool fuse = true;
   bool checkBounds = false;
+  /// --tensor-cores (--device=cuda and gpu-emulator): score and select's
+  /// score on the tensor cores where the shapes allow.
+  bool tensorCores = false;
 };
 
 /// Runs `options.functionName` of `options.inputFilename` as indexpool-run

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -50,12 +51,17 @@ static void teamBarrier(OpBuilder &b, Location loc) {
   func::CallOp::create(b, loc, kBarrier, TypeRange{}, ValueRange{});
 }
 
-/// The emulation of one gpu.launch's block: the team's thread id and the
-/// shared exchange array of its shuffles.
+/// The emulation of one gpu.launch's block: the team's thread id, the
+/// shared exchange array of its shuffles and, when the block has MMAs, the
+/// shared array their fragments go through (kMmaSlots f32 per thread).
 struct Team {
   Value thread;
   Value exchange;
+  Value mmaFragments;
 };
+
+/// An m16n8k16 lane's A (8) and B (4) elements, as f32, in the scratch.
+static constexpr int64_t kMmaSlots = 12;
 
 /// gpu.shuffle xor through the team's exchange array.
 static LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, const Team &team) {
@@ -124,6 +130,139 @@ static LogicalResult emulateMatch(NVVM::MatchSyncOp match, const Team &team) {
   return success();
 }
 
+/// The bf16 in the low (`high` false) or high half of a packed 32-bit
+/// register as the f32 of the same value (exact: a bf16's bits are the top
+/// half of its f32's).
+static Value unpackBf16(ImplicitLocOpBuilder &b, Value packed, bool high) {
+  Value bits =
+      high ? arith::AndIOp::create(
+                 b, packed,
+                 arith::ConstantIntOp::create(b, b.getI32Type(),
+                                              static_cast<int32_t>(0xFFFF0000)))
+                 .getResult()
+           : arith::ShLIOp::create(b, packed,
+                                   arith::ConstantIntOp::create(b, 16, 32))
+                 .getResult();
+  return arith::BitcastOp::create(b, b.getF32Type(), bits);
+}
+
+/// Whether `op` is the one MMA the emulator knows: m16n8k16, row-major bf16
+/// A (4 x i32), column-major bf16 B (2 x i32), f32 C and D (4 each).
+static bool isBf16M16N8K16(NVVM::MmaOp op) {
+  NVVM::MMAShapeAttr shape = op.getShape();
+  Builder b(op.getContext());
+  auto all = [](ValueRange values, Type type, size_t n) {
+    return values.size() == n &&
+           llvm::all_of(values, [&](Value v) { return v.getType() == type; });
+  };
+  auto result = dyn_cast<LLVM::LLVMStructType>(op.getRes().getType());
+  return shape.getM() == 16 && shape.getN() == 8 && shape.getK() == 16 &&
+         op.getMultiplicandAPtxType() == NVVM::MMATypes::bf16 &&
+         op.getMultiplicandBPtxType() == NVVM::MMATypes::bf16 &&
+         op.getLayoutA() == NVVM::MMALayout::row &&
+         op.getLayoutB() == NVVM::MMALayout::col && !op.getB1Op() &&
+         !op.getIntOverflowBehavior() &&
+         all(op.getOperandA(), b.getI32Type(), 4) &&
+         all(op.getOperandB(), b.getI32Type(), 2) &&
+         all(op.getOperandC(), b.getF32Type(), 4) && result &&
+         result.getBody().size() == 4 &&
+         llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); });
+}
+
+/// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 with the PTX ISA's
+/// fragment layouts (groupID g = lane / 4, t = lane % 4; element 2i of a
+/// packed register in its low half, 2i + 1 in its high half):
+///   A (16 x 16), element i of the lane's 8:
+///     row g + 8 * (i / 2 % 2), column 2t + i % 2 + 8 * (i / 4);
+///   B (16 x 8), element i of 4: row (k) 2t + i % 2 + 8 * (i / 2), column g;
+///   C, D (16 x 8), element i of 4: row g + 8 * (i / 2), column 2t + i % 2.
+/// Each lane publishes its A and B elements as f32, the team waits, each
+/// lane computes its four D elements from the whole warp's A and B, the
+/// team waits again (nobody overwrites fragments still being read).
+/// D = C + sum over k of A * B, f32 products (exact for bf16) and f32 sums
+/// in k order: the hardware's internal summation order is not specified,
+/// so this is one valid order, not necessarily the chip's.
+static LogicalResult emulateMma(NVVM::MmaOp op, const Team &team) {
+  if (!isBf16M16N8K16(op))
+    return op.emitOpError("the GPU emulator handles only m16n8k16 MMAs of "
+                          "row-major bf16 A (4 x i32) and column-major bf16 "
+                          "B (2 x i32) with f32 accumulators (4 x f32)");
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, v);
+  };
+  Value slots = index(kMmaSlots);
+  Value mine = arith::MulIOp::create(b, team.thread, slots);
+  auto publish = [&](ValueRange registers, int64_t first) {
+    for (auto [r, packed] : llvm::enumerate(registers))
+      for (int64_t half = 0; half < 2; ++half)
+        memref::StoreOp::create(
+            b, unpackBf16(b, packed, half == 1), team.mmaFragments,
+            ValueRange{arith::AddIOp::create(
+                b, mine, index(first + 2 * static_cast<int64_t>(r) + half))});
+  };
+  publish(op.getOperandA(), 0);
+  publish(op.getOperandB(), 8);
+  teamBarrier(b, b.getLoc());
+
+  Value warpSize = index(kWarpSize);
+  Value lane = arith::RemUIOp::create(b, team.thread, warpSize);
+  Value warpFirst = arith::SubIOp::create(b, team.thread, lane);
+  Value g = arith::DivUIOp::create(b, lane, index(4));
+  Value t = arith::RemUIOp::create(b, lane, index(4));
+  // The f32 of slot `slot` of the warp's lane `l` (both index values).
+  auto fragment = [&](Value l, Value slot) -> Value {
+    Value at = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, arith::AddIOp::create(b, warpFirst, l),
+                                 slots),
+        slot);
+    return memref::LoadOp::create(b, team.mmaFragments, ValueRange{at});
+  };
+  Value result = LLVM::PoisonOp::create(b, op.getRes().getType());
+  for (int64_t i = 0; i < 4; ++i) {
+    // D[row, col]: row = g + 8 (i / 2), col = 2t + i % 2.
+    int64_t rowHalf = i / 2, colOdd = i % 2;
+    Value col = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, t, index(2)), index(colOdd));
+    auto loop = scf::ForOp::create(
+        b, index(0), index(16), index(1), ValueRange{op.getOperandC()[i]},
+        [&](OpBuilder &, Location, Value k, ValueRange acc) {
+          // A[row, k] is in lane 4 g + (k % 8) / 2, element
+          // 2 (row / 8) + 4 (k / 8) + k % 2.
+          Value kLow = arith::RemUIOp::create(b, k, index(8));
+          Value kHigh = arith::DivUIOp::create(b, k, index(8));
+          Value kOdd = arith::RemUIOp::create(b, k, index(2));
+          Value pairLane = arith::DivUIOp::create(b, kLow, index(2));
+          Value aLane = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, g, index(4)), pairLane);
+          Value aSlot = arith::AddIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b, index(2 * rowHalf),
+                  arith::MulIOp::create(b, kHigh, index(4))),
+              kOdd);
+          // B[k, col] is in lane 4 col + (k % 8) / 2, element
+          // 2 (k / 8) + k % 2 (slots 8.. of the lane).
+          Value bLane = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, col, index(4)), pairLane);
+          Value bSlot = arith::AddIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b, index(8), arith::MulIOp::create(b, kHigh, index(2))),
+              kOdd);
+          Value product = arith::MulFOp::create(b, fragment(aLane, aSlot),
+                                                fragment(bLane, bSlot));
+          scf::YieldOp::create(
+              b, ValueRange{arith::AddFOp::create(b, acc[0], product)});
+        });
+    result = LLVM::InsertValueOp::create(b, result, loop.getResult(0), i);
+  }
+  teamBarrier(b, b.getLoc());
+  op.getRes().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
 /// cvt.rn.satfinite.e4m3x2.f32 as the software encoder: element 0 of the
 /// pair is `b`'s code, element 1 `a`'s (the order of the instruction).
 static LogicalResult emulateFp8Convert(NVVM::ConvertF32x2ToF8x2Op op) {
@@ -188,6 +327,13 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   }
   Value exchange = memref::AllocaOp::create(
       b, MemRefType::get({*threads}, i32), ValueRange{}, IntegerAttr());
+  bool hasMma = false;
+  launch.walk([&](NVVM::MmaOp) { hasMma = true; });
+  Value mmaFragments;
+  if (hasMma)
+    mmaFragments = memref::AllocaOp::create(
+        b, MemRefType::get({*threads * kMmaSlots}, b.getF32Type()),
+        ValueRange{}, IntegerAttr());
 
   Value zero = arith::ConstantIndexOp::create(b, 0);
   Value one = arith::ConstantIndexOp::create(b, 1);
@@ -247,14 +393,18 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   omp::TerminatorOp::create(b);
   launch.erase();
 
-  Team t{thread, exchange};
+  Team t{thread, exchange, mmaFragments};
   SmallVector<Operation *> rewrite;
   team.walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp>(op))
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp, NVVM::MmaOp>(
+            op))
       rewrite.push_back(op);
   });
   for (Operation *op : rewrite) {
-    if (auto match = dyn_cast<NVVM::MatchSyncOp>(op)) {
+    if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
+      if (failed(emulateMma(mma, t)))
+        return failure();
+    } else if (auto match = dyn_cast<NVVM::MatchSyncOp>(op)) {
       if (failed(emulateMatch(match, t)))
         return failure();
     } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -52,6 +53,8 @@ struct KernelOptions {
   bool hardwareFp8;
   int64_t threadsPerBlock;
   const ::indexpool::target::ChipInfo *chip;
+  /// score on the tensor cores where canScoreMma covers it.
+  bool tensorCores = false;
 
   /// The op's #indexpool.launch, every field; without one, the block size
   /// and the kernels' own choices.
@@ -248,7 +251,15 @@ struct QuantizeKernel : KernelPattern<QuantizeOp> {
 
 struct ScoreKernel : KernelPattern<ScoreOp> {
   using KernelPattern::KernelPattern;
+  /// Whether the tensor-core kernel takes `op` (it needs no shared memory).
+  bool onTensorCores(ScoreOp op) const {
+    return options.tensorCores &&
+           canScoreMma(bufferType(op.getQuery()), bufferType(op.getKeys()),
+                       options.chip->computeCapability);
+  }
   const char *unsupported(ScoreOp op, const KernelLaunch &) const override {
+    if (onTensorCores(op))
+      return nullptr;
     if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
       return "H or D dynamic, H > 128, or the query beyond 48 KiB";
     // No shared buffer of 0 elements: the loops write the zero logits.
@@ -264,6 +275,10 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     Value scales = buffers.in(op.getScales());
     Value logits = buffers.out(op.getLogits().getType(),
                                {dimOf(b, query, 0), dimOf(b, keys, 0)});
+    // Other shapes and types keep the CUDA-core kernel, silently.
+    if (onTensorCores(op))
+      return emitMmaScoreKernel(b, query, weights, keys, scales, logits,
+                                launch);
     emitScoreKernel(b, query, weights, keys, scales, logits, launch);
   }
 };
@@ -616,7 +631,8 @@ struct IndexPoolToGPUKernels
                                    threadsPerBlock));
     });
     RewritePatternSet patterns(&getContext());
-    populateIndexPoolToGPUKernelsPatterns(patterns, *info, threadsPerBlock);
+    populateIndexPoolToGPUKernelsPatterns(patterns, *info, threadsPerBlock,
+                                          tensorCores);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
@@ -628,9 +644,10 @@ struct IndexPoolToGPUKernels
 
 void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
     RewritePatternSet &patterns, const ::indexpool::target::ChipInfo &chip,
-    int64_t threadsPerBlock) {
+    int64_t threadsPerBlock, bool tensorCores) {
   MLIRContext *ctx = patterns.getContext();
-  KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip};
+  KernelOptions options{chip.hasFp8Convert, threadsPerBlock, &chip,
+                        tensorCores};
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
                ScoreKernel, TopKKernel, ExpandKernel, RefineKernel,

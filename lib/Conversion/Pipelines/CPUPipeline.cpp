@@ -224,6 +224,7 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
     }
     IndexPoolToGPUKernelsOptions kernels;
     kernels.chip = options.emulatedGPU;
+    kernels.tensorCores = options.emulatedTensorCores;
     pm.addPass(createIndexPoolToGPUKernels(kernels));
   }
   IndexPoolToLoopsOptions loops;

@@ -44,6 +44,7 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   IndexPoolToGPUKernelsOptions kernels;
   kernels.chip = options.chip;
   kernels.threadsPerBlock = options.threadsPerBlock;
+  kernels.tensorCores = options.tensorCores;
   pm.addPass(createIndexPoolToGPUKernels(kernels));
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
@@ -153,6 +154,11 @@ struct GPUPipelineCLOptions
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
       llvm::cl::init(8)};
+  Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("score and select's score on the tensor cores "
+                     "(mma.sync; logits not bit-identical to the CPU's)"),
+      llvm::cl::init(false)};
 };
 } // namespace
 
@@ -196,6 +202,7 @@ checkPipelineOptions(const GPUPipelineCLOptions &cl, std::string &error) {
     return fail("vector-width must be a power of two, got " +
                 Twine(cl.vectorWidth));
   options.vectorWidth = cl.vectorWidth;
+  options.tensorCores = cl.tensorCores;
   if (const char *cuda = std::getenv("CUDA_HOME"))
     options.cudaToolkit = cuda;
   return options;

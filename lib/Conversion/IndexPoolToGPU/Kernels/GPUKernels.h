@@ -58,6 +58,18 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      Value keys, Value scales, Value logits,
                      const KernelLaunch &launch);
 
+/// Whether the tensor-core score kernel covers these buffers: a chip of
+/// compute capability 8.0 or newer (mma.sync m16n8k16 on bf16), a bf16
+/// query with static H (a multiple of 16 up to 128) and D (a multiple of
+/// 16), FP8 e4m3 or bf16 keys of D channels.
+bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
+/// score on the tensor cores (MmaScoreKernel.cpp): per warp 8 key rows
+/// against all heads; grid-stride over tiles of 8 rows per warp, one wave.
+/// Its logits differ from the CUDA-core kernel's in the last bits.
+void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
+                        Value keys, Value scales, Value logits,
+                        const KernelLaunch &launch);
+
 /// Key row n of query row m as the score kernel reads it: its f32 scale
 /// (null: none) and its E channels from d0 as an f32 vector; `present`
 /// (i1, null: always) says whether there is a row at all: where it is

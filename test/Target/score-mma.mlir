@@ -1,0 +1,37 @@
+// The tensor-core score kernel for sm_90 (indexpool-compile --tensor-cores):
+// score and select's score part issue mma.sync m16n8k16 on bf16 with f32
+// accumulators, and ptxas (CUDA_HOME) accepts every kernel (select's six)
+// without spills or a stack frame (test/ptxas_report.py parses ptxas -v).
+// Without --tensor-cores the same functions have no MMA.
+// RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --tensor-cores --emit=ptx -o %t
+// RUN: FileCheck %s --check-prefix=SCORE < %t/score_fp8.sm_90.ptx
+// RUN: FileCheck %s --check-prefix=SCORE < %t/select_bf16.sm_90.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score_fp8.sm_90.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select_bf16.sm_90.ptx | FileCheck %s --check-prefix=SIX
+// RUN: rm -rf %t.plain && indexpool-compile %s --chip=sm_90 --emit=ptx -o %t.plain
+// RUN: FileCheck %s --check-prefix=PLAIN < %t.plain/score_fp8.sm_90.ptx
+
+// SCORE: .target sm_90
+// SCORE: .entry {{[a-z_0-9]+}}_kernel(
+// SCORE-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SCORE: shfl.sync.bfly.b32
+// ONE: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// ONE-NOT: kernel
+// SIX-COUNT-6: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// SIX-NOT: kernel
+// PLAIN: .entry score_fp8_kernel(
+// PLAIN-NOT: mma.sync
+
+func.func @score_fp8(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>,
+                     %k: tensor<4099x128xf8E4M3FN>, %s: tensor<4099xf32>) -> tensor<1x4099xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4099x128xf8E4M3FN>, tensor<4099xf32>) -> tensor<1x4099xf32>
+  return %l : tensor<1x4099xf32>
+}
+
+func.func @select_bf16(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>,
+                       %k: tensor<4096x128xbf16>) -> tensor<1x256xi32> {
+  %t = indexpool.select %q, %w, %k {k = 64 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4096x128xbf16>) -> tensor<1x256xi32>
+  return %t : tensor<1x256xi32>
+}
