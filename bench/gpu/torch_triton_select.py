@@ -19,6 +19,8 @@ import json
 
 import torch
 
+from torch_triton import timed  # the same CUDA-event median
+
 H, D = 64, 128
 
 
@@ -40,21 +42,6 @@ def logits_torch(q, w, keys, scales, chunk):
 
 def select_torch(q, w, keys, scales, k, chunk):
     return torch.topk(logits_torch(q, w, keys, scales, chunk), k, dim=1).indices
-
-
-def timed(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(reps):
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2]
 
 
 def triton_logits():

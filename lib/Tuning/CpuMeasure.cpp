@@ -4,6 +4,7 @@
 
 #include "indexpool/API/Compiler.h"
 #include "indexpool/Evaluator/Evaluator.h"
+#include "indexpool/Runtime/DTypes.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/ToolSupport/Benchmark.h"
 #include "indexpool/Tuning/Progress.h"
@@ -18,20 +19,6 @@ namespace {
 
 /// The seed of the inputs every candidate runs on (as on a GPU).
 constexpr uint64_t kInputSeed = 1;
-
-/// The API's dtype of a reference element type (same names, same storage).
-DType dtypeOf(ref::ElementType type) {
-  switch (type) {
-  case ref::ElementType::F32: return DType::F32;
-  case ref::ElementType::F16: return DType::F16;
-  case ref::ElementType::BF16: return DType::BF16;
-  case ref::ElementType::F8E4M3FN: return DType::F8E4M3FN;
-  case ref::ElementType::I8: return DType::I8;
-  case ref::ElementType::I32: return DType::I32;
-  case ref::ElementType::I64: return DType::I64;
-  }
-  return DType::F32;
-}
 
 bool measureOne(const Module &module, const Plan &plan,
                 const std::string &directory, const Candidate &candidate,
@@ -84,7 +71,7 @@ bool measureCpu(const Module &module, mlir::Operation *function,
   std::vector<TensorRef> inputs;
   for (const ref::HostTensor &tensor : *drawn) {
     storage.push_back(runtime::packTensor(tensor));
-    inputs.emplace_back(storage.back().data(), dtypeOf(tensor.type),
+    inputs.emplace_back(storage.back().data(), runtime::toDType(tensor.type),
                         tensor.shape);
   }
   TimeSource source = cpuSource();

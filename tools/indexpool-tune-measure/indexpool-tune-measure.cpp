@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/ToolSupport/ParseNumber.h"
 #include "indexpool/Runtime/Version.h"
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Tuning/Measure.h"
@@ -51,12 +52,7 @@ each (op, shape class), for --indexpool-configure tuning-db=FILE.
 The CUDA driver is libcuda.so.1, or $INDEXPOOL_LIBCUDA_PATH when set.
 )";
 
-template <typename T> bool parseNumber(std::string_view text, T &value) {
-  auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() &&
-         !text.empty();
-}
+using indexpool::tools::parseNumber;
 
 /// Parses argv; false with `error` on a mistake.
 bool parseOptions(int argc, char **argv, MeasureOptions &options, bool &help,

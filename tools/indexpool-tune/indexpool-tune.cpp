@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/ToolSupport/ParseNumber.h"
 #include "indexpool/Runtime/Version.h"
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Tuning/Tuner.h"
@@ -61,12 +62,7 @@ width 8), so the result is never slower than the model, as measured.
   --version            the IndexPool version
 )";
 
-template <typename T> bool parseNumber(std::string_view text, T &value) {
-  auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size() &&
-         !text.empty();
-}
+using indexpool::tools::parseNumber;
 
 bool parseOptions(int argc, char **argv, TuneOptions &options, bool &help,
                   bool &version, std::string &error) {
