@@ -74,9 +74,12 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     With `tensor-cores`, `score` (and the score part of `select`; not
     refine's gather-score nor `select_paged`) runs on the tensor cores:
     `nvvm.mma.sync` m16n8k16 on bf16 (`nvgpu.mma.sync` does not lower bf16
-    in MLIR 22), each warp a tile of 8 key rows
-    against all heads (16 per MMA row tile) in k-steps of 16 channels, FP8
-    keys decoded to bf16 (exact), the scale, ReLU, head weights and the sum
+    in MLIR 22), each warp a tile of 8 key rows against all heads (16 per
+    MMA row tile) of a tile of up to 128 / H query rows (the keys are read
+    once per query tile), in k-steps of 16 channels, each lane's channels
+    contiguous so that one load of `vector_bytes` (default 16) feeds several
+    k-steps; FP8 keys decoded to bf16 exactly (`cvt.rn.f16x2.e4m3x2` from
+    sm_89, in software before), the scale, ReLU, head weights and the sum
     over heads in registers and xor shuffles. It takes a bf16 query with H
     a multiple of 16 up to 128, D a multiple of 16, and FP8 e4m3 or bf16
     keys; other shapes and types keep the CUDA-core kernel, silently. Off

@@ -10,6 +10,19 @@
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select_bf16.sm_90.ptx | FileCheck %s --check-prefix=SIX
 // RUN: rm -rf %t.plain && indexpool-compile %s --chip=sm_90 --emit=ptx -o %t.plain
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.plain/score_fp8.sm_90.ptx
+// MMA on every chip from sm_80, FP8 keys decoded by cvt.rn.f16x2.e4m3x2
+// from sm_89 (software before), 16-byte key loads; a prefill chunk
+// (M = 64, H = 64) takes query tiles of 2 rows: grid y = 32, no spills.
+// RUN: rm -rf %t.chips && indexpool-compile %s --function=score_m64 --chip=sm_89 --tensor-cores --emit=ptx -o %t.chips
+// RUN: indexpool-compile %s --function=score_m64 --chip=sm_120 --tensor-cores --emit=ptx -o %t.chips
+// RUN: indexpool-compile %s --function=score_m64 --chip=sm_80 --tensor-cores --emit=ptx -o %t.chips
+// RUN: FileCheck %s --check-prefix=HWFP8 < %t.chips/score_m64.sm_89.ptx
+// RUN: FileCheck %s --check-prefix=HWFP8 < %t.chips/score_m64.sm_120.ptx
+// RUN: FileCheck %s --check-prefix=SWFP8 < %t.chips/score_m64.sm_80.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_89 --no-spills --no-stack %t.chips/score_m64.sm_89.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t.chips/score_m64.sm_80.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_120 --no-spills --no-stack %t.chips/score_m64.sm_120.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../Tools/Inputs/eval_sizes.py %t.chips/score_m64.sm_89.json 58 | FileCheck %s --check-prefix=TILES
 
 // SCORE: .target sm_90
 // SCORE: .entry {{[a-z_0-9]+}}_kernel(
@@ -19,6 +32,15 @@
 // ONE-NOT: kernel
 // SIX-COUNT-6: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // SIX-NOT: kernel
+// HWFP8: ld.global.v4.b32
+// HWFP8: cvt.rn.f16x2.e4m3x2
+// HWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SWFP8-NOT: e4m3x2
+// SWFP8: ld.global.v4.b32
+// SWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SWFP8-NOT: e4m3x2
+// 4096 keys in tiles of 8 rows per warp, query tiles of 2: 32 in y.
+// TILES: launch score_m64_kernel grid {{[0-9]+}}x32x1
 // PLAIN: .entry score_fp8_kernel(
 // PLAIN-NOT: mma.sync
 
@@ -34,4 +56,11 @@ func.func @select_bf16(%q: tensor<1x64x128xbf16>, %w: tensor<1x64xf32>,
   %t = indexpool.select %q, %w, %k {k = 64 : i64, pool_size = 4 : i64}
       : (tensor<1x64x128xbf16>, tensor<1x64xf32>, tensor<4096x128xbf16>) -> tensor<1x256xi32>
   return %t : tensor<1x256xi32>
+}
+
+func.func @score_m64(%q: tensor<64x64x128xbf16>, %w: tensor<64x64xf32>,
+                     %k: tensor<4096x128xf8E4M3FN>, %s: tensor<4096xf32>) -> tensor<64x4096xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<64x64x128xbf16>, tensor<64x64xf32>, tensor<4096x128xf8E4M3FN>, tensor<4096xf32>) -> tensor<64x4096xf32>
+  return %l : tensor<64x4096xf32>
 }

@@ -283,6 +283,22 @@ static LogicalResult emulateFp8Convert(NVVM::ConvertF32x2ToF8x2Op op) {
   return success();
 }
 
+/// cvt.rn.f16x2.e4m3x2 (exact: every e4m3 value is an f16 value): the
+/// software decoder, then f16; element i of the result is code i's value.
+static LogicalResult emulateFp8ToF16(NVVM::ConvertF8x2ToF16x2Op op) {
+  if (!isa<Float8E4M3FNType>(op.getSrcType()) || op.getRelu())
+    return op.emitOpError("the GPU emulator handles only e4m3 codes "
+                          "without relu");
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  mlir::indexpool::loops::Emitter e(b, 2, /*stackScopes=*/false);
+  Value codes = arith::BitcastOp::create(
+      b, VectorType::get({2}, b.getType<Float8E4M3FNType>()), op.getSrc());
+  Value halves = e.fromF32(e.toF32(codes), b.getF16Type());
+  op.replaceAllUsesWith(halves);
+  op.erase();
+  return success();
+}
+
 static func::FuncOp declare(ModuleOp module, StringRef name,
                             FunctionType type) {
   if (auto f = module.lookupSymbol<func::FuncOp>(name))
@@ -459,6 +475,11 @@ struct IndexPoolEmulateGPUKernels
     module.walk([&](NVVM::ConvertF32x2ToF8x2Op op) { conversions.push_back(op); });
     for (NVVM::ConvertF32x2ToF8x2Op op : conversions)
       if (failed(emulateFp8Convert(op)))
+        return signalPassFailure();
+    SmallVector<NVVM::ConvertF8x2ToF16x2Op> decodes;
+    module.walk([&](NVVM::ConvertF8x2ToF16x2Op op) { decodes.push_back(op); });
+    for (NVVM::ConvertF8x2ToF16x2Op op : decodes)
+      if (failed(emulateFp8ToF16(op)))
         return signalPassFailure();
     if (failed(emulateDeviceSmCount(module)))
       return signalPassFailure();

@@ -278,7 +278,7 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     // Other shapes and types keep the CUDA-core kernel, silently.
     if (onTensorCores(op))
       return emitMmaScoreKernel(b, query, weights, keys, scales, logits,
-                                launch);
+                                launch, options.hardwareFp8);
     emitScoreKernel(b, query, weights, keys, scales, logits, launch);
   }
 };

@@ -11,6 +11,20 @@
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=5 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_bf16 --random-inputs=6 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=7 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// Query tiles (a block takes up to 128 / H query rows; keys read once per
+// tile): M = 5 with H = 64 (tiles of 2, the third skips a row) on
+// sm_89 (FP8 keys by cvt.rn.f16x2.e4m3x2) and sm_86 (software decoder);
+// a dynamic M with H = 32 (tiles of 4: M = 3 and M = 11 skip rows at run
+// time) and D = 96 (6 k-steps: one 4-byte FP8 load per step, not 16 bytes
+// per 4 steps); H = 16, D = 16 (one k-step, 8 query rows per tile).
+// RUN: indexpool-run %s --function=score_tiles --random-inputs=8 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_tiles --random-inputs=9 --device=gpu-emulator --chip=sm_86 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_dynamic --random-inputs=10 --input-shape=0:3x32x96 --input-shape=1:3x32 --input-shape=2:45x96 --input-shape=3:45 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_dynamic --random-inputs=11 --input-shape=0:11x32x96 --input-shape=1:11x32 --input-shape=2:19x96 --input-shape=3:19 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_narrow --random-inputs=12 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// The launch's vector_bytes sets the key bytes per load: 8 (2 FP8 k-steps
+// per load, 128 threads, tiled grid) on sm_90.
+// RUN: indexpool-run %s --function=score_launch --random-inputs=13 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 //
 // The kernel is there only with tensor-cores, and only for the shapes it
 // takes: an f32 query keeps the CUDA-core kernel (shared memory, no MMA).
@@ -32,6 +46,9 @@
 // MMA-LABEL: func.func @score_bf16
 // MMA: nvvm.mma.sync
 // MMA-LABEL: func.func @select_fp8
+// MMA: nvvm.mma.sync
+// MMA-LABEL: func.func @score_tiles
+// MMA: nvvm.convert.f8x2.to.f16x2
 // MMA: nvvm.mma.sync
 // MMA-LABEL: func.func @score_f32_query
 // MMA-NOT: nvvm.mma.sync
@@ -72,6 +89,36 @@ func.func @select_bf16(%q: tensor<2x64x128xbf16>, %w: tensor<2x64xf32>,
   %t = indexpool.select %q, %w, %k {k = 16 : i64, pool_size = 2 : i64}
       : (tensor<2x64x128xbf16>, tensor<2x64xf32>, tensor<150x128xbf16>) -> tensor<2x32xi32>
   return %t : tensor<2x32xi32>
+}
+
+func.func @score_tiles(%q: tensor<5x64x64xbf16>, %w: tensor<5x64xf32>,
+                       %k: tensor<77x64xf8E4M3FN>, %s: tensor<77xf32>) -> tensor<5x77xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<5x64x64xbf16>, tensor<5x64xf32>, tensor<77x64xf8E4M3FN>, tensor<77xf32>) -> tensor<5x77xf32>
+  return %l : tensor<5x77xf32>
+}
+
+func.func @score_dynamic(%q: tensor<?x32x96xbf16>, %w: tensor<?x32xf32>,
+                         %k: tensor<?x96xf8E4M3FN>, %s: tensor<?xf32>) -> tensor<?x?xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<?x32x96xbf16>, tensor<?x32xf32>, tensor<?x96xf8E4M3FN>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %l : tensor<?x?xf32>
+}
+
+func.func @score_narrow(%q: tensor<17x16x16xbf16>, %w: tensor<17x16xf32>,
+                        %k: tensor<40x16xbf16>) -> tensor<17x40xf32> {
+  %l = indexpool.score %q, %w, %k
+      : (tensor<17x16x16xbf16>, tensor<17x16xf32>, tensor<40x16xbf16>) -> tensor<17x40xf32>
+  return %l : tensor<17x40xf32>
+}
+
+func.func @score_launch(%q: tensor<3x32x64xbf16>, %w: tensor<3x32xf32>,
+                        %k: tensor<150x64xf8E4M3FN>, %s: tensor<150xf32>) -> tensor<3x150xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      {indexpool.launch = #indexpool.launch<chip = "sm_90", threads_per_block = 128, items_per_block = 32,
+           elements_per_thread = 8, vector_bytes = 8, grid = tiled>}
+      : (tensor<3x32x64xbf16>, tensor<3x32xf32>, tensor<150x64xf8E4M3FN>, tensor<150xf32>) -> tensor<3x150xf32>
+  return %l : tensor<3x150xf32>
 }
 
 func.func @score_f32_query(%q: tensor<1x64x128xf32>, %w: tensor<1x64xf32>,

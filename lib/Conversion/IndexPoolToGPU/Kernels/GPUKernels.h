@@ -63,12 +63,17 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
 /// query with static H (a multiple of 16 up to 128) and D (a multiple of
 /// 16), FP8 e4m3 or bf16 keys of D channels.
 bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
+/// The query rows one block of the tensor-core score takes (its keys are
+/// read once per such tile): up to 128 / H, at most M when M is static.
+int64_t mmaQueryTileRows(MemRefType query);
 /// score on the tensor cores (MmaScoreKernel.cpp): per warp 8 key rows
-/// against all heads; grid-stride over tiles of 8 rows per warp, one wave.
+/// against all heads of a tile of query rows; grid-stride over tiles of 8
+/// rows per warp, one wave; grid y: the query tiles. FP8 keys are decoded
+/// by cvt.rn.f16x2.e4m3x2 with `hardwareFp8` (sm_89+), else in software.
 /// Its logits differ from the CUDA-core kernel's in the last bits.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value keys, Value scales, Value logits,
-                        const KernelLaunch &launch);
+                        const KernelLaunch &launch, bool hardwareFp8);
 
 /// Key row n of query row m as the score kernel reads it: its f32 scale
 /// (null: none) and its E channels from d0 as an f32 vector; `present`

@@ -2,20 +2,28 @@
 //
 // logits[m, n] with mma.sync m16n8k16 (bf16 A and B, f32 accumulators;
 // nvvm.mma.sync, since nvgpu.mma.sync does not lower bf16 in MLIR 22):
-// per warp a tile of 8 key rows (the MMA's N) against all H heads (A: 16-row
-// tiles of the query's heads) in k-steps of 16 channels. Block (x, m) takes
-// query row m; its warps take consecutive tiles, grid-stride over the key
-// rows (one wave).
+// per warp a tile of 8 key rows (the MMA's N) against all H heads of a tile
+// of query rows (A: 16-row tiles of the heads) in k-steps of 16 channels.
+// Block (x, y) takes query tile y; its warps take consecutive key tiles,
+// grid-stride over the key rows (one wave). Each key fragment is loaded and
+// decoded once per k-step and used by every query row of the tile, so the
+// keys are read ceil(M / tile) times instead of M times.
 //
-// A lane holds (PTX ISA fragment layouts, g = lane / 4, t = lane % 4):
-// query rows (heads) g and g + 8 of each head tile, channels 2t, 2t + 1,
-// 2t + 8, 2t + 9 of the k-step, read from global memory (L1); key row g of
-// the tile at the same channels, FP8 decoded to bf16 by the software decoder
-// (exact: every e4m3 value is a bf16 value); and the accumulators of heads
-// g, g + 8 x key rows 2t, 2t + 1. The epilogue (scale, ReLU, head weight)
-// sums the lane's heads, then the 8 lanes of the same t by xor shuffles
-// (4, 8, 16); lanes 0..3 store two logits each. Key rows beyond N read row
-// N - 1 and are not stored.
+// The dot products' channel order is free (the MMA sums in its own order
+// anyway), so the MMA's k index is permuted to make each lane's channels
+// contiguous: with S = D / 16 steps, lane t = lane % 4 takes channels
+// [4 S t, 4 S t + 4 S), in k-step s the four at 4 S t + 4 s: one load of
+// the launch's vector_bytes (16 by default: 4 k-steps of FP8, 2 of bf16,
+// fewer where S does not divide) for several k-steps, and the query's
+// channels of those steps per head row in one load. A lane holds (PTX ISA fragment layouts, g = lane / 4): query
+// rows (heads) g and g + 8 of each head tile; key row g of the tile; the
+// accumulators of heads g, g + 8 x key rows 2t, 2t + 1. FP8 keys become
+// bf16 exactly (every e4m3 value is a bf16 value): cvt.rn.f16x2.e4m3x2 and
+// integer moves of the exponent on sm_89+, the software decoder before.
+// The epilogue (scale, ReLU, head weight) sums the lane's heads, then the 8
+// lanes of the same t by xor shuffles (4, 8, 16); lanes 0..3 store two
+// logits each. Key rows beyond N read row N - 1 and are not stored; query
+// rows beyond M are skipped (a branch uniform over the block).
 //
 // Sums are in another order than the CPU's (in-MMA k order, then heads by
 // lanes), so the logits differ from the CPU's in the last bits: opt-in
@@ -44,6 +52,9 @@ using mlir::indexpool::loops::Emitter;
 static constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 // Accumulators: 4 f32 registers per head tile.
 static constexpr int64_t kMaxHeads = 128;
+// Query rows x heads a warp accumulates at once: 32 f32 registers (at 64,
+// ptxas spills on sm_80 and sm_90 under the launch's register cap).
+static constexpr int64_t kMaxAccumulatorRows = 128;
 
 bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
                                               MemRefType keys,
@@ -57,136 +68,261 @@ bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
          h % kTileM == 0 && d > 0 && d % kTileK == 0;
 }
 
-/// Two bf16 values of `memref` at `indices` (the last one even).
-static Value loadPair(ImplicitLocOpBuilder &b, Value memref,
-                      ValueRange indices) {
-  auto pair = VectorType::get({2}, b.getBF16Type());
-  return vector::LoadOp::create(b, pair, memref, indices,
-                                /*nontemporal=*/false, llvm::Align(4));
+int64_t mlir::indexpool::gpukernels::mmaQueryTileRows(MemRefType query) {
+  int64_t rows = std::max<int64_t>(1, kMaxAccumulatorRows /
+                                          query.getDimSize(1));
+  int64_t m = query.getDimSize(0);
+  if (!ShapedType::isDynamic(m) && m > 0)
+    rows = std::min(rows, m);
+  return rows;
 }
 
-/// Two f32 values that are bf16 values, as bf16 (their top halves).
+/// The 32-bit registers of a vector of 16-bit values (element 2i in the
+/// low half of register i, as mma.sync takes pairs).
+static SmallVector<Value> words(ImplicitLocOpBuilder &b, Value v) {
+  int64_t n = cast<VectorType>(v.getType()).getNumElements() / 2;
+  Value packed =
+      vector::BitCastOp::create(b, VectorType::get({n}, b.getI32Type()), v);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < n; ++i)
+    result.push_back(vector::ExtractOp::create(b, packed, i));
+  return result;
+}
+
+/// f32 values that are bf16 values, as bf16 (their top halves).
 static Value truncExact(ImplicitLocOpBuilder &b, Value v) {
-  auto i32s = VectorType::get({2}, b.getI32Type());
-  auto i16s = VectorType::get({2}, b.getI16Type());
+  int64_t n = cast<VectorType>(v.getType()).getNumElements();
+  auto i32s = VectorType::get({n}, b.getI32Type());
+  auto i16s = VectorType::get({n}, b.getI16Type());
   Value bits = arith::BitcastOp::create(b, i32s, v);
   Value shift = arith::ConstantOp::create(
       b, DenseElementsAttr::get(i32s, b.getI32IntegerAttr(16)));
   Value high =
       arith::TruncIOp::create(b, i16s, arith::ShRUIOp::create(b, bits, shift));
-  return arith::BitcastOp::create(b, VectorType::get({2}, b.getBF16Type()),
+  return arith::BitcastOp::create(b, VectorType::get({n}, b.getBF16Type()),
                                   high);
 }
 
-/// A pair of bf16 as the 32-bit register mma.sync takes (element 0 in the
-/// low half).
-static Value packed(ImplicitLocOpBuilder &b, Value pair) {
-  Value word = vector::BitCastOp::create(
-      b, VectorType::get({1}, b.getI32Type()), pair);
-  return vector::ExtractOp::create(b, word, 0);
+/// Two e4m3 codes (vector<2xi8>) as bf16 bits (vector<2xi16>) through the
+/// hardware's e4m3 -> f16 conversion: every e4m3 value is a normal f16
+/// value or zero, so the f16 exponent is rebased (+112) and the 3 zero low
+/// mantissa bits dropped; NaN stays NaN.
+static Value hardwareFp8ToBf16(ImplicitLocOpBuilder &b, Value codes) {
+  auto halves = VectorType::get({2}, b.getF16Type());
+  Value f16 = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, halves, codes, /*relu=*/false, b.getType<Float8E4M3FNType>());
+  auto i16s = VectorType::get({2}, b.getI16Type());
+  auto splat = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(i16s, b.getI16IntegerAttr(v)));
+  };
+  Value bits = arith::BitcastOp::create(b, i16s, f16);
+  Value magnitude = arith::AndIOp::create(b, bits, splat(0x7fff));
+  Value rebased = arith::AddIOp::create(
+      b, arith::ShRUIOp::create(b, magnitude, splat(3)), splat(0x3800));
+  Value zero = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, magnitude,
+                                     splat(0));
+  Value nan = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, magnitude,
+                                    splat(0x7c00));
+  Value bf16 = arith::SelectOp::create(
+      b, zero, splat(0),
+      arith::SelectOp::create(b, nan, splat(0x7fc0), rebased));
+  return arith::OrIOp::create(b, bf16,
+                              arith::AndIOp::create(b, bits, splat(0x8000)));
+}
+
+/// The B fragments of `units` k-steps of key row `row`, channels
+/// [c, c + 4 units): two registers of bf16 pairs per k-step, from one load
+/// (16 bytes when `units` is 4 for FP8 or 2 for bf16).
+static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
+                                       Value keys, Value row, Value c,
+                                       int64_t units, bool hardwareFp8) {
+  Type element = cast<MemRefType>(keys.getType()).getElementType();
+  const int64_t n = 4 * units;
+  const int64_t bytes = n * (element.isBF16() ? 2 : 1);
+  auto load = [&]() -> Value {
+    return vector::LoadOp::create(b, VectorType::get({n}, element), keys,
+                                  ValueRange{row, c}, /*nontemporal=*/false,
+                                  llvm::Align(std::min<int64_t>(bytes, 16)));
+  };
+  if (element.isBF16())
+    return words(b, load());
+  if (!hardwareFp8)
+    return words(b, truncExact(b, e.loadF32(keys, {row, c}, nullptr)));
+  Value codes =
+      arith::BitcastOp::create(b, VectorType::get({n}, b.getI8Type()), load());
+  SmallVector<Value> result;
+  for (int64_t pair = 0; pair < n / 2; ++pair) {
+    Value two = vector::ShuffleOp::create(
+        b, codes, codes, ArrayRef<int64_t>{2 * pair, 2 * pair + 1});
+    Value word = vector::BitCastOp::create(
+        b, VectorType::get({1}, b.getI32Type()), hardwareFp8ToBf16(b, two));
+    result.push_back(vector::ExtractOp::create(b, word, 0));
+  }
+  return result;
+}
+
+/// k-steps per key load: as many as `vectorBytes` of the lane's channels
+/// hold (16 when the launch does not say), a power of two dividing the
+/// steps.
+static int64_t stepsPerLoad(Type keyElement, int64_t steps,
+                            int64_t vectorBytes) {
+  int64_t bytesPerStep = keyElement.isBF16() ? 8 : 4;
+  int64_t units = std::max<int64_t>(
+      1, (vectorBytes > 0 ? vectorBytes : 16) / bytesPerStep);
+  while (units > 1 && steps % units != 0)
+    units /= 2;
+  return units;
 }
 
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
-    Value scales, Value logits, const KernelLaunch &launch) {
+    Value scales, Value logits, const KernelLaunch &launch,
+    bool hardwareFp8) {
   auto queryType = cast<MemRefType>(query.getType());
-  auto keysType = cast<MemRefType>(keys.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
-  const int64_t headTiles = H / kTileM;
-  const bool bf16Keys = keysType.getElementType().isBF16();
-  Emitter e(b, 2, /*stackScopes=*/false);
+  const int64_t headTiles = H / kTileM, steps = D / kTileK;
+  const int64_t queryRows = mmaQueryTileRows(queryType);
+  const int64_t units = stepsPerLoad(
+      cast<MemRefType>(keys.getType()).getElementType(), steps,
+      launch.vectorBytes);
+  Emitter e(b, 4, /*stackScopes=*/false);
+  // The software decoder's width: the channels of one key load.
+  Emitter eLoad(b, 4 * units, /*stackScopes=*/false);
   const int64_t threadsPerBlock = launch.threadsPerBlock;
   const int64_t warps = threadsPerBlock / kWarpSize;
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                   {f32, f32, f32, f32});
+  // The query channels of one key load, per head row.
+  auto queryUnit = VectorType::get({4 * units}, b.getBF16Type());
 
   // A block's tile: 8 key rows per warp.
   const int64_t rowsPerTile = warps * kTileN;
-  Value dimN = e.dim(keys, 0);
+  Value dimN = e.dim(keys, 0), dimM = e.dim(query, 0);
   Value tiles = arith::CeilDivUIOp::create(b, dimN, e.index(rowsPerTile));
   const bool gridStride = launch.gridStride.value_or(true);
   Value grid = gridSize(b, tiles, gridStride,
                         launch.blocksPerSM(threadsPerBlock));
-  launchKernel(b, grid, e.dim(query, 0), threadsPerBlock, {},
+  Value queryTiles = arith::CeilDivUIOp::create(b, dimM, e.index(queryRows));
+  launchKernel(b, grid, queryTiles, threadsPerBlock, {},
                [&](const KernelIds &ids) {
-    Value m = ids.blockY;
+    Value firstQuery = e.mul(ids.blockY, e.index(queryRows));
+    // Query row firstQuery + q exists (the same for every thread).
+    auto present = [&](int64_t q) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                   e.add(firstQuery, e.index(q)), dimM);
+    };
     Value lane = arith::RemUIOp::create(b, ids.thread, e.index(kWarpSize));
     Value warp = arith::DivUIOp::create(b, ids.thread, e.index(kWarpSize));
     Value g = arith::DivUIOp::create(b, lane, e.index(4));
     Value t = arith::RemUIOp::create(b, lane, e.index(4));
     Value twoT = e.mul(t, e.index(2));
+    // The lane's channels: [4 S t, 4 S t + 4 S).
+    Value laneChannels = e.mul(t, e.index(4 * steps));
     Value last = arith::SubIOp::create(b, dimN, e.index(1));
     forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
       Value first = e.add(e.mul(tile, e.index(rowsPerTile)),
                           e.mul(warp, e.index(kTileN)));
       // This lane's key row of the B fragment; rows beyond N read the last.
       Value row = arith::MinUIOp::create(b, e.add(first, g), last);
-      // The accumulators, 4 per head tile ([r][j]: head g + 8 r, key row
-      // 2t + j).
-      SmallVector<Value> zeros(4 * headTiles, e.f32(0.0));
+      // The accumulators, 4 per query row and head tile
+      // ([q][ht][r][j]: query row q, head g + 8 r, key row 2t + j).
+      const int64_t perQuery = 4 * headTiles;
+      SmallVector<Value> zeros(queryRows * perQuery, e.f32(0.0));
       SmallVector<Value> acc = e.forLoop(
-          e.index(0), e.index(D), e.index(kTileK), zeros,
-          [&](Value k0, ValueRange accs) -> SmallVector<Value> {
-            Value d0 = e.add(k0, twoT);
-            Value d1 = e.add(d0, e.index(8));
-            auto keyPair = [&](Value d) {
-              if (bf16Keys)
-                return packed(b, loadPair(b, keys, {row, d}));
-              return packed(b,
-                            truncExact(b, e.loadF32(keys, {row, d}, nullptr)));
-            };
-            SmallVector<Value> bFrag{keyPair(d0), keyPair(d1)};
+          e.index(0), e.index(steps / units), e.index(1), zeros,
+          [&](Value su, ValueRange accs) -> SmallVector<Value> {
+            Value c = e.add(laneChannels, e.mul(su, e.index(4 * units)));
+            SmallVector<Value> bWords =
+                keyFragments(b, eLoad, keys, row, c, units, hardwareFp8);
             SmallVector<Value> next;
-            for (int64_t ht = 0; ht < headTiles; ++ht) {
-              Value h0 = e.add(e.index(ht * kTileM), g);
-              Value h1 = e.add(h0, e.index(8));
-              SmallVector<Value> aFrag{
-                  packed(b, loadPair(b, query, {m, h0, d0})),
-                  packed(b, loadPair(b, query, {m, h1, d0})),
-                  packed(b, loadPair(b, query, {m, h0, d1})),
-                  packed(b, loadPair(b, query, {m, h1, d1}))};
-              auto mma = NVVM::MmaOp::create(
-                  b, accType, aFrag, bFrag, accs.slice(4 * ht, 4),
-                  ArrayRef<int64_t>{kTileM, kTileN, kTileK},
-                  /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-                  std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                NVVM::MMATypes::bf16},
-                  std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                 NVVM::MMALayout::col});
-              for (int64_t i = 0; i < 4; ++i)
-                next.push_back(LLVM::ExtractValueOp::create(b, mma, i));
+            for (int64_t q = 0; q < queryRows; ++q) {
+              ValueRange mine = accs.slice(q * perQuery, perQuery);
+              auto mmas = [&]() {
+                Value m = e.add(firstQuery, e.index(q));
+                SmallVector<Value> out;
+                for (int64_t ht = 0; ht < headTiles; ++ht) {
+                  Value h0 = e.add(e.index(ht * kTileM), g);
+                  Value h1 = e.add(h0, e.index(8));
+                  auto load = [&](Value h) {
+                    return words(b, vector::LoadOp::create(
+                                        b, queryUnit, query,
+                                        ValueRange{m, h, c},
+                                        /*nontemporal=*/false,
+                                        llvm::Align(std::min<int64_t>(
+                                            8 * units, 16))));
+                  };
+                  SmallVector<Value> r0 = load(h0), r1 = load(h1);
+                  SmallVector<Value> d(mine.slice(4 * ht, 4));
+                  for (int64_t u = 0; u < units; ++u) {
+                    SmallVector<Value> aFrag{r0[2 * u], r1[2 * u],
+                                             r0[2 * u + 1], r1[2 * u + 1]};
+                    SmallVector<Value> bFrag{bWords[2 * u],
+                                             bWords[2 * u + 1]};
+                    auto mma = NVVM::MmaOp::create(
+                        b, accType, aFrag, bFrag, d,
+                        ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+                        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                      NVVM::MMATypes::bf16},
+                        std::array<NVVM::MMALayout, 2>{
+                            NVVM::MMALayout::row, NVVM::MMALayout::col});
+                    for (int64_t i = 0; i < 4; ++i)
+                      d[i] = LLVM::ExtractValueOp::create(b, mma, i);
+                  }
+                  out.append(d.begin(), d.end());
+                }
+                return out;
+              };
+              // Query row 0 of a tile always exists.
+              SmallVector<Value> updated =
+                  q == 0 ? mmas() : e.ifThen(present(q), mine, mmas);
+              next.append(updated.begin(), updated.end());
             }
             return next;
           });
 
-      // Key rows 2t and 2t + 1 of the tile: the lane's heads, then the
-      // warp's (lanes of the same t).
-      for (int64_t j = 0; j < 2; ++j) {
+      // Per query row: key rows 2t and 2t + 1 of the tile, the lane's
+      // heads, then the warp's (lanes of the same t).
+      SmallVector<Value> keyScales;
+      for (int64_t j = 0; j < 2 && scales; ++j) {
         Value n = e.add(first, e.add(twoT, e.index(j)));
-        Value scale;
-        if (scales)
-          scale = e.loadScalarF32(scales, {arith::MinUIOp::create(b, n, last)});
-        Value sum = e.f32(0.0);
-        for (int64_t ht = 0; ht < headTiles; ++ht)
-          for (int64_t r = 0; r < 2; ++r) {
-            Value v = acc[4 * ht + 2 * r + j];
-            if (scale)
-              v = arith::MulFOp::create(b, scale, v);
-            Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
-            Value h = e.add(e.index(ht * kTileM + 8 * r), g);
-            Value w = e.loadScalarF32(weights, {m, h});
-            sum = math::FmaOp::create(b, w, relu, sum);
+        keyScales.push_back(
+            e.loadScalarF32(scales, {arith::MinUIOp::create(b, n, last)}));
+      }
+      for (int64_t q = 0; q < queryRows; ++q) {
+        auto epilogue = [&]() {
+          Value m = e.add(firstQuery, e.index(q));
+          for (int64_t j = 0; j < 2; ++j) {
+            Value n = e.add(first, e.add(twoT, e.index(j)));
+            Value sum = e.f32(0.0);
+            for (int64_t ht = 0; ht < headTiles; ++ht)
+              for (int64_t r = 0; r < 2; ++r) {
+                Value v = acc[q * perQuery + 4 * ht + 2 * r + j];
+                if (scales)
+                  v = arith::MulFOp::create(b, keyScales[j], v);
+                Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
+                Value h = e.add(e.index(ht * kTileM + 8 * r), g);
+                Value w = e.loadScalarF32(weights, {m, h});
+                sum = math::FmaOp::create(b, w, relu, sum);
+              }
+            for (int64_t mask : {4, 8, 16})
+              sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
+            Value store = arith::AndIOp::create(
+                b,
+                arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g,
+                                      e.index(0)),
+                arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, dimN));
+            e.ifThen(store, [&]() {
+              memref::StoreOp::create(b, sum, logits, ValueRange{m, n});
+            });
           }
-        for (int64_t mask : {4, 8, 16})
-          sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
-        Value store = arith::AndIOp::create(
-            b,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g, e.index(0)),
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, dimN));
-        e.ifThen(store, [&]() {
-          memref::StoreOp::create(b, sum, logits, ValueRange{m, n});
-        });
+        };
+        if (q == 0)
+          epilogue();
+        else
+          e.ifThen(present(q), epilogue);
       }
     });
   });
