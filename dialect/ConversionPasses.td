@@ -80,9 +80,13 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     contiguous so that one load of `vector_bytes` (default 16) feeds several
     k-steps; FP8 keys decoded to bf16 exactly (`cvt.rn.f16x2.e4m3x2` from
     sm_89, in software before), the scale, ReLU, head weights and the sum
-    over heads in registers and xor shuffles. It takes a bf16 query with H
-    a multiple of 16 up to 128, D a multiple of 16, and FP8 e4m3 or bf16
-    keys; other shapes and types keep the CUDA-core kernel, silently. Off
+    over heads in registers and xor shuffles. An FP8 e4m3 query with FP8
+    keys takes `mma.sync` m16n8k32 on e4m3 from sm_89 (the LLVM intrinsic:
+    `nvvm.mma.sync` has no e4m3 in MLIR 22; it needs PTX ISA 8.4, which the
+    NVVM pipeline then targets), D a multiple of 32. Otherwise it takes a
+    bf16 query with H a multiple of 16 up to 128, D a multiple of 16, and
+    FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
+    kernel, silently. Off
     by default: the logits then differ from the CPU's in the last bits (a
     different summation order), so select's and refine's logits are no
     longer bit-identical to the CPU's.

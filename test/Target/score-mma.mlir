@@ -23,6 +23,16 @@
 // RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t.chips/score_m64.sm_80.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_120 --no-spills --no-stack %t.chips/score_m64.sm_120.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../Tools/Inputs/eval_sizes.py %t.chips/score_m64.sm_89.json 58 | FileCheck %s --check-prefix=TILES
+// An FP8 query takes the e4m3 MMA on sm_89 and sm_90, whose PTX version
+// --tensor-cores raises to 8.4 (LLVM selects it from there).
+// RUN: rm -rf %t.fp8 && indexpool-compile %s --function=score_fp8_query --chip=sm_89 --tensor-cores --emit=ptx -o %t.fp8
+// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_90 --tensor-cores --emit=ptx -o %t.fp8
+// RUN: FileCheck %s --check-prefix=E4M3 < %t.fp8/score_fp8_query.sm_89.ptx
+// RUN: FileCheck %s --check-prefix=E4M3 < %t.fp8/score_fp8_query.sm_90.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t.fp8/score_fp8_query.sm_90.ptx | FileCheck %s --check-prefix=ONE
+// sm_80 has no e4m3 MMA: the CUDA-core kernel, PTX 7.0.
+// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_80 --tensor-cores --emit=ptx -o %t.fp8
+// RUN: FileCheck %s --check-prefix=NOE4M3 < %t.fp8/score_fp8_query.sm_80.ptx
 
 // SCORE: .target sm_90
 // SCORE: .entry {{[a-z_0-9]+}}_kernel(
@@ -39,6 +49,10 @@
 // SWFP8: ld.global.v4.b32
 // SWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SWFP8-NOT: e4m3x2
+// NOE4M3: .version 7.0
+// NOE4M3-NOT: mma.sync
+// E4M3: .version 8.4
+// E4M3-COUNT-4: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
 // 4096 keys in tiles of 8 rows per warp, query tiles of 2: 32 in y.
 // TILES: launch score_m64_kernel grid {{[0-9]+}}x32x1
 // PLAIN: .entry score_fp8_kernel(
@@ -63,4 +77,11 @@ func.func @score_m64(%q: tensor<64x64x128xbf16>, %w: tensor<64x64xf32>,
   %l = indexpool.score %q, %w, %k scales(%s)
       : (tensor<64x64x128xbf16>, tensor<64x64xf32>, tensor<4096x128xf8E4M3FN>, tensor<4096xf32>) -> tensor<64x4096xf32>
   return %l : tensor<64x4096xf32>
+}
+
+func.func @score_fp8_query(%q: tensor<1x64x128xf8E4M3FN>, %w: tensor<1x64xf32>,
+                           %k: tensor<4096x128xf8E4M3FN>, %s: tensor<4096xf32>) -> tensor<1x4096xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<1x64x128xf8E4M3FN>, tensor<1x64xf32>, tensor<4096x128xf8E4M3FN>, tensor<4096xf32>) -> tensor<1x4096xf32>
+  return %l : tensor<1x4096xf32>
 }

@@ -90,7 +90,8 @@ struct GPUPipelineOptions {
   std::string tuningDb;
   int64_t vectorWidth = 8;
   /// score and select's score on the tensor cores (--indexpool-to-gpu-kernels
-  /// tensor-cores): logits no longer bit-identical to the CPU's.
+  /// tensor-cores): logits no longer bit-identical to the CPU's. On sm_89
+  /// and newer it raises the PTX version to at least 8.4 (FP8 mma.sync).
   bool tensorCores = false;
 };
 

@@ -61,7 +61,11 @@ struct Team {
 };
 
 /// An m16n8k16 lane's A (8) and B (4) elements, as f32, in the scratch.
-static constexpr int64_t kMmaSlots = 12;
+static constexpr int64_t kMmaSlots = 24;
+/// The FP8 MMA, called as an LLVM intrinsic (nvvm.mma.sync has no e4m3 in
+/// MLIR 22).
+static constexpr StringLiteral kFp8MmaIntrinsic =
+    "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32";
 
 /// gpu.shuffle xor through the team's exchange array.
 static LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, const Team &team) {
@@ -169,40 +173,53 @@ static bool isBf16M16N8K16(NVVM::MmaOp op) {
          llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); });
 }
 
-/// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 with the PTX ISA's
-/// fragment layouts (groupID g = lane / 4, t = lane % 4; element 2i of a
-/// packed register in its low half, 2i + 1 in its high half):
-///   A (16 x 16), element i of the lane's 8:
-///     row g + 8 * (i / 2 % 2), column 2t + i % 2 + 8 * (i / 4);
-///   B (16 x 8), element i of 4: row (k) 2t + i % 2 + 8 * (i / 2), column g;
-///   C, D (16 x 8), element i of 4: row g + 8 * (i / 2), column 2t + i % 2.
+/// Element `i` (0 = lowest bits) of a packed 32-bit register of `perRegister`
+/// bf16 (2) or e4m3 (4) values, as the f32 of the same value (exact).
+static Value unpackElement(ImplicitLocOpBuilder &b, Value packed,
+                           int64_t perRegister, int64_t i) {
+  if (perRegister == 2)
+    return unpackBf16(b, packed, i == 1);
+  Value byte = arith::TruncIOp::create(
+      b, b.getI8Type(),
+      arith::ShRUIOp::create(b, packed,
+                             arith::ConstantIntOp::create(b, 8 * i, 32)));
+  mlir::indexpool::loops::Emitter e(b, 1, /*stackScopes=*/false);
+  return e.toF32(
+      arith::BitcastOp::create(b, b.getType<Float8E4M3FNType>(), byte));
+}
+
+/// mma.sync.aligned.m16n8k{8E}.row.col.f32 on bf16 (E = 2 per register,
+/// k = 16) or e4m3 (E = 4, k = 32) with the PTX ISA's fragment layouts
+/// (groupID g = lane / 4, t = lane % 4; element 0 of a register in its
+/// lowest bits): A (16 x 8E), 4 registers: register r holds row
+/// g + 8 (r % 2), columns E t + 4E (r / 2) + [0, E); B (8E x 8), 2
+/// registers: register r holds rows (k) E t + 4E r + [0, E), column g;
+/// C, D (16 x 8), element i of 4: row g + 8 (i / 2), column 2t + i % 2.
 /// Each lane publishes its A and B elements as f32, the team waits, each
 /// lane computes its four D elements from the whole warp's A and B, the
 /// team waits again (nobody overwrites fragments still being read).
-/// D = C + sum over k of A * B, f32 products (exact for bf16) and f32 sums
-/// in k order: the hardware's internal summation order is not specified,
-/// so this is one valid order, not necessarily the chip's.
-static LogicalResult emulateMma(NVVM::MmaOp op, const Team &team) {
-  if (!isBf16M16N8K16(op))
-    return op.emitOpError("the GPU emulator handles only m16n8k16 MMAs of "
-                          "row-major bf16 A (4 x i32) and column-major bf16 "
-                          "B (2 x i32) with f32 accumulators (4 x f32)");
-  ImplicitLocOpBuilder b(op.getLoc(), op);
+/// D = C + sum over k of A * B, f32 products (exact for bf16 and e4m3) and
+/// f32 sums in k order: the hardware's internal summation order is not
+/// specified, so this is one valid order, not necessarily the chip's.
+static Value emulateMmaTile(ImplicitLocOpBuilder &b, const Team &team,
+                            ValueRange aRegs, ValueRange bRegs,
+                            ValueRange c, Type resultType, int64_t E) {
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, v);
   };
+  const int64_t K = 8 * E, bFirst = 4 * E;
   Value slots = index(kMmaSlots);
   Value mine = arith::MulIOp::create(b, team.thread, slots);
   auto publish = [&](ValueRange registers, int64_t first) {
     for (auto [r, packed] : llvm::enumerate(registers))
-      for (int64_t half = 0; half < 2; ++half)
+      for (int64_t i = 0; i < E; ++i)
         memref::StoreOp::create(
-            b, unpackBf16(b, packed, half == 1), team.mmaFragments,
+            b, unpackElement(b, packed, E, i), team.mmaFragments,
             ValueRange{arith::AddIOp::create(
-                b, mine, index(first + 2 * static_cast<int64_t>(r) + half))});
+                b, mine, index(first + E * static_cast<int64_t>(r) + i))});
   };
-  publish(op.getOperandA(), 0);
-  publish(op.getOperandB(), 8);
+  publish(aRegs, 0);
+  publish(bRegs, bFirst);
   teamBarrier(b, b.getLoc());
 
   Value warpSize = index(kWarpSize);
@@ -218,38 +235,41 @@ static LogicalResult emulateMma(NVVM::MmaOp op, const Team &team) {
         slot);
     return memref::LoadOp::create(b, team.mmaFragments, ValueRange{at});
   };
-  Value result = LLVM::PoisonOp::create(b, op.getRes().getType());
+  Value result = LLVM::PoisonOp::create(b, resultType);
   for (int64_t i = 0; i < 4; ++i) {
     // D[row, col]: row = g + 8 (i / 2), col = 2t + i % 2.
     int64_t rowHalf = i / 2, colOdd = i % 2;
     Value col = arith::AddIOp::create(
         b, arith::MulIOp::create(b, t, index(2)), index(colOdd));
     auto loop = scf::ForOp::create(
-        b, index(0), index(16), index(1), ValueRange{op.getOperandC()[i]},
+        b, index(0), index(K), index(1), ValueRange{c[i]},
         [&](OpBuilder &, Location, Value k, ValueRange acc) {
-          // A[row, k] is in lane 4 g + (k % 8) / 2, element
-          // 2 (row / 8) + 4 (k / 8) + k % 2.
-          Value kLow = arith::RemUIOp::create(b, k, index(8));
-          Value kHigh = arith::DivUIOp::create(b, k, index(8));
-          Value kOdd = arith::RemUIOp::create(b, k, index(2));
-          Value pairLane = arith::DivUIOp::create(b, kLow, index(2));
+          // Column k of A and row k of B are in lanes of t = (k % 4E) / E,
+          // element k % E of register half k / 4E.
+          Value kLow = arith::RemUIOp::create(b, k, index(4 * E));
+          Value kHigh = arith::DivUIOp::create(b, k, index(4 * E));
+          Value element = arith::RemUIOp::create(b, k, index(E));
+          Value laneT = arith::DivUIOp::create(b, kLow, index(E));
+          // A[row, k]: lane 4 g + t, register row / 8 + 2 (k / 4E).
           Value aLane = arith::AddIOp::create(
-              b, arith::MulIOp::create(b, g, index(4)), pairLane);
+              b, arith::MulIOp::create(b, g, index(4)), laneT);
           Value aSlot = arith::AddIOp::create(
               b,
-              arith::AddIOp::create(
-                  b, index(2 * rowHalf),
-                  arith::MulIOp::create(b, kHigh, index(4))),
-              kOdd);
-          // B[k, col] is in lane 4 col + (k % 8) / 2, element
-          // 2 (k / 8) + k % 2 (slots 8.. of the lane).
+              arith::MulIOp::create(
+                  b,
+                  arith::AddIOp::create(
+                      b, index(rowHalf),
+                      arith::MulIOp::create(b, kHigh, index(2))),
+                  index(E)),
+              element);
+          // B[k, col]: lane 4 col + t, register k / 4E.
           Value bLane = arith::AddIOp::create(
-              b, arith::MulIOp::create(b, col, index(4)), pairLane);
+              b, arith::MulIOp::create(b, col, index(4)), laneT);
           Value bSlot = arith::AddIOp::create(
               b,
-              arith::AddIOp::create(
-                  b, index(8), arith::MulIOp::create(b, kHigh, index(2))),
-              kOdd);
+              arith::AddIOp::create(b, index(bFirst),
+                                    arith::MulIOp::create(b, kHigh, index(E))),
+              element);
           Value product = arith::MulFOp::create(b, fragment(aLane, aSlot),
                                                 fragment(bLane, bSlot));
           scf::YieldOp::create(
@@ -258,7 +278,52 @@ static LogicalResult emulateMma(NVVM::MmaOp op, const Team &team) {
     result = LLVM::InsertValueOp::create(b, result, loop.getResult(0), i);
   }
   teamBarrier(b, b.getLoc());
+  return result;
+}
+
+static LogicalResult emulateMma(NVVM::MmaOp op, const Team &team) {
+  if (!isBf16M16N8K16(op))
+    return op.emitOpError("the GPU emulator handles only m16n8k16 MMAs of "
+                          "row-major bf16 A (4 x i32) and column-major bf16 "
+                          "B (2 x i32) with f32 accumulators (4 x f32)");
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value result = emulateMmaTile(b, team, op.getOperandA(), op.getOperandB(),
+                                op.getOperandC(), op.getRes().getType(), 2);
   op.getRes().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
+/// Whether `op` is the FP8 MMA: 4 + 2 i32 registers of e4m3, 4 f32
+/// accumulators, a struct of 4 f32.
+static bool isFp8Mma(LLVM::CallIntrinsicOp op) {
+  if (op.getIntrin() != kFp8MmaIntrinsic)
+    return false;
+  auto result = op.getNumResults() == 1
+                    ? dyn_cast<LLVM::LLVMStructType>(op.getResult(0).getType())
+                    : LLVM::LLVMStructType();
+  auto args = op.getArgs();
+  return result && result.getBody().size() == 4 &&
+         llvm::all_of(result.getBody(), [](Type t) { return t.isF32(); }) &&
+         args.size() == 10 &&
+         llvm::all_of(args.take_front(6),
+                      [](Value v) { return v.getType().isInteger(32); }) &&
+         llvm::all_of(args.drop_front(6),
+                      [](Value v) { return v.getType().isF32(); });
+}
+
+static LogicalResult emulateFp8Mma(LLVM::CallIntrinsicOp op,
+                                   const Team &team) {
+  if (!isFp8Mma(op))
+    return op.emitOpError("the GPU emulator handles only the intrinsic ")
+           << kFp8MmaIntrinsic
+           << " with 4 + 2 i32 registers and 4 f32 accumulators";
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto args = op.getArgs();
+  Value result =
+      emulateMmaTile(b, team, args.take_front(4), args.slice(4, 2),
+                     args.drop_front(6), op.getResult(0).getType(), 4);
+  op.getResult(0).replaceAllUsesWith(result);
   op.erase();
   return success();
 }
@@ -344,7 +409,12 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   Value exchange = memref::AllocaOp::create(
       b, MemRefType::get({*threads}, i32), ValueRange{}, IntegerAttr());
   bool hasMma = false;
-  launch.walk([&](NVVM::MmaOp) { hasMma = true; });
+  launch.walk([&](Operation *op) {
+    hasMma |= isa<NVVM::MmaOp>(op) ||
+              (isa<LLVM::CallIntrinsicOp>(op) &&
+               cast<LLVM::CallIntrinsicOp>(op).getIntrin() ==
+                   kFp8MmaIntrinsic);
+  });
   Value mmaFragments;
   if (hasMma)
     mmaFragments = memref::AllocaOp::create(
@@ -415,10 +485,16 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
     if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp, NVVM::MmaOp>(
             op))
       rewrite.push_back(op);
+    else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
+             call && call.getIntrin().starts_with("llvm.nvvm.mma."))
+      rewrite.push_back(op);
   });
   for (Operation *op : rewrite) {
     if (auto mma = dyn_cast<NVVM::MmaOp>(op)) {
       if (failed(emulateMma(mma, t)))
+        return failure();
+    } else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      if (failed(emulateFp8Mma(call, t)))
         return failure();
     } else if (auto match = dyn_cast<NVVM::MatchSyncOp>(op)) {
       if (failed(emulateMatch(match, t)))

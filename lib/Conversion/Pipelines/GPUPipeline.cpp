@@ -37,6 +37,9 @@
 
 using namespace mlir;
 
+// The first PTX ISA with mma.sync m16n8k32 on e4m3.
+static constexpr int kFp8MmaPtxVersion = 84;
+
 void mlir::indexpool::buildIndexPoolToNVVMPipeline(
     OpPassManager &pm, const GPUPipelineOptions &options) {
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -93,7 +96,14 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
 
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  target.features = "+ptx" + std::to_string(options.ptxVersion);
+  // The FP8 mma.sync (tensor cores, FP8 query and keys, sm_89+) needs PTX
+  // ISA 8.4: LLVM cannot select it below that.
+  int ptxVersion = options.ptxVersion;
+  const ::indexpool::target::ChipInfo *chip =
+      ::indexpool::target::lookupChip(options.chip);
+  if (options.tensorCores && chip && chip->computeCapability >= 89)
+    ptxVersion = std::max(ptxVersion, kFp8MmaPtxVersion);
+  target.features = "+ptx" + std::to_string(ptxVersion);
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addNestedPass<gpu::GPUModuleOp>(createIndexPoolLowerVectorMasks());

@@ -22,6 +22,14 @@
 // RUN: indexpool-run %s --function=score_dynamic --random-inputs=10 --input-shape=0:3x32x96 --input-shape=1:3x32 --input-shape=2:45x96 --input-shape=3:45 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_dynamic --random-inputs=11 --input-shape=0:11x32x96 --input-shape=1:11x32 --input-shape=2:19x96 --input-shape=3:19 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_narrow --random-inputs=12 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// An FP8 query with FP8 keys: mma.sync m16n8k32 on e4m3 (the LLVM
+// intrinsic) from sm_89, 8 channels per lane and k-step; D = 128 (2 k-steps
+// per 16-byte load) and D = 96 (3 k-steps, 8 bytes each). sm_80 keeps the
+// CUDA-core kernel for it (test/Target/score-mma.mlir).
+// RUN: indexpool-run %s --function=score_fp8_query --random-inputs=14 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_fp8_query --random-inputs=15 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_fp8_query --random-inputs=16 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_fp8_query_d96 --random-inputs=17 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // The launch's vector_bytes sets the key bytes per load: 8 (2 FP8 k-steps
 // per load, 128 threads, tiled grid) on sm_90.
 // RUN: indexpool-run %s --function=score_launch --random-inputs=13 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
@@ -50,6 +58,8 @@
 // MMA-LABEL: func.func @score_tiles
 // MMA: nvvm.convert.f8x2.to.f16x2
 // MMA: nvvm.mma.sync
+// MMA-LABEL: func.func @score_fp8_query
+// MMA-COUNT-4: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
 // MMA-LABEL: func.func @score_f32_query
 // MMA-NOT: nvvm.mma.sync
 // MMA: gpu.launch
@@ -119,6 +129,20 @@ func.func @score_launch(%q: tensor<3x32x64xbf16>, %w: tensor<3x32xf32>,
            elements_per_thread = 8, vector_bytes = 8, grid = tiled>}
       : (tensor<3x32x64xbf16>, tensor<3x32xf32>, tensor<150x64xf8E4M3FN>, tensor<150xf32>) -> tensor<3x150xf32>
   return %l : tensor<3x150xf32>
+}
+
+func.func @score_fp8_query(%q: tensor<3x64x128xf8E4M3FN>, %w: tensor<3x64xf32>,
+                           %k: tensor<203x128xf8E4M3FN>, %s: tensor<203xf32>) -> tensor<3x203xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<3x64x128xf8E4M3FN>, tensor<3x64xf32>, tensor<203x128xf8E4M3FN>, tensor<203xf32>) -> tensor<3x203xf32>
+  return %l : tensor<3x203xf32>
+}
+
+func.func @score_fp8_query_d96(%q: tensor<2x32x96xf8E4M3FN>, %w: tensor<2x32xf32>,
+                               %k: tensor<61x96xf8E4M3FN>, %s: tensor<61xf32>) -> tensor<2x61xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<2x32x96xf8E4M3FN>, tensor<2x32xf32>, tensor<61x96xf8E4M3FN>, tensor<61xf32>) -> tensor<2x61xf32>
+  return %l : tensor<2x61xf32>
 }
 
 func.func @score_f32_query(%q: tensor<1x64x128xf32>, %w: tensor<1x64xf32>,

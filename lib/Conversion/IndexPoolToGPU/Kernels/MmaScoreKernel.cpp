@@ -48,8 +48,14 @@ using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
 
-// The MMA's shape: M (heads) x N (key rows) x K (channels).
+// The MMA's shape: M (heads) x N (key rows) x K (channels): K = 16 on
+// bf16, 32 on e4m3.
 static constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+static constexpr int64_t kTileKFp8 = 32;
+// mma.sync m16n8k32 on e4m3 (nvvm.mma.sync has no e4m3 in MLIR 22; LLVM
+// selects the intrinsic from PTX ISA 8.4 on sm_89+).
+static constexpr llvm::StringLiteral kFp8Mma =
+    "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32";
 // Accumulators: 4 f32 registers per head tile.
 static constexpr int64_t kMaxHeads = 128;
 // Query rows x heads a warp accumulates at once: 32 f32 registers (at 64,
@@ -61,11 +67,15 @@ bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
                                               int computeCapability) {
   int64_t h = query.getDimSize(1), d = query.getDimSize(2);
   Type key = keys.getElementType();
-  return computeCapability >= 80 && query.getElementType().isBF16() &&
-         (isa<Float8E4M3FNType>(key) || key.isBF16()) &&
-         !ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
+  bool fp8Query = isa<Float8E4M3FNType>(query.getElementType());
+  bool types = fp8Query ? computeCapability >= 89 &&
+                              isa<Float8E4M3FNType>(key)
+                        : computeCapability >= 80 &&
+                              query.getElementType().isBF16() &&
+                              (isa<Float8E4M3FNType>(key) || key.isBF16());
+  return types && !ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
          keys.getDimSize(1) == d && h > 0 && h <= kMaxHeads &&
-         h % kTileM == 0 && d > 0 && d % kTileK == 0;
+         h % kTileM == 0 && d > 0 && d % (fp8Query ? kTileKFp8 : kTileK) == 0;
 }
 
 int64_t mlir::indexpool::gpukernels::mmaQueryTileRows(MemRefType query) {
@@ -77,10 +87,15 @@ int64_t mlir::indexpool::gpukernels::mmaQueryTileRows(MemRefType query) {
   return rows;
 }
 
-/// The 32-bit registers of a vector of 16-bit values (element 2i in the
-/// low half of register i, as mma.sync takes pairs).
+/// The 32-bit registers of a vector of 16- or 8-bit values (the lowest
+/// element in the lowest bits, as mma.sync takes them).
 static SmallVector<Value> words(ImplicitLocOpBuilder &b, Value v) {
-  int64_t n = cast<VectorType>(v.getType()).getNumElements() / 2;
+  auto type = cast<VectorType>(v.getType());
+  int64_t n = type.getNumElements() * type.getElementTypeBitWidth() / 32;
+  if (!type.getElementType().isIntOrIndex() &&
+      type.getElementTypeBitWidth() == 8)
+    v = arith::BitcastOp::create(
+        b, VectorType::get(type.getShape(), b.getI8Type()), v);
   Value packed =
       vector::BitCastOp::create(b, VectorType::get({n}, b.getI32Type()), v);
   SmallVector<Value> result;
@@ -136,16 +151,18 @@ static Value hardwareFp8ToBf16(ImplicitLocOpBuilder &b, Value codes) {
 /// (16 bytes when `units` is 4 for FP8 or 2 for bf16).
 static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
                                        Value keys, Value row, Value c,
-                                       int64_t units, bool hardwareFp8) {
+                                       int64_t units, bool hardwareFp8,
+                                       bool fp8Mma) {
   Type element = cast<MemRefType>(keys.getType()).getElementType();
-  const int64_t n = 4 * units;
+  const int64_t n = (fp8Mma ? 8 : 4) * units;
   const int64_t bytes = n * (element.isBF16() ? 2 : 1);
   auto load = [&]() -> Value {
     return vector::LoadOp::create(b, VectorType::get({n}, element), keys,
                                   ValueRange{row, c}, /*nontemporal=*/false,
                                   llvm::Align(std::min<int64_t>(bytes, 16)));
   };
-  if (element.isBF16())
+  // e4m3 codes as they are for the FP8 MMA.
+  if (element.isBF16() || fp8Mma)
     return words(b, load());
   if (!hardwareFp8)
     return words(b, truncExact(b, e.loadF32(keys, {row, c}, nullptr)));
@@ -166,8 +183,8 @@ static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
 /// hold (16 when the launch does not say), a power of two dividing the
 /// steps.
 static int64_t stepsPerLoad(Type keyElement, int64_t steps,
-                            int64_t vectorBytes) {
-  int64_t bytesPerStep = keyElement.isBF16() ? 8 : 4;
+                            int64_t vectorBytes, bool fp8Mma) {
+  int64_t bytesPerStep = keyElement.isBF16() || fp8Mma ? 8 : 4;
   int64_t units = std::max<int64_t>(
       1, (vectorBytes > 0 ? vectorBytes : 16) / bytesPerStep);
   while (units > 1 && steps % units != 0)
@@ -181,21 +198,28 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     bool hardwareFp8) {
   auto queryType = cast<MemRefType>(query.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
-  const int64_t headTiles = H / kTileM, steps = D / kTileK;
+  // FP8 query (and keys): m16n8k32 on e4m3, 8 channels per lane and step.
+  const bool fp8Mma = isa<Float8E4M3FNType>(queryType.getElementType());
+  const int64_t tileK = fp8Mma ? kTileKFp8 : kTileK;
+  const int64_t laneStep = tileK / 4;
+  const int64_t headTiles = H / kTileM, steps = D / tileK;
   const int64_t queryRows = mmaQueryTileRows(queryType);
   const int64_t units = stepsPerLoad(
       cast<MemRefType>(keys.getType()).getElementType(), steps,
-      launch.vectorBytes);
+      launch.vectorBytes, fp8Mma);
   Emitter e(b, 4, /*stackScopes=*/false);
   // The software decoder's width: the channels of one key load.
-  Emitter eLoad(b, 4 * units, /*stackScopes=*/false);
+  Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
   const int64_t threadsPerBlock = launch.threadsPerBlock;
   const int64_t warps = threadsPerBlock / kWarpSize;
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(),
                                                   {f32, f32, f32, f32});
   // The query channels of one key load, per head row.
-  auto queryUnit = VectorType::get({4 * units}, b.getBF16Type());
+  auto queryUnit =
+      VectorType::get({laneStep * units}, queryType.getElementType());
+  const int64_t queryUnitBytes =
+      laneStep * units * queryType.getElementTypeBitWidth() / 8;
 
   // A block's tile: 8 key rows per warp.
   const int64_t rowsPerTile = warps * kTileN;
@@ -218,8 +242,8 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     Value g = arith::DivUIOp::create(b, lane, e.index(4));
     Value t = arith::RemUIOp::create(b, lane, e.index(4));
     Value twoT = e.mul(t, e.index(2));
-    // The lane's channels: [4 S t, 4 S t + 4 S).
-    Value laneChannels = e.mul(t, e.index(4 * steps));
+    // The lane's channels: [(K / 4) S t, (K / 4) S (t + 1)).
+    Value laneChannels = e.mul(t, e.index(laneStep * steps));
     Value last = arith::SubIOp::create(b, dimN, e.index(1));
     forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
       Value first = e.add(e.mul(tile, e.index(rowsPerTile)),
@@ -233,9 +257,10 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
       SmallVector<Value> acc = e.forLoop(
           e.index(0), e.index(steps / units), e.index(1), zeros,
           [&](Value su, ValueRange accs) -> SmallVector<Value> {
-            Value c = e.add(laneChannels, e.mul(su, e.index(4 * units)));
-            SmallVector<Value> bWords =
-                keyFragments(b, eLoad, keys, row, c, units, hardwareFp8);
+            Value c =
+                e.add(laneChannels, e.mul(su, e.index(laneStep * units)));
+            SmallVector<Value> bWords = keyFragments(
+                b, eLoad, keys, row, c, units, hardwareFp8, fp8Mma);
             SmallVector<Value> next;
             for (int64_t q = 0; q < queryRows; ++q) {
               ValueRange mine = accs.slice(q * perQuery, perQuery);
@@ -251,7 +276,7 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
                                         ValueRange{m, h, c},
                                         /*nontemporal=*/false,
                                         llvm::Align(std::min<int64_t>(
-                                            8 * units, 16))));
+                                            queryUnitBytes, 16))));
                   };
                   SmallVector<Value> r0 = load(h0), r1 = load(h1);
                   SmallVector<Value> d(mine.slice(4 * ht, 4));
@@ -260,14 +285,26 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
                                              r0[2 * u + 1], r1[2 * u + 1]};
                     SmallVector<Value> bFrag{bWords[2 * u],
                                              bWords[2 * u + 1]};
-                    auto mma = NVVM::MmaOp::create(
-                        b, accType, aFrag, bFrag, d,
-                        ArrayRef<int64_t>{kTileM, kTileN, kTileK},
-                        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-                        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                      NVVM::MMATypes::bf16},
-                        std::array<NVVM::MMALayout, 2>{
-                            NVVM::MMALayout::row, NVVM::MMALayout::col});
+                    Value mma;
+                    if (fp8Mma) {
+                      SmallVector<Value> operands(aFrag);
+                      operands.append(bFrag);
+                      operands.append(d);
+                      mma = LLVM::CallIntrinsicOp::create(
+                                b, accType, b.getStringAttr(kFp8Mma),
+                                operands)
+                                .getResult(0);
+                    } else {
+                      mma = NVVM::MmaOp::create(
+                          b, accType, aFrag, bFrag, d,
+                          ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+                          /*b1Op=*/std::nullopt,
+                          /*intOverflow=*/std::nullopt,
+                          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                                        NVVM::MMATypes::bf16},
+                          std::array<NVVM::MMALayout, 2>{
+                              NVVM::MMALayout::row, NVVM::MMALayout::col});
+                    }
                     for (int64_t i = 0; i < 4; ++i)
                       d[i] = LLVM::ExtractValueOp::create(b, mma, i);
                   }
