@@ -71,8 +71,11 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     (`--indexpool-configure`), else `threads-per-block`. Ops whose shapes
     a kernel does not cover are left for `--indexpool-to-loops`.
 
-    With `tensor-cores`, `score` (and the score part of `select`; not
-    refine's gather-score nor `select_paged`) runs on the tensor cores:
+    With `tensor-cores`, `score` (and the score parts of `select`,
+    `refine` and `select_paged`, which then keep their bit-identity with
+    `score` on the GPU: the same MMAs in the same order for every logit;
+    one query row per block for refine's candidates and a sequence's pages,
+    FP8 codes read from the pages as they are) runs on the tensor cores:
     `nvvm.mma.sync` m16n8k16 on bf16 (`nvgpu.mma.sync` does not lower bf16
     in MLIR 22), each warp a tile of 8 key rows against all heads (16 per
     MMA row tile) of a tile of up to 128 / H query rows (the keys are read
@@ -86,10 +89,9 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     NVVM pipeline then targets), D a multiple of 32. Otherwise it takes a
     bf16 query with H a multiple of 16 up to 128, D a multiple of 16, and
     FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
-    kernel, silently. Off
-    by default: the logits then differ from the CPU's in the last bits (a
-    different summation order), so select's and refine's logits are no
-    longer bit-identical to the CPU's.
+    kernel, silently. Off by default: the logits then differ from the
+    CPU's in the last bits (a different summation order), so the GPU's
+    logits are no longer bit-identical to the CPU's.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

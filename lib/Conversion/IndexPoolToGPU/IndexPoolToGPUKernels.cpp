@@ -327,8 +327,15 @@ struct ExpandKernel : KernelPattern<ExpandOp> {
 /// kernels' own split: the gathered logits are no op of the dialect).
 struct RefineKernel : KernelPattern<RefineOp> {
   using KernelPattern::KernelPattern;
+  /// Whether the gather-score runs on the tensor cores (as score does).
+  bool onTensorCores(RefineOp op) const {
+    return options.tensorCores &&
+           canScoreMma(bufferType(op.getQuery()), bufferType(op.getKeys()),
+                       options.chip->computeCapability);
+  }
   const char *unsupported(RefineOp op, const KernelLaunch &) const override {
-    if (!canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
+    if (!onTensorCores(op) &&
+        !canScore(bufferType(op.getQuery()), bufferType(op.getKeys())))
       return "H or D dynamic, H > 128, or the query beyond 48 KiB";
     if (cast<RankedTensorType>(op.getQuery().getType()).getDimSize(2) == 0)
       return "D = 0";
@@ -362,8 +369,12 @@ struct RefineKernel : KernelPattern<RefineOp> {
     Value logits = temp({dyn, dyn}, f32, {dimM, dimOf(b, candidates, 1)});
     Value values = temp({dyn, k}, f32, {dimM});
     Value indices = temp({dyn, k}, i32, {dimM});
-    emitRefineScoreKernel(b, query, weights, candidates, keys, scales, logits,
-                          launch);
+    if (onTensorCores(op))
+      emitMmaRefineScoreKernel(b, query, weights, candidates, keys, scales,
+                               logits, launch, options.hardwareFp8);
+    else
+      emitRefineScoreKernel(b, query, weights, candidates, keys, scales,
+                            logits, launch);
     emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices,
                    partTopKLaunch(launch));
     emitTakeKernel(b, candidates, keys, indices, tokens, launch);
@@ -396,9 +407,15 @@ static const char *pagedUnsupported(Operation *op,
 
 struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
   using KernelPattern::KernelPattern;
+  /// Whether the score part runs on the tensor cores (as score does).
+  bool onTensorCores(SelectPagedOp op) const {
+    return options.tensorCores &&
+           canSelectPagedMma(bufferType(op.getQuery()), op.getCodesType(),
+                             options.chip->computeCapability);
+  }
   const char *unsupported(SelectPagedOp op,
                           const KernelLaunch &launch) const override {
-    return pagedUnsupported(op, launch);
+    return onTensorCores(op) ? nullptr : pagedUnsupported(op, launch);
   }
   void lower(SelectPagedOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
              const KernelLaunch &launch) const override {
@@ -411,6 +428,8 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
     s.k = static_cast<int64_t>(op.getK());
     s.poolSize = op.getPoolSize();
     s.layout = loops::PageEntries::of(op);
+    s.tensorCores = onTensorCores(op);
+    s.hardwareFp8 = options.hardwareFp8;
     s.tokens = buffers.out(
         op.getTokens().getType(),
         {dimOf(b, s.query, 0), dimOf(b, s.query, 1),

@@ -66,6 +66,44 @@ bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
 /// The query rows one block of the tensor-core score takes (its keys are
 /// read once per such tile): up to 128 / H, at most M when M is static.
 int64_t mmaQueryTileRows(MemRefType query);
+/// A key row of the tensor-core score: its elements are
+/// memref[lead..., offset + channel] (`MmaKeys::codeType` values, or their
+/// bytes in an i8 memref), with its f32 scale (null: none); `present` (i1,
+/// null: always) says whether there is a row: where it is false the logit
+/// is NaN and the row is not read.
+struct MmaKeyRow {
+  Value memref;
+  SmallVector<Value> lead;
+  Value offset;
+  Value scale;
+  Value present;
+};
+/// Where the tensor-core score's key rows are: `count` of them, the first
+/// `rowLength(m)` (null: all) scored for query row m (only with
+/// `perQuery`), row n of query row m through `row` (n < count).
+/// `perQuery`: the rows depend on the query row (pages of its sequence,
+/// its candidates): one query row per block. Every row starts at a multiple
+/// of `alignBytes` (a power of two up to 16) from a 16-byte aligned base.
+struct MmaKeys {
+  Type codeType;
+  int64_t alignBytes = 1;
+  bool perQuery = false;
+  std::function<Value(loops::Emitter &)> count;
+  std::function<Value(loops::Emitter &, Value m)> rowLength;
+  std::function<MmaKeyRow(loops::Emitter &, Value m, Value n)> row;
+};
+/// The tensor-core score over `keys` (canScoreMma must cover the query and
+/// rows of keys.codeType): logits[m, n] for the rows it scores.
+void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
+                        Value logits, const MmaKeys &keys,
+                        const KernelLaunch &launch, bool hardwareFp8);
+/// refine's gather-score on the tensor cores: the MMA score kernel over the
+/// key rows refine's candidates name (NaN for padding, not read), so each
+/// logit is the tensor-core score's bit for bit.
+void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
+                              Value weights, Value candidates, Value keys,
+                              Value scales, Value logits,
+                              const KernelLaunch &launch, bool hardwareFp8);
 /// score on the tensor cores (MmaScoreKernel.cpp): per warp 8 key rows
 /// against all heads of a tile of query rows; grid-stride over tiles of 8
 /// rows per warp, one wave; grid y: the query tiles. FP8 keys are decoded
@@ -170,7 +208,14 @@ struct PagedSelectBuffers {
   Value tokens;                                // result [B, S, k*P + P - 1]
   int64_t k, poolSize;
   loops::PageEntries layout;
+  /// Score on the tensor cores (canSelectPagedMma holds), FP8 codes decoded
+  /// by the hardware (sm_89+).
+  bool tensorCores = false, hardwareFp8 = false;
 };
+/// Whether the tensor-core score covers this [B, S, H, D] query against
+/// pages of `codeType` codes on a chip of `computeCapability`.
+bool canSelectPagedMma(MemRefType query, Type codeType,
+                       int computeCapability);
 /// Whether the score kernel covers this [B, S, H, D] query (canScore with
 /// i8 code rows of D).
 bool canSelectPaged(MemRefType query);

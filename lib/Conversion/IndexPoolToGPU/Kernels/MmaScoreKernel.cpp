@@ -35,6 +35,7 @@
 #include "KernelBuilder.h"
 
 #include "Common/Emitter.h"
+#include "Common/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -43,6 +44,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
@@ -147,36 +150,51 @@ static Value hardwareFp8ToBf16(ImplicitLocOpBuilder &b, Value codes) {
 }
 
 /// The B fragments of `units` k-steps of key row `row`, channels
-/// [c, c + 4 units): two registers of bf16 pairs per k-step, from one load
-/// (16 bytes when `units` is 4 for FP8 or 2 for bf16).
+/// [c, c + n): two registers per k-step, from one load of the row's stored
+/// elements (page bytes read as `keys.codeType`); zeros for a row that is
+/// not there.
 static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
-                                       Value keys, Value row, Value c,
+                                       const MmaKeys &keys,
+                                       const MmaKeyRow &row, Value c,
                                        int64_t units, bool hardwareFp8,
                                        bool fp8Mma) {
-  Type element = cast<MemRefType>(keys.getType()).getElementType();
+  Type element = keys.codeType;
   const int64_t n = (fp8Mma ? 8 : 4) * units;
   const int64_t bytes = n * (element.isBF16() ? 2 : 1);
   auto load = [&]() -> Value {
-    return vector::LoadOp::create(b, VectorType::get({n}, element), keys,
-                                  ValueRange{row, c}, /*nontemporal=*/false,
-                                  llvm::Align(std::min<int64_t>(bytes, 16)));
+    Type stored = cast<MemRefType>(row.memref.getType()).getElementType();
+    SmallVector<Value> indices(row.lead);
+    indices.push_back(e.add(row.offset, c));
+    Value raw = vector::LoadOp::create(
+        b, VectorType::get({n}, stored), row.memref, indices,
+        /*nontemporal=*/false,
+        llvm::Align(std::min<int64_t>({bytes, 16, keys.alignBytes})));
+    if (stored != element)
+      raw = arith::BitcastOp::create(b, VectorType::get({n}, element), raw);
+    return raw;
   };
-  // e4m3 codes as they are for the FP8 MMA.
-  if (element.isBF16() || fp8Mma)
-    return words(b, load());
-  if (!hardwareFp8)
-    return words(b, truncExact(b, e.loadF32(keys, {row, c}, nullptr)));
-  Value codes =
-      arith::BitcastOp::create(b, VectorType::get({n}, b.getI8Type()), load());
-  SmallVector<Value> result;
-  for (int64_t pair = 0; pair < n / 2; ++pair) {
-    Value two = vector::ShuffleOp::create(
-        b, codes, codes, ArrayRef<int64_t>{2 * pair, 2 * pair + 1});
-    Value word = vector::BitCastOp::create(
-        b, VectorType::get({1}, b.getI32Type()), hardwareFp8ToBf16(b, two));
-    result.push_back(vector::ExtractOp::create(b, word, 0));
-  }
-  return result;
+  auto fragments = [&]() -> SmallVector<Value> {
+    // e4m3 codes as they are for the FP8 MMA.
+    if (element.isBF16() || fp8Mma)
+      return words(b, load());
+    if (!hardwareFp8)
+      return words(b, truncExact(b, e.toF32(load())));
+    Value codes =
+        arith::BitcastOp::create(b, VectorType::get({n}, b.getI8Type()), load());
+    SmallVector<Value> result;
+    for (int64_t pair = 0; pair < n / 2; ++pair) {
+      Value two = vector::ShuffleOp::create(
+          b, codes, codes, ArrayRef<int64_t>{2 * pair, 2 * pair + 1});
+      Value word = vector::BitCastOp::create(
+          b, VectorType::get({1}, b.getI32Type()), hardwareFp8ToBf16(b, two));
+      result.push_back(vector::ExtractOp::create(b, word, 0));
+    }
+    return result;
+  };
+  if (!row.present)
+    return fragments();
+  SmallVector<Value> zeros(2 * units, e.i32(0));
+  return e.ifThen(row.present, zeros, fragments);
 }
 
 /// k-steps per key load: as many as `vectorBytes` of the lane's channels
@@ -193,9 +211,8 @@ static int64_t stepsPerLoad(Type keyElement, int64_t steps,
 }
 
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
-    ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
-    Value scales, Value logits, const KernelLaunch &launch,
-    bool hardwareFp8) {
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
+    const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8) {
   auto queryType = cast<MemRefType>(query.getType());
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
   // FP8 query (and keys): m16n8k32 on e4m3, 8 channels per lane and step.
@@ -203,10 +220,10 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t tileK = fp8Mma ? kTileKFp8 : kTileK;
   const int64_t laneStep = tileK / 4;
   const int64_t headTiles = H / kTileM, steps = D / tileK;
-  const int64_t queryRows = mmaQueryTileRows(queryType);
-  const int64_t units = stepsPerLoad(
-      cast<MemRefType>(keys.getType()).getElementType(), steps,
-      launch.vectorBytes, fp8Mma);
+  // Rows that depend on the query row (pages, candidates): one per block.
+  const int64_t queryRows = keys.perQuery ? 1 : mmaQueryTileRows(queryType);
+  const int64_t units =
+      stepsPerLoad(keys.codeType, steps, launch.vectorBytes, fp8Mma);
   Emitter e(b, 4, /*stackScopes=*/false);
   // The software decoder's width: the channels of one key load.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
@@ -223,8 +240,8 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
 
   // A block's tile: 8 key rows per warp.
   const int64_t rowsPerTile = warps * kTileN;
-  Value dimN = e.dim(keys, 0), dimM = e.dim(query, 0);
-  Value tiles = arith::CeilDivUIOp::create(b, dimN, e.index(rowsPerTile));
+  Value count = keys.count(e), dimM = e.dim(query, 0);
+  Value tiles = arith::CeilDivUIOp::create(b, count, e.index(rowsPerTile));
   const bool gridStride = launch.gridStride.value_or(true);
   Value grid = gridSize(b, tiles, gridStride,
                         launch.blocksPerSM(threadsPerBlock));
@@ -237,6 +254,15 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
       return arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                    e.add(firstQuery, e.index(q)), dimM);
     };
+    // The rows scored: all, or (one query row per block) the first
+    // rowLength(m), whose tiles alone are visited.
+    Value dimN = count;
+    if (keys.rowLength) {
+      assert(keys.perQuery && "a row length needs one query row per block");
+      dimN = arith::MinUIOp::create(b, count, keys.rowLength(e, firstQuery));
+    }
+    Value blockTiles =
+        arith::CeilDivUIOp::create(b, dimN, e.index(rowsPerTile));
     Value lane = arith::RemUIOp::create(b, ids.thread, e.index(kWarpSize));
     Value warp = arith::DivUIOp::create(b, ids.thread, e.index(kWarpSize));
     Value g = arith::DivUIOp::create(b, lane, e.index(4));
@@ -245,11 +271,12 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     // The lane's channels: [(K / 4) S t, (K / 4) S (t + 1)).
     Value laneChannels = e.mul(t, e.index(laneStep * steps));
     Value last = arith::SubIOp::create(b, dimN, e.index(1));
-    forEachTile(b, ids.block, grid, tiles, gridStride, [&](Value tile) {
+    forEachTile(b, ids.block, grid, blockTiles, gridStride, [&](Value tile) {
       Value first = e.add(e.mul(tile, e.index(rowsPerTile)),
                           e.mul(warp, e.index(kTileN)));
       // This lane's key row of the B fragment; rows beyond N read the last.
-      Value row = arith::MinUIOp::create(b, e.add(first, g), last);
+      MmaKeyRow bRow = keys.row(
+          e, firstQuery, arith::MinUIOp::create(b, e.add(first, g), last));
       // The accumulators, 4 per query row and head tile
       // ([q][ht][r][j]: query row q, head g + 8 r, key row 2t + j).
       const int64_t perQuery = 4 * headTiles;
@@ -260,7 +287,7 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
             Value c =
                 e.add(laneChannels, e.mul(su, e.index(laneStep * units)));
             SmallVector<Value> bWords = keyFragments(
-                b, eLoad, keys, row, c, units, hardwareFp8, fp8Mma);
+                b, eLoad, keys, bRow, c, units, hardwareFp8, fp8Mma);
             SmallVector<Value> next;
             for (int64_t q = 0; q < queryRows; ++q) {
               ValueRange mine = accs.slice(q * perQuery, perQuery);
@@ -320,13 +347,14 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
             return next;
           });
 
-      // Per query row: key rows 2t and 2t + 1 of the tile, the lane's
-      // heads, then the warp's (lanes of the same t).
-      SmallVector<Value> keyScales;
-      for (int64_t j = 0; j < 2 && scales; ++j) {
+      // Key rows 2t and 2t + 1 of the tile (their scales; a row that is
+      // not there is NaN), then per query row the lane's heads and the
+      // warp's (lanes of the same t).
+      SmallVector<MmaKeyRow> outRows;
+      for (int64_t j = 0; j < 2; ++j) {
         Value n = e.add(first, e.add(twoT, e.index(j)));
-        keyScales.push_back(
-            e.loadScalarF32(scales, {arith::MinUIOp::create(b, n, last)}));
+        outRows.push_back(
+            keys.row(e, firstQuery, arith::MinUIOp::create(b, n, last)));
       }
       for (int64_t q = 0; q < queryRows; ++q) {
         auto epilogue = [&]() {
@@ -337,8 +365,8 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
             for (int64_t ht = 0; ht < headTiles; ++ht)
               for (int64_t r = 0; r < 2; ++r) {
                 Value v = acc[q * perQuery + 4 * ht + 2 * r + j];
-                if (scales)
-                  v = arith::MulFOp::create(b, keyScales[j], v);
+                if (outRows[j].scale)
+                  v = arith::MulFOp::create(b, outRows[j].scale, v);
                 Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
                 Value h = e.add(e.index(ht * kTileM + 8 * r), g);
                 Value w = e.loadScalarF32(weights, {m, h});
@@ -346,6 +374,10 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
               }
             for (int64_t mask : {4, 8, 16})
               sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
+            if (outRows[j].present)
+              sum = arith::SelectOp::create(
+                  b, outRows[j].present, sum,
+                  e.f32(std::numeric_limits<double>::quiet_NaN()));
             Value store = arith::AndIOp::create(
                 b,
                 arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g,
@@ -363,4 +395,66 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
       }
     });
   });
+}
+
+/// The alignment of rows of `d` elements of `elementBytes` from a 16-byte
+/// aligned base: the largest power of two dividing the row's bytes, <= 16.
+static int64_t rowAlignment(int64_t bytes) {
+  int64_t align = 16;
+  while (align > 1 && bytes % align != 0)
+    align /= 2;
+  return align;
+}
+
+void mlir::indexpool::gpukernels::emitMmaScoreKernel(
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
+    Value scales, Value logits, const KernelLaunch &launch,
+    bool hardwareFp8) {
+  auto keysType = cast<MemRefType>(keys.getType());
+  MmaKeys source;
+  source.codeType = keysType.getElementType();
+  source.alignBytes = rowAlignment(keysType.getDimSize(1) *
+                                   keysType.getElementTypeBitWidth() / 8);
+  source.count = [&](Emitter &e) { return e.dim(keys, 0); };
+  source.row = [&](Emitter &e, Value, Value n) {
+    MmaKeyRow row{keys, {n}, e.index(0), Value(), Value()};
+    if (scales)
+      row.scale = e.loadScalarF32(scales, {n});
+    return row;
+  };
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8);
+}
+
+void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
+    ImplicitLocOpBuilder &b, Value query, Value weights, Value candidates,
+    Value keys, Value scales, Value logits, const KernelLaunch &launch,
+    bool hardwareFp8) {
+  auto keysType = cast<MemRefType>(keys.getType());
+  MmaKeys source;
+  source.codeType = keysType.getElementType();
+  source.alignBytes = rowAlignment(keysType.getDimSize(1) *
+                                   keysType.getElementTypeBitWidth() / 8);
+  source.perQuery = true;
+  source.count = [&](Emitter &e) { return e.dim(candidates, 1); };
+  // Column c of row m is key row candidates[m, c] when that is a row; it
+  // and its scale are read only then.
+  source.row = [&](Emitter &e, Value m, Value c) {
+    ImplicitLocOpBuilder &kb = e.builder();
+    Value id = memref::LoadOp::create(kb, candidates, ValueRange{m, c});
+    MmaKeyRow row;
+    row.present = loops::emitIsKeyRow(e, id, keys);
+    Value n = arith::SelectOp::create(
+        kb, row.present, arith::IndexCastOp::create(kb, kb.getIndexType(), id),
+        e.index(0));
+    row.memref = keys;
+    row.lead = {n};
+    row.offset = e.index(0);
+    if (scales)
+      row.scale =
+          e.ifThen(row.present, {e.f32(0.0)}, [&]() -> SmallVector<Value> {
+             return {e.loadScalarF32(scales, {n})};
+           }).front();
+    return row;
+  };
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8);
 }

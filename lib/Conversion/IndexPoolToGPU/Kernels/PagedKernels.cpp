@@ -30,6 +30,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
@@ -161,6 +163,19 @@ bool mlir::indexpool::gpukernels::canSelectPaged(MemRefType query) {
   return canScore(rows, codes);
 }
 
+bool mlir::indexpool::gpukernels::canSelectPagedMma(MemRefType query,
+                                                    Type codeType,
+                                                    int computeCapability) {
+  if (query.getRank() != 4 || query.isDynamicDim(2) || query.isDynamicDim(3))
+    return false;
+  auto rows = MemRefType::get(
+      {ShapedType::kDynamic, query.getDimSize(2), query.getDimSize(3)},
+      query.getElementType());
+  auto codes = MemRefType::get({ShapedType::kDynamic, query.getDimSize(3)},
+                               codeType);
+  return canScoreMma(rows, codes, computeCapability);
+}
+
 void mlir::indexpool::gpukernels::emitSelectPagedKernels(
     ImplicitLocOpBuilder &b, const PagedSelectBuffers &s,
     const KernelLaunch &launch) {
@@ -208,6 +223,41 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
   // The score kernel with entry j of row m at page block_table[m / S,
   // j / E], entry j % E: its codes and scale as the CPU reads them.
   int64_t d = cast<MemRefType>(s.query.getType()).getDimSize(3);
+  if (s.tensorCores) {
+    // The tensor-core score: one query row (one sequence) per block, the
+    // entry's codes read straight from its page.
+    MmaKeys keys;
+    keys.codeType = layout.codeType;
+    // An entry's codes start at page * E (D + 4) + (scales first: 4 E) +
+    // entry * D bytes.
+    int64_t start = std::gcd(layout.entries * (d + 4), d);
+    if (layout.scalesFirst)
+      start = std::gcd(start, 4 * layout.entries);
+    keys.alignBytes = std::min<int64_t>(16, start & -start);
+    keys.perQuery = true;
+    keys.count = [&](Emitter &em) { return em.dim(logits, 1); };
+    keys.rowLength = [&](Emitter &em, Value m) {
+      ImplicitLocOpBuilder &kb = em.builder();
+      return loops::toIndex(kb,
+                            memref::LoadOp::create(kb, valid, ValueRange{m}));
+    };
+    keys.row = [&](Emitter &em, Value m, Value j) {
+      ImplicitLocOpBuilder &kb = em.builder();
+      Value seq = arith::DivUIOp::create(kb, m, em.dim(s.lengths, 1));
+      Value page, entry;
+      std::tie(page, entry) = loops::locateEntry(em, layout, s.table, seq, j,
+                                                 em.dim(s.pages, 0));
+      Value dimD = em.index(d);
+      MmaKeyRow row;
+      row.memref = s.pages;
+      row.lead = {page};
+      row.offset = layout.codesAt(em, entry, dimD);
+      row.scale =
+          loops::loadScale(em, s.pages, page, layout.scaleAt(em, entry, dimD));
+      return row;
+    };
+    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.hardwareFp8);
+  } else {
   ScoreKeys keys;
   keys.elementBytes = 1;
   keys.count = [&](Emitter &em) { return em.dim(logits, 1); };
@@ -236,6 +286,7 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
     return row;
   };
   emitScoreKernel(b, q, w, logits, keys, launch);
+  }
   emitTopKKernel(b, logits, valid, values, indices, partTopKLaunch(launch));
   // Expand writes tokens[m, 0 .. k*P), before the tail slots.
   emitExpandKernel(b, indices, tokens, p, launch);
