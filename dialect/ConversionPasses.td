@@ -71,7 +71,7 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     (`--indexpool-configure`), else `threads-per-block`. Ops whose shapes
     a kernel does not cover are left for `--indexpool-to-loops`.
 
-    With `tensor-cores`, `score` (and the score parts of `select`,
+    With `tensor-cores` (the default), `score` (and the score parts of `select`,
     `refine` and `select_paged`, which then keep their bit-identity with
     `score` on the GPU: the same MMAs in the same order for every logit;
     one query row per block for refine's candidates and a sequence's pages,
@@ -89,9 +89,9 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     NVVM pipeline then targets), D a multiple of 32. Otherwise it takes a
     bf16 query with H a multiple of 16 up to 128, D a multiple of 16, and
     FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
-    kernel, silently. Off by default: the logits then differ from the
-    CPU's in the last bits (a different summation order), so the GPU's
-    logits are no longer bit-identical to the CPU's.
+    kernel, silently. On by default: the logits then differ from the CPU's
+    in the last bits (a different summation order); `tensor-cores=false`
+    keeps the CUDA-core kernels, whose logits equal the CPU's bit for bit.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -115,12 +115,13 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
            "Fail with one error on an indexpool op with a dynamic size (the "
            "NVVM pipeline's kernels take bare pointers, which need static "
            "shapes; the GPU emulator does not)">,
-    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
-           "score and select's score on the tensor cores (mma.sync, bf16 "
-           "query, FP8 or bf16 keys, H and D multiples of 16; other shapes "
-           "keep the CUDA-core kernel). Off by default: the logits differ "
-           "from the CPU's in the last bits (summation order), which breaks "
-           "the bit-identity of select's and refine's logits">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "The scores of score, select, refine and select_paged on the "
+           "tensor cores (mma.sync; a bf16 query with FP8 or bf16 keys, or "
+           "FP8 query and keys from sm_89; H and D multiples of 16; other "
+           "shapes keep the CUDA-core kernel). On by default; false gives "
+           "the CUDA-core kernels, whose logits equal the CPU's bit for bit "
+           "(the tensor cores' differ in the last bits: summation order)">,
   ];
 }
 

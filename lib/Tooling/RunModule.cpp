@@ -205,7 +205,7 @@ int ModuleRunner::runOnCuda(ModuleOp module, func::FuncOp func,
     return fail(error);
   gpuOptions->format = "isa";
   gpuOptions->fuse = options.fuse;
-  gpuOptions->tensorCores = options.tensorCores;
+  gpuOptions->tensorCores = options.tensorCores.value_or(true);
   if (const char *cuda = std::getenv("CUDA_HOME"))
     gpuOptions->cudaToolkit = cuda;
   std::string binaryName =
@@ -264,7 +264,7 @@ int ModuleRunner::run() {
     return fail("--input-shape only applies with --random-inputs");
   if (!options.tuningDb.empty() && deviceName != "cpu")
     return fail("--tuning-db only applies with --device=cpu");
-  if (options.tensorCores && deviceName == "cpu")
+  if (options.tensorCores.has_value() && deviceName == "cpu")
     return fail("--tensor-cores only applies with --device=cuda or "
                 "gpu-emulator");
 
@@ -354,7 +354,7 @@ int ModuleRunner::run() {
   jitOptions.toolName = options.toolName;
   if (emulateGPU) {
     jitOptions.emulatedGPU = options.chip;
-    jitOptions.tensorCores = options.tensorCores;
+    jitOptions.tensorCores = options.tensorCores.value_or(true);
   }
   std::unique_ptr<CPUJitFunction> compiled =
       CPUJitFunction::compile(func, jitOptions, error);

@@ -5,8 +5,11 @@
 // a tile larger than the block's row groups), `vector_bytes` and
 // `elements_per_thread` (the row layout: the access width vector<NxT>).
 // The kernels so configured are run in
-// test/Integration/GPUEmulator/launch-fields.mlir.
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 | FileCheck %s
+// test/Integration/GPUEmulator/launch-fields.mlir. The scores are the
+// CUDA-core kernels here (tensor-cores=false): the tensor-core kernel takes
+// threads_per_block, vector_bytes and grid, and tiles of 8 key rows per
+// warp instead of items_per_block (score-mma.mlir).
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_90 tensor-cores=false" | FileCheck %s
 
 // A tile of 8 rows = the 8 row groups of 128 threads (16 lanes of 8 bf16):
 // ceil(rows / 8) blocks, no loop.

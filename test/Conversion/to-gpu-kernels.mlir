@@ -2,10 +2,13 @@
 // shuffles for the rotation and the absmax, hardware FP8 on sm_89+), score
 // keeps the query in shared memory, topk is a radix select with shared
 // atomics, expand one thread per pool, select becomes the three of them,
-// refine a gather-score, the topk and a take kernel.
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_90 | FileCheck %s
-// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_80 | FileCheck %s --check-prefix=SM80
-// RUN: indexpool-opt %s -split-input-file --indexpool-configure=chip=sm_120 --indexpool-to-gpu-kernels=chip=sm_120 | FileCheck %s --check-prefix=CONF120
+// refine a gather-score, the topk and a take kernel. The scores here are
+// the CUDA-core kernels (tensor-cores=false); the tensor-core ones, the
+// default, are checked in test/Integration/GPUEmulator/score-mma.mlir and
+// mma-ops.mlir.
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_90 tensor-cores=false" | FileCheck %s
+// RUN: indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_80 tensor-cores=false" | FileCheck %s --check-prefix=SM80
+// RUN: indexpool-opt %s -split-input-file --indexpool-configure=chip=sm_120 --indexpool-to-gpu-kernels="chip=sm_120 tensor-cores=false" | FileCheck %s --check-prefix=CONF120
 // RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels=chip=sm_42 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not indexpool-opt %s -split-input-file --indexpool-to-gpu-kernels="chip=sm_90 threads-per-block=48" 2>&1 | FileCheck %s --check-prefix=THREADS
 

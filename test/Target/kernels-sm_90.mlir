@@ -2,7 +2,9 @@
 // kernel of compress, score and select (--emit=cubin runs it); compress is
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with cvt.rn.satfinite.e4m3x2.f32;
-// score reads keys with 16-byte loads; compress, score, the six select
+// score runs on the tensor cores (mma.sync, FP8 keys by cvt.rn.f16x2.e4m3x2)
+// and reads keys with 16-byte loads, as the CUDA-core kernel
+// (--tensor-cores=false) does; compress, score, the six select
 // kernels and the unfused (--fuse=false) pool / hadamard / quantize kernels spill no
 // register and have no stack frame (test/ptxas_report.py parses ptxas -v).
 // RUN: rm -rf %t && indexpool-compile %S/Inputs/kernels.mlir --chip=sm_90 --emit=cubin --fuse=false -o %t
@@ -10,6 +12,9 @@
 // RUN: indexpool-compile %S/Inputs/kernels.mlir --chip=sm_90 --emit=ptx --fuse=false -o %t
 // RUN: FileCheck %s --check-prefix=COMPRESS < %t/compress.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score.sm_90.ptx
+// RUN: indexpool-compile %S/Inputs/kernels.mlir --function=score --chip=sm_90 --emit=ptx --tensor-cores=false -o %t.cuda
+// RUN: FileCheck %s --check-prefix=CUDACORE < %t.cuda/score.sm_90.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t.cuda/score.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/compress.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select.sm_90.ptx | FileCheck %s --check-prefix=SIX
@@ -27,8 +32,14 @@
 // COMPRESS: cvt.rn.satfinite.e4m3x2.f32
 // COMPRESS-NOT: .entry
 // SCORE: .target sm_90
-// SCORE: .shared .align 16
 // SCORE: ld.global.v4.b32
+// SCORE: cvt.rn.f16x2.e4m3x2
+// SCORE: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CUDACORE: .target sm_90
+// CUDACORE-NOT: mma.sync
+// CUDACORE: .shared .align 16
+// CUDACORE: ld.global.v4.b32
+// CUDACORE-NOT: mma.sync
 // ONE: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // ONE-NOT: kernel
 // THREE-COUNT-3: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0

@@ -1,17 +1,19 @@
-// The tensor-core score kernel for sm_90 (indexpool-compile --tensor-cores):
+// The tensor-core score kernel for sm_90 (indexpool-compile --tensor-cores,
+// the default):
 // score and select's score part issue mma.sync m16n8k16 on bf16 with f32
 // accumulators, and ptxas (CUDA_HOME) accepts every kernel (select's six)
 // without spills or a stack frame (test/ptxas_report.py parses ptxas -v).
-// Without --tensor-cores the same functions have no MMA.
+// With --tensor-cores=false the same functions have no MMA.
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --tensor-cores --emit=ptx -o %t
 // RUN: FileCheck %s --check-prefix=SCORE < %t/score_fp8.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=SCORE < %t/select_bf16.sm_90.ptx
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/score_fp8.sm_90.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t/select_bf16.sm_90.ptx | FileCheck %s --check-prefix=SIX
-// RUN: rm -rf %t.plain && indexpool-compile %s --chip=sm_90 --emit=ptx -o %t.plain
+// RUN: rm -rf %t.plain && indexpool-compile %s --chip=sm_90 --tensor-cores=false --emit=ptx -o %t.plain
 // RUN: FileCheck %s --check-prefix=PLAIN < %t.plain/score_fp8.sm_90.ptx
 // MMA on every chip from sm_80, FP8 keys decoded by cvt.rn.f16x2.e4m3x2
-// from sm_89 (software before), 16-byte key loads; a prefill chunk
+// from sm_89 with 16-byte key loads (software before, 8-byte loads: its
+// f32 values cost registers); a prefill chunk
 // (M = 64, H = 64) takes query tiles of 2 rows: grid y = 32, no spills.
 // RUN: rm -rf %t.chips && indexpool-compile %s --function=score_m64 --chip=sm_89 --tensor-cores --emit=ptx -o %t.chips
 // RUN: indexpool-compile %s --function=score_m64 --chip=sm_120 --tensor-cores --emit=ptx -o %t.chips
@@ -46,7 +48,7 @@
 // HWFP8: cvt.rn.f16x2.e4m3x2
 // HWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SWFP8-NOT: e4m3x2
-// SWFP8: ld.global.v4.b32
+// SWFP8: ld.global.v2.b32
 // SWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SWFP8-NOT: e4m3x2
 // NOE4M3: .version 7.0

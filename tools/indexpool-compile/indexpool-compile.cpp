@@ -104,11 +104,14 @@ static cl::opt<std::string> tuningDb(
     cl::cat(category));
 
 static cl::opt<bool> tensorCores(
-    "tensor-cores", cl::init(false),
-    cl::desc("score and select's score on the tensor cores (mma.sync) where "
-             "the shapes allow (bf16 query, FP8 or bf16 keys, H and D "
-             "multiples of 16); the logits then differ from the CPU's in the "
-             "last bits (summation order)"),
+    "tensor-cores", cl::init(true),
+    cl::desc("The scores of score, select, refine and select_paged on the "
+             "tensor cores (mma.sync) where the shapes allow (a bf16 query "
+             "with FP8 or bf16 keys, or FP8 query and keys from sm_89; H and "
+             "D multiples of 16). On by default: the logits then differ "
+             "from the CPU's in the last bits (summation order); "
+             "--tensor-cores=false keeps the CUDA-core kernels, whose logits "
+             "equal the CPU's bit for bit"),
     cl::cat(category));
 
 static int fail(const llvm::Twine &message) {

@@ -148,10 +148,14 @@ static cl::opt<bool> checkBounds(
 
 static cl::opt<bool> tensorCores(
     "tensor-cores",
-    cl::desc("--device=cuda and gpu-emulator: score and select's score on "
-             "the tensor cores (mma.sync) where the shapes allow (bf16 "
-             "query, FP8 or bf16 keys, H and D multiples of 16); the logits "
-             "then differ from the CPU's in the last bits"),
+    cl::init(true),
+    cl::desc("--device=cuda and gpu-emulator: the scores of score, select, "
+             "refine and select_paged on the tensor cores (mma.sync) where "
+             "the shapes allow (a bf16 query with FP8 or bf16 keys, or FP8 "
+             "query and keys from sm_89; H and D multiples of 16). On by "
+             "default: the logits then differ from the CPU's in the last "
+             "bits; --tensor-cores=false keeps the CUDA-core kernels, whose "
+             "logits equal the CPU's bit for bit"),
     cl::cat(category));
 
 /// The options of runModule from the command line. Numbers are parsed here,
@@ -186,7 +190,8 @@ static LogicalResult readOptions(RunModuleOptions &options,
   options.verify = verifyResults;
   options.fuse = fuseOps;
   options.checkBounds = checkBounds;
-  options.tensorCores = tensorCores;
+  if (tensorCores.getNumOccurrences())
+    options.tensorCores = tensorCores;
   return success();
 }
 

@@ -45,12 +45,13 @@ struct CompileOptions {
   /// and no op is configured for the chip; 0: the chip's launch
   /// configuration for ops without #indexpool.launch. Not with tuningDB.
   int threadsPerBlock = 0;
-  /// GPU: score and select's score on the tensor cores (mma.sync) where
-  /// the shapes allow (bf16 query, FP8 or bf16 keys, H and D multiples of
-  /// 16); other shapes keep the CUDA-core kernel. Off by default: the
-  /// logits then differ from the CPU's in the last bits (summation order),
-  /// so select's and refine's logits are no longer bit-identical to it.
-  bool tensorCores = false;
+  /// GPU: the scores of score, select, refine and select_paged on the
+  /// tensor cores (mma.sync) where the shapes allow (a bf16 query with FP8
+  /// or bf16 keys, or FP8 query and keys from sm_89; H and D multiples of
+  /// 16); other shapes keep the CUDA-core kernel. On by default: the
+  /// logits then differ from the CPU's in the last bits (summation order);
+  /// false keeps the CUDA-core kernels, bit-identical to the CPU.
+  bool tensorCores = true;
   /// GPU: also return the compiled module as MLIR text
   /// (GpuArtifact::moduleText, what indexpool-compile --emit=mlir writes).
   bool keepModuleText = false;

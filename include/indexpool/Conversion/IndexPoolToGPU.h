@@ -18,11 +18,11 @@ namespace indexpool {
 /// topk -> expand first. Blocks have the op's #indexpool.launch threads,
 /// else `threadsPerBlock` (target::threadsPerBlockRule, checked by the
 /// caller). Ops whose shapes no kernel covers are left alone. With
-/// `tensorCores`, score (and select's) takes the mma.sync kernel where it
-/// covers the shapes.
+/// `tensorCores` (the default), the scores of score, select, refine and
+/// select_paged take the mma.sync kernel where it covers the shapes.
 void populateIndexPoolToGPUKernelsPatterns(
     RewritePatternSet &patterns, const ::indexpool::target::ChipInfo &chip,
-    int64_t threadsPerBlock, bool tensorCores = false);
+    int64_t threadsPerBlock, bool tensorCores = true);
 } // namespace indexpool
 } // namespace mlir
 

@@ -43,9 +43,9 @@ struct CPUPipelineOptions {
   /// Run --indexpool-configure for that chip first (what indexpool-compile
   /// does when the ops carry no #indexpool.launch).
   bool configureEmulatedGPU = true;
-  /// The emulated GPU's score on the tensor cores (--indexpool-to-gpu-kernels
-  /// tensor-cores).
-  bool emulatedTensorCores = false;
+  /// The emulated GPU's scores on the tensor cores (--indexpool-to-gpu-kernels
+  /// tensor-cores, the default).
+  bool emulatedTensorCores = true;
   /// Check every memref and vector access against its buffer (upstream
   /// --generate-runtime-verification plus vector loads and stores): one
   /// outside prints an error line and exits with 1 instead of corrupting
@@ -89,10 +89,11 @@ struct GPUPipelineOptions {
   /// model, replacing any #indexpool.launch it carries.
   std::string tuningDb;
   int64_t vectorWidth = 8;
-  /// score and select's score on the tensor cores (--indexpool-to-gpu-kernels
-  /// tensor-cores): logits no longer bit-identical to the CPU's. On sm_89
-  /// and newer it raises the PTX version to at least 8.4 (FP8 mma.sync).
-  bool tensorCores = false;
+  /// The scores on the tensor cores (--indexpool-to-gpu-kernels
+  /// tensor-cores, the default): logits not bit-identical to the CPU's
+  /// (false: the CUDA-core kernels, which are). On sm_89 and newer it raises
+  /// the PTX version to at least 8.4 (FP8 mma.sync).
+  bool tensorCores = true;
 };
 
 /// indexpool ops on tensors -> row loops -> GPU kernels -> NVVM ->

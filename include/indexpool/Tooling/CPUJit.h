@@ -61,7 +61,7 @@ struct CPUJitOptions {
   std::optional<std::string> emulatedGPU;
   /// With emulatedGPU: score and select's score on the tensor cores
   /// (--indexpool-to-gpu-kernels tensor-cores).
-  bool tensorCores = false;
+  bool tensorCores = true;
   /// The program that prints "TOOL: error: ..." and exits when the GPU
   /// emulator gets fewer OpenMP threads than a block has GPU threads.
   std::string toolName = "indexpool-run";

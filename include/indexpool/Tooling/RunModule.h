@@ -48,9 +48,10 @@ struct RunModuleOptions {
   std::string tuningDb;
   bool fuse = true;
   bool checkBounds = false;
-  /// --tensor-cores (--device=cuda and gpu-emulator): score and select's
-  /// score on the tensor cores where the shapes allow.
-  bool tensorCores = false;
+  /// --tensor-cores (--device=cuda and gpu-emulator): the scores on the
+  /// tensor cores where the shapes allow; unset: on (an error with
+  /// --device=cpu when set).
+  std::optional<bool> tensorCores;
 };
 
 /// Runs `options.functionName` of `options.inputFilename` as indexpool-run

@@ -166,9 +166,10 @@ struct GPUPipelineCLOptions
       llvm::cl::init(8)};
   Option<bool> tensorCores{
       *this, "tensor-cores",
-      llvm::cl::desc("score and select's score on the tensor cores "
-                     "(mma.sync; logits not bit-identical to the CPU's)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("The scores on the tensor cores (mma.sync; logits not "
+                     "bit-identical to the CPU's; false: the CUDA-core "
+                     "kernels, which are)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 

@@ -34,10 +34,10 @@
 // per load, 128 threads, tiled grid) on sm_90.
 // RUN: indexpool-run %s --function=score_launch --random-inputs=13 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 //
-// The kernel is there only with tensor-cores, and only for the shapes it
+// The kernel is there with tensor-cores (the default), and only for the shapes it
 // takes: an f32 query keeps the CUDA-core kernel (shared memory, no MMA).
 // RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_90 tensor-cores=true" | FileCheck %s --check-prefix=MMA
-// RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_90" | FileCheck %s --check-prefix=NOMMA
+// RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_90 tensor-cores=false" | FileCheck %s --check-prefix=NOMMA
 //
 // The emulator refuses an MMA it does not know, in one error.
 // RUN: not indexpool-opt %s --indexpool-emulate-gpu-kernels 2>&1 | FileCheck %s --check-prefix=REFUSE

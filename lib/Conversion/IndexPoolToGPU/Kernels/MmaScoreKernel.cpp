@@ -198,13 +198,17 @@ static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
 }
 
 /// k-steps per key load: as many as `vectorBytes` of the lane's channels
-/// hold (16 when the launch does not say), a power of two dividing the
-/// steps.
+/// hold (16 when the launch does not say; at most 8 for FP8 keys decoded in
+/// software, whose f32 values would otherwise make ptxas spill on sm_86), a
+/// power of two dividing the steps.
 static int64_t stepsPerLoad(Type keyElement, int64_t steps,
-                            int64_t vectorBytes, bool fp8Mma) {
+                            int64_t vectorBytes, bool fp8Mma,
+                            bool hardwareFp8) {
   int64_t bytesPerStep = keyElement.isBF16() || fp8Mma ? 8 : 4;
-  int64_t units = std::max<int64_t>(
-      1, (vectorBytes > 0 ? vectorBytes : 16) / bytesPerStep);
+  int64_t bytes = vectorBytes > 0 ? vectorBytes : 16;
+  if (!keyElement.isBF16() && !fp8Mma && !hardwareFp8)
+    bytes = std::min<int64_t>(bytes, 8);
+  int64_t units = std::max<int64_t>(1, bytes / bytesPerStep);
   while (units > 1 && steps % units != 0)
     units /= 2;
   return units;
@@ -222,8 +226,8 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t headTiles = H / kTileM, steps = D / tileK;
   // Rows that depend on the query row (pages, candidates): one per block.
   const int64_t queryRows = keys.perQuery ? 1 : mmaQueryTileRows(queryType);
-  const int64_t units =
-      stepsPerLoad(keys.codeType, steps, launch.vectorBytes, fp8Mma);
+  const int64_t units = stepsPerLoad(keys.codeType, steps,
+                                    launch.vectorBytes, fp8Mma, hardwareFp8);
   Emitter e(b, 4, /*stackScopes=*/false);
   // The software decoder's width: the channels of one key load.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
