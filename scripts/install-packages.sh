@@ -15,4 +15,12 @@ install_missing() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
+  # nvdisasm for the static report's SASS (bench/gpu/static_report.py),
+  # into a cache folder, once: optional, so a failed download only warns.
+  local nvdisasm
+  if nvdisasm=$(bash "$(dirname "${BASH_SOURCE[0]}")/get-nvdisasm.sh"); then
+    echo "== nvdisasm: $nvdisasm"
+  else
+    echo "== warning: no nvdisasm: the static report will have no SASS columns" >&2
+  fi
 }

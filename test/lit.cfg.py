@@ -60,6 +60,25 @@ try:
 except OSError:
     pass
 
+# The static report's SASS (REQUIRES: nvdisasm) where the report finds an
+# nvdisasm ($NVDISASM, scripts/get-nvdisasm.sh's copy, PATH): the tests get
+# the same one. nvdisasm-sm90: it decodes up to sm_90 only (before CUDA
+# 12.8, like the fetched 11.8), so the report gives a note for newer chips.
+import importlib.util
+
+_spec = importlib.util.spec_from_file_location(
+    "static_report", os.path.join(config.indexpool_src_root, "bench", "gpu",
+                                  "static_report.py"))
+_static_report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_static_report)
+_nvdisasm, _ = _static_report.find_nvdisasm()
+if _nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.environment["NVDISASM"] = _nvdisasm
+    _version = _static_report.nvdisasm_version(_nvdisasm)
+    if _version and _version < (12, 8):
+        config.available_features.add("nvdisasm-sm90")
+
 # A sanitized plugin cannot be loaded by the (unsanitized) stock mlir-opt.
 if config.indexpool_sanitizers:
     config.available_features.add("sanitizers")

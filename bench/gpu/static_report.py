@@ -11,20 +11,50 @@ peak DRAM bandwidth. Per manifest: the launches' bytes against the
 function's minimum (its inputs read once, its outputs written once).
 
 Usage: static_report.py [--json] [--input-shape=I:AxB ...]
-                        [--assume-registers=N] PATH...
+                        [--assume-registers=N] [--no-sass] PATH...
 PATH: a manifest, or a folder searched for manifests. Sizes are evaluated
 by test/Tools/Inputs/eval_sizes.py with the chip's SM count; a manifest
 with dynamic inputs takes --input-shape, else NAME.CHIP.shapes next to it
 (bench/gpu/make-artifacts.sh writes them), else it is skipped with a note.
 A cubin cannot be read back (ptxas -v needs PTX): compile with --emit=ptx.
 ptxas comes from $CUDA_HOME/bin (default /usr/local/cuda).
+
+SASS (per kernel, a second table; "sass" in --json): the cubin ptxas
+writes for the chip, disassembled by nvdisasm ($NVDISASM, else the copy
+scripts/get-nvdisasm.sh fetches, else PATH; --no-sass skips it). Counts are
+of instructions in the code, not executed ones (ESTIMATE from static SASS):
+  instructions: from the kernel's first instruction to its last one before
+    the padding (trailing NOPs and the BRA to itself before them), 16 bytes
+    each, instructions nvdisasm cannot decode (`undecoded`) included;
+  classes: global loads (LDG, LDGSTS), shared (LDS, LDSM, STS), MMA (HMMA,
+    IMMA, DMMA, *GMMA), FP32 (FFMA, FMUL, FADD), conversions (F2F, F2I, I2F,
+    FRND, F2FP, I2FP), SHFL, integer (INT_OPS below, uniform ones too);
+  loop: a loop is the address range from a backward BRA's target to the
+    last BRA back to that target; the innermost ones contain no other. The
+    reported one is the innermost loop with the most global-load bytes per
+    iteration (ties: the longer one). Its `instructions` are those in the
+    range (each executed once per iteration when no branch skips any);
+    `bytes per warp iteration` = 32 lanes x the sum of its LDG widths (LDG.E
+    4 B, .64 8, .128 16, .U8/.S8 1, .U16/.S16 2; LDGSTS alike), predicated
+    loads counted as taken; and
+      instructions per 16 B = instructions / (bytes per warp iteration / 16 / 32),
+    i.e. the instructions a lane issues per 16 bytes it loads in the loop
+    (a loop of 20 instructions with one LDG.E.128: 20). Every global load
+    counts: it is per 16 B of keys only where the keys are all the loop
+    loads (a score loop that re-reads its query tile counts those too).
+nvdisasm 11.8 (Debian's) reads the ELF header of CUDA 11/12: for CUDA 13's
+cubins a copy's header is rewritten to the old layout (same code), which it
+can only decode up to sm_90; newer chips get a note instead of SASS.
 """
 import argparse
 import json
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVAL_SIZES = os.path.join(ROOT, "test", "Tools", "Inputs", "eval_sizes.py")
@@ -104,16 +134,30 @@ def occupancy(chip, threads, registers, static_smem, dynamic_smem):
 
 
 PTXAS_FACTS = {}
+CUBINS = {}
+SCRATCH = None
 
 
-def ptxas_facts(ptx, arch):
+def scratch_dir():
+    global SCRATCH
+    if SCRATCH is None:
+        SCRATCH = tempfile.TemporaryDirectory(prefix="static_report.")
+    return SCRATCH.name
+
+
+def ptxas_facts(ptx, arch, keep_cubin=False):
     """{kernel: {registers, stack, spill_stores, spill_loads, smem}} from
-    `ptxas -v -arch=ARCH`, once per binary."""
+    `ptxas -v -arch=ARCH`, once per binary; with keep_cubin the cubin goes
+    to a scratch folder (CUBINS[(ptx, arch)]) for the SASS."""
     key = (ptx, arch)
-    if key in PTXAS_FACTS:
+    if key in PTXAS_FACTS and (not keep_cubin or key in CUBINS):
         return PTXAS_FACTS[key]
     ptxas = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")
-    run = subprocess.run([ptxas, "-v", f"-arch={arch}", ptx, "-o", os.devnull],
+    out = os.devnull
+    if keep_cubin:
+        out = os.path.join(scratch_dir(), f"{len(CUBINS)}.{arch}.cubin")
+        CUBINS[key] = out
+    run = subprocess.run([ptxas, "-v", f"-arch={arch}", ptx, "-o", out],
                          capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"static_report: ptxas failed on {ptx}:\n{run.stderr}")
@@ -140,6 +184,206 @@ def ptxas_facts(ptx, arch):
             current["smem"] = int(m.group(1))
     PTXAS_FACTS[key] = kernels
     return kernels
+
+
+# --- SASS -------------------------------------------------------------------
+
+SASS_CLASSES = {
+    "ldg": {"LDG", "LDGSTS"},
+    "shared": {"LDS", "LDSM", "STS"},
+    "mma": {"HMMA", "IMMA", "DMMA", "HGMMA", "IGMMA", "QGMMA", "BGMMA"},
+    "fp32": {"FFMA", "FMUL", "FADD"},
+    "cvt": {"F2F", "F2I", "I2F", "FRND", "F2FP", "I2FP"},
+    "shfl": {"SHFL"},
+}
+# Integer arithmetic, logic, shifts and compares; U-prefixed forms (the
+# uniform datapath) count alike.
+INT_OPS = {"IMAD", "IMUL", "IADD", "IADD3", "IADD32I", "LEA", "LOP", "LOP3", "SHF",
+           "SHL", "SHR", "ISETP", "IMNMX", "VIMNMX", "IABS", "POPC", "FLO", "BREV",
+           "BMSK", "SGXT", "IDP"}
+# Bytes per lane of a global load, by its width modifier (none: 32 bits).
+LOAD_WIDTH = {"128": 16, "64": 8, "U8": 1, "S8": 1, "U16": 2, "S16": 2}
+INSTRUCTION_BYTES = 16  # every SASS instruction from sm_70 on
+NVDISASM_LAST_SM = 90   # the newest chip nvdisasm 11.x (and 12.x < 12.8) decodes
+
+
+def nvdisasm_cache_dir():
+    """Where scripts/get-nvdisasm.sh puts nvdisasm (same defaults)."""
+    return os.environ.get("INDEXPOOL_NVDISASM_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "indexpool", "nvdisasm-11.8")
+
+
+def find_nvdisasm():
+    """(path, None) or (None, why): $NVDISASM, else get-nvdisasm.sh's copy,
+    else the first on PATH (test/lit.cfg.py's feature nvdisasm asks here)."""
+    given = os.environ.get("NVDISASM")
+    if given:
+        if os.access(given, os.X_OK):
+            return given, None
+        return None, f"NVDISASM={given} is not an executable"
+    cached = os.path.join(nvdisasm_cache_dir(), "nvdisasm")
+    if os.access(cached, os.X_OK):
+        return cached, None
+    found = shutil.which("nvdisasm")
+    if found:
+        return found, None
+    return None, "no nvdisasm (scripts/get-nvdisasm.sh fetches it; or set NVDISASM)"
+
+
+def nvdisasm_version(nvdisasm):
+    """'11.8' from `nvdisasm --version`, or None."""
+    run = subprocess.run([nvdisasm, "--version"], capture_output=True, text=True)
+    m = re.search(r"release (\d+)\.(\d+)", run.stdout)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def old_elf_header(cubin):
+    """A copy of a CUDA 13 cubin with the ELF header of CUDA 11/12, or None
+    when it already has it. CUDA 13: EI_OSABI 0x41, ABI version 8, e_flags
+    with the SM number in bits 8..15; before: 0x33, 7, and e_flags
+    sm | 0x500 | sm << 16 (EF_CUDA_64BIT_ADDRESS | EF_CUDA_TEXMODE_UNIFIED
+    and the virtual SM), as nvdisasm 11.8 prints them back."""
+    data = bytearray(cubin)
+    if data[:4] != b"\x7fELF" or data[7] != 0x41:
+        return None
+    sm = (struct.unpack_from("<I", data, 0x30)[0] >> 8) & 0xFF
+    data[7], data[8] = 0x33, 7
+    struct.pack_into("<I", data, 0x30, sm | 0x500 | sm << 16)
+    return bytes(data)
+
+
+def disassemble(nvdisasm, version, cubin, chip):
+    """(nvdisasm's text, None) or (None, why)."""
+    sm = int(re.match(r"sm_(\d+)", chip).group(1))
+    ver = ".".join(map(str, version)) if version else "?"
+    if version and version < (12, 8) and sm > NVDISASM_LAST_SM:
+        return None, f"no SASS (nvdisasm {ver} knows up to sm_{NVDISASM_LAST_SM})"
+    run = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True)
+    if run.returncode != 0:
+        patched = old_elf_header(open(cubin, "rb").read())
+        if patched is not None:
+            copy = cubin + ".old-header.cubin"
+            with open(copy, "wb") as f:
+                f.write(patched)
+            run = subprocess.run([nvdisasm, "-c", copy], capture_output=True, text=True)
+    if run.returncode != 0:
+        why = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        return None, f"no SASS (nvdisasm {ver} failed on {chip}: {why})"
+    return run.stdout, None
+
+
+def parse_sass(text):
+    """{kernel: [(address, predicate, opcode, operands), ...]} and each
+    label's address, from `nvdisasm -c`."""
+    kernels, labels, current, pending = {}, {}, None, []
+    for line in text.splitlines():
+        m = re.match(r"\s*\.text\.(\S+):\s*$", line)
+        if m:
+            current = kernels.setdefault(m.group(1), [])
+            pending = []
+            continue
+        m = re.match(r"\s*(\.L_x_\d+):", line)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);", line)
+        if m and current is not None:
+            address = int(m.group(1), 16)
+            for label in pending:
+                labels[label] = address
+            pending = []
+            current.append((address, (m.group(2) or "").strip(), m.group(3),
+                            m.group(4).strip()))
+    return kernels, labels
+
+
+def load_width(opcode):
+    for word in opcode.split(".")[1:]:
+        if word in LOAD_WIDTH:
+            return LOAD_WIDTH[word]
+    return 4
+
+
+def opclass(base):
+    for name, ops in SASS_CLASSES.items():
+        if base in ops:
+            return name
+    if base in INT_OPS or (base.startswith("U") and base[1:] in INT_OPS):
+        return "int"
+    return None
+
+
+def sass_facts(code, labels):
+    """The counts of one kernel (see the module's docstring)."""
+    def target(operands):
+        m = re.search(r"`\((\.L_x_\d+)\)", operands)
+        return labels.get(m.group(1)) if m else None
+    code = list(code)
+    # Padding: NOPs to the section's alignment after a BRA to itself.
+    while code and code[-1][2] == "NOP":
+        code.pop()
+    if code and code[-1][2].split(".")[0] == "BRA" and target(code[-1][3]) == code[-1][0]:
+        code.pop()
+    if not code:
+        return None
+    first, last = code[0][0], code[-1][0]
+    total = (last - first) // INSTRUCTION_BYTES + 1
+    classes = {name: 0 for name in list(SASS_CLASSES) + ["int"]}
+    opcodes = {}
+    for _, _, opcode, _ in code:
+        base = opcode.split(".")[0]
+        opcodes[base] = opcodes.get(base, 0) + 1
+        name = opclass(base)
+        if name:
+            classes[name] += 1
+    # Loops: from a backward branch's target to the last branch back to it.
+    ends = {}
+    for address, _, opcode, operands in code:
+        to = target(operands) if opcode.split(".")[0] == "BRA" else None
+        if to is not None and to < address:
+            ends[to] = max(ends.get(to, to), address)
+    loops = sorted(ends.items())
+    innermost = [(a, b) for a, b in loops
+                 if not any((c, d) != (a, b) and a <= c and d <= b for c, d in loops)]
+    best = None
+    for start, end in innermost:
+        body = (end - start) // INSTRUCTION_BYTES + 1
+        lane_bytes = sum(load_width(op) for address, _, op, _ in code
+                         if start <= address <= end and op.split(".")[0] in SASS_CLASSES["ldg"])
+        if best is None or (lane_bytes, body) > (best["lane_bytes"], best["instructions"]):
+            best = {"start": start, "end": end, "instructions": body, "lane_bytes": lane_bytes}
+    loop = None
+    if best:
+        warp_bytes = best["lane_bytes"] * WARP
+        loop = {"start": f"{best['start']:#x}", "end": f"{best['end']:#x}",
+                "instructions": best["instructions"],
+                "bytes_per_warp_iteration": warp_bytes,
+                "instructions_per_16B": (best["instructions"] / (warp_bytes / 16 / WARP)
+                                         if warp_bytes else None)}
+    return {"instructions": total, "undecoded": total - len(code), "classes": classes,
+            "opcodes": dict(sorted(opcodes.items())), "loops": len(loops),
+            "innermost_loop": loop}
+
+
+SASS_CACHE = {}
+
+
+def sass_of(cubin, chip):
+    """({kernel: facts}, None) or (None, why), once per cubin."""
+    if cubin in SASS_CACHE:
+        return SASS_CACHE[cubin]
+    nvdisasm, why = find_nvdisasm()
+    result = (None, f"no SASS: {why}")
+    if nvdisasm:
+        text, why = disassemble(nvdisasm, nvdisasm_version(nvdisasm), cubin, chip)
+        if text is None:
+            result = (None, why)
+        else:
+            kernels, labels = parse_sass(text)
+            result = ({k: sass_facts(c, labels) for k, c in kernels.items()}, None)
+    SASS_CACHE[cubin] = result
+    return result
 
 
 def parse_shapes(flags):
@@ -214,10 +458,14 @@ def report_manifest(path, args):
                              if b["role"] == "input"}
     buffers = {b["id"]: b for b in manifest["buffers"]}
     nbytes = {i: buffer_bytes(buffers[i], shapes[i]) for i in buffers}
-    kernels = {}
+    kernels, sass = {}, None
     if manifest["launches"]:
         ptx = os.path.join(os.path.dirname(path), binary["path"])
-        kernels = ptxas_facts(ptx, chip_name)
+        kernels = ptxas_facts(ptx, chip_name, keep_cubin=args.sass)
+        if args.sass:
+            sass, note = sass_of(CUBINS[(ptx, chip_name)], chip_name)
+            if note:
+                entry["sass_note"] = note
     gbps = chip["dramGBps"] * 1e9
     launches = []
     for launch, grid in zip(manifest["launches"], grids):
@@ -242,6 +490,8 @@ def report_manifest(path, args):
             "occupancy_pct": 100.0 * blocks * warps * WARP / chip["maxThreadsPerSM"],
             "waves": grid_blocks / (chip["smCount"] * blocks) if blocks else None,
             "bytes": moved, "floor_us": moved / gbps * 1e6})
+        if sass is not None:
+            launches[-1]["sass"] = sass.get(launch["kernel"])
     entry["launches"] = launches
     minimum = sum(nbytes[i] for i, b in buffers.items() if b["role"] in ("input", "output"))
     entry["minimum_bytes"] = minimum
@@ -279,7 +529,41 @@ def markdown(entry):
               f"(inputs read once + outputs written once), ratio {ratio:.2f}; "
               f"bandwidth floor {number(entry['floor_us'])} us "
               f"(launches' bytes: {number(entry['launch_floor_us'])} us)", ""]
+    if "sass_note" in entry:
+        lines += [entry["sass_note"], ""]
+    elif any("sass" in l for l in entry["launches"]):
+        lines += sass_markdown(entry["launches"])
     return "\n".join(lines)
+
+
+def sass_markdown(launches):
+    lines = ["SASS per kernel, ESTIMATE from static code (instructions in the code, "
+             "not executed; loop: the innermost one with the most global-load bytes):", "",
+             "| kernel | SASS instructions (undecoded) | LDG | LDS+STS | MMA | "
+             "FFMA/FMUL/FADD | cvt | SHFL | int | loop instructions | "
+             "loop B/warp iteration | loop instructions/16 B |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    seen = set()
+    for l in launches:
+        if l["kernel"] in seen:
+            continue
+        seen.add(l["kernel"])
+        s = l.get("sass")
+        if s is None:
+            lines.append(f"| {l['kernel']} | not in the SASS |" + " |" * 10)
+            continue
+        c, loop = s["classes"], s["innermost_loop"]
+        if loop is None:
+            looped = "no loop | - | -"
+        else:
+            ratio = loop["instructions_per_16B"]
+            looped = (f"{loop['instructions']} | {loop['bytes_per_warp_iteration']} | "
+                      f"{number(ratio) if ratio is not None else '-'}")
+        lines.append(
+            f"| {l['kernel']} | {s['instructions']} ({s['undecoded']}) | {c['ldg']} | "
+            f"{c['shared']} | {c['mma']} | {c['fp32']} | {c['cvt']} | {c['shfl']} | "
+            f"{c['int']} | {looped} |")
+    return lines + [""]
 
 
 def manifests(paths):
@@ -309,6 +593,8 @@ def main():
     parser.add_argument("--assume-registers", type=int, metavar="N",
                         help="N registers per thread instead of ptxas's count "
                              "(to check the occupancy model on fixed numbers)")
+    parser.add_argument("--no-sass", dest="sass", action="store_false",
+                        help="no SASS columns (no nvdisasm run)")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
     found = manifests(args.paths)
@@ -319,7 +605,8 @@ def main():
         json.dump(entries, sys.stdout, indent=1)
         print()
         return
-    print("Static report: ESTIMATES from ptxas -v and the chip table, no GPU ran.\n")
+    sources = "ptxas -v, nvdisasm's SASS" if args.sass else "ptxas -v"
+    print(f"Static report: ESTIMATES from {sources} and the chip table, no GPU ran.\n")
     for entry in entries:
         print(markdown(entry))
 

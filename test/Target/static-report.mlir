@@ -11,7 +11,12 @@
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py %t | FileCheck %s --check-prefix=REPORT
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py --assume-registers=64 %t/sm_90 %t/sm_80/compress.sm_80.json | FileCheck %s --check-prefix=R64
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py --assume-registers=41 %t/sm_90/compress.sm_90.json | FileCheck %s --check-prefix=R41
-// RUN: python3 %indexpool_src/bench/gpu/static_report.py --assume-registers=32 %t/sm_90/select.sm_90.json | FileCheck %s --check-prefix=R32
+// RUN: indexpool-compile %S/Inputs/static-report.mlir --function=select --chip=sm_90 --tensor-cores=false --emit=ptx -o %t/cuda-cores
+// RUN: python3 %indexpool_src/bench/gpu/static_report.py --assume-registers=32 %t/cuda-cores/select.sm_90.json | FileCheck %s --check-prefix=R32
+// Without nvdisasm (or with --no-sass) the same report, SASS left out with
+// a note (test/Target/static-report-sass.mlir checks the SASS).
+// RUN: env NVDISASM=%t/no-nvdisasm python3 %indexpool_src/bench/gpu/static_report.py --assume-registers=32 %t/cuda-cores/select.sm_90.json | FileCheck %s --check-prefixes=R32,NOSASS
+// RUN: python3 %indexpool_src/bench/gpu/static_report.py --no-sass --assume-registers=32 %t/cuda-cores/select.sm_90.json | FileCheck %s --check-prefixes=R32,NOSASSFLAG
 // A cubin cannot be read back: the report says so instead of guessing.
 // RUN: indexpool-compile %S/Inputs/static-report.mlir --function=select --chip=sm_90 --emit=cubin -o %t/cubin
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py %t/cubin | FileCheck %s --check-prefix=CUBIN
@@ -52,8 +57,10 @@
 // = 49 warps would hold 3).
 // R41: | compress_kernel | 512 | 512x1x1 | 41 | 0/0 | 0+0 | 2 (registers) | 50.0% | 1.94 |
 
-// select's scoring kernel on sm_90: 256 threads = 8 warps, one block per SM
-// (grid 132), 33024 bytes of static shared memory (ptxas). At 32 registers:
+// select's scoring kernel on the CUDA cores (--tensor-cores=false; the
+// tensor-core one uses no shared memory) on sm_90: 256 threads = 8 warps,
+// one block per SM (grid 132), 33024 bytes of static shared memory (ptxas).
+// At 32 registers:
 // 1024 per warp, 16 warps per quarter, 64 per SM: 8 blocks; threads 2048/256
 // = 8; shared memory 33024 + 1024 reserved = 34048 (a multiple of 128), 228
 // KiB = 233472 / 34048 = 6 blocks (7 without the reserve). So 6 (shared),
@@ -61,6 +68,12 @@
 // 16384, weights 64*4 = 256, keys 16384*128 = 2097152, scales 16384*4 = 65536,
 // its logits (a temporary) 16384*4 = 65536: 2244864, 0.67 us at 3350 GB/s.
 // R32: | select_kernel | 256 | 132x1x1 | 32 | 0/0 | 33024+0 | 6 (shared) | 75.0% | 0.167 | 2244864 | 0.67 |
+// NOSASS: bytes: launches
+// NOSASS-NEXT: {{^$}}
+// NOSASS-NEXT: no SASS: NVDISASM={{.*}}no-nvdisasm is not an executable
+// NOSASS-NOT: SASS instructions
+// NOSASSFLAG: bytes: launches
+// NOSASSFLAG-NOT: SASS
 
 // CUBIN: ### select (sm_90,
 // CUBIN: skipped: binary is a cubin: ptxas -v reads PTX only (compile with --emit=ptx)
