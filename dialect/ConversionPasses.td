@@ -77,7 +77,8 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     one query row per block for refine's candidates and a sequence's pages,
     FP8 codes read from the pages as they are) runs on the tensor cores:
     `nvvm.mma.sync` m16n8k16 on bf16 (`nvgpu.mma.sync` does not lower bf16
-    in MLIR 22), each warp a tile of 8 key rows against all heads (16 per
+    in MLIR 22), each warp up to 4 tiles of 8 key rows (blocks of at most
+    256 threads) against all heads (16 per
     MMA row tile) of a tile of up to 128 / H query rows (the keys are read
     once per query tile), in k-steps of 16 channels, each lane's channels
     contiguous so that one load of `vector_bytes` (default 16) feeds several

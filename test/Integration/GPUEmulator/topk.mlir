@@ -34,8 +34,9 @@
 // GRID-NEXT: launch {{.*}} grid 256x1x1
 // GRID-NEXT: launch {{.*}} grid 1x1x1
 
-// The tensor-core score: one wave of 132 SMs x 4 blocks of 512 threads.
-// SELECT: launch select_2e18_kernel grid 528x1x1
+// The tensor-core score: blocks of 256 threads (at most), one wave of
+// 132 SMs x 8 such blocks.
+// SELECT: launch select_2e18_kernel grid 1056x1x1
 // SELECT-NEXT: launch {{.*}} grid 5x1x1
 // SELECT-NEXT: launch {{.*}} grid 256x1x1
 // SELECT-NEXT: launch {{.*}} grid 256x1x1

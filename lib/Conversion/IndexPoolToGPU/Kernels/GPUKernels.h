@@ -105,6 +105,7 @@ void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
                               Value scales, Value logits,
                               const KernelLaunch &launch, bool hardwareFp8);
 /// score on the tensor cores (MmaScoreKernel.cpp): per warp 8 key rows
+/// per key tile (up to 4 tiles per warp)
 /// against all heads of a tile of query rows; grid-stride over tiles of 8
 /// rows per warp, one wave; grid y: the query tiles. FP8 keys are decoded
 /// by cvt.rn.f16x2.e4m3x2 with `hardwareFp8` (sm_89+), else in software.

@@ -2,7 +2,8 @@
 //
 // logits[m, n] with mma.sync m16n8k16 (bf16 A and B, f32 accumulators;
 // nvvm.mma.sync, since nvgpu.mma.sync does not lower bf16 in MLIR 22):
-// per warp a tile of 8 key rows (the MMA's N) against all H heads of a tile
+// per warp up to 4 tiles of 8 key rows (the MMA's N: each query fragment
+// loaded serves them all) against all H heads of a tile
 // of query rows (A: 16-row tiles of the heads) in k-steps of 16 channels.
 // Block (x, y) takes query tile y; its warps take consecutive key tiles,
 // grid-stride over the key rows (one wave). Each key fragment is loaded and
@@ -45,6 +46,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -64,6 +66,10 @@ static constexpr int64_t kMaxHeads = 128;
 // Query rows x heads a warp accumulates at once: 32 f32 registers (at 64,
 // ptxas spills on sm_80 and sm_90 under the launch's register cap).
 static constexpr int64_t kMaxAccumulatorRows = 128;
+// Threads per block at most (registers, below).
+static constexpr int64_t kMaxThreads = 256;
+// Key tiles per warp at most (registers for their B fragments).
+static constexpr int64_t kMaxKeyTilesPerWarp = 4;
 
 bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
                                               MemRefType keys,
@@ -226,12 +232,20 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t headTiles = H / kTileM, steps = D / tileK;
   // Rows that depend on the query row (pages, candidates): one per block.
   const int64_t queryRows = keys.perQuery ? 1 : mmaQueryTileRows(queryType);
+  // Key tiles of 8 rows per warp: each query fragment loaded serves that
+  // many MMAs, within the same accumulator budget as the query tile.
+  const int64_t keyTiles = std::clamp<int64_t>(
+      kMaxAccumulatorRows / (queryRows * H), 1, kMaxKeyTilesPerWarp);
   const int64_t units = stepsPerLoad(keys.codeType, steps,
                                     launch.vectorBytes, fp8Mma, hardwareFp8);
   Emitter e(b, 4, /*stackScopes=*/false);
   // The software decoder's width: the channels of one key load.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
-  const int64_t threadsPerBlock = launch.threadsPerBlock;
+  // Up to 256 threads: ptxas may then use up to 255 registers (at 512 it
+  // caps them at 128 and spilled at M = 64); at the 80-130 registers this
+  // kernel takes, two blocks of 256 hold as many warps as one of 512.
+  const int64_t threadsPerBlock =
+      std::min(launch.threadsPerBlock, kMaxThreads);
   const int64_t warps = threadsPerBlock / kWarpSize;
   Type f32 = b.getF32Type();
   auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(),
@@ -242,8 +256,9 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t queryUnitBytes =
       laneStep * units * queryType.getElementTypeBitWidth() / 8;
 
-  // A block's tile: 8 key rows per warp.
-  const int64_t rowsPerTile = warps * kTileN;
+  // A block's tile: 8 key rows per warp and key tile.
+  const int64_t warpRows = kTileN * keyTiles;
+  const int64_t rowsPerTile = warps * warpRows;
   Value count = keys.count(e), dimM = e.dim(query, 0);
   Value tiles = arith::CeilDivUIOp::create(b, count, e.index(rowsPerTile));
   const bool gridStride = launch.gridStride.value_or(true);
@@ -276,22 +291,33 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     Value laneChannels = e.mul(t, e.index(laneStep * steps));
     Value last = arith::SubIOp::create(b, dimN, e.index(1));
     forEachTile(b, ids.block, grid, blockTiles, gridStride, [&](Value tile) {
-      Value first = e.add(e.mul(tile, e.index(rowsPerTile)),
-                          e.mul(warp, e.index(kTileN)));
-      // This lane's key row of the B fragment; rows beyond N read the last.
-      MmaKeyRow bRow = keys.row(
-          e, firstQuery, arith::MinUIOp::create(b, e.add(first, g), last));
-      // The accumulators, 4 per query row and head tile
-      // ([q][ht][r][j]: query row q, head g + 8 r, key row 2t + j).
-      const int64_t perQuery = 4 * headTiles;
+      Value warpFirst = e.add(e.mul(tile, e.index(rowsPerTile)),
+                              e.mul(warp, e.index(warpRows)));
+      // Key tile nt: rows [tileFirst(nt), + 8).
+      auto tileFirst = [&](int64_t nt) {
+        return e.add(warpFirst, e.index(kTileN * nt));
+      };
+      // This lane's key row of each B fragment; rows beyond N read the last.
+      SmallVector<MmaKeyRow> bRows;
+      for (int64_t nt = 0; nt < keyTiles; ++nt)
+        bRows.push_back(keys.row(
+            e, firstQuery,
+            arith::MinUIOp::create(b, e.add(tileFirst(nt), g), last)));
+      // The accumulators, 4 per query row, head tile and key tile
+      // ([q][ht][nt][r][j]: query row q, head g + 8 r, key row 2t + j of
+      // key tile nt).
+      const int64_t perHeadTile = 4 * keyTiles;
+      const int64_t perQuery = perHeadTile * headTiles;
       SmallVector<Value> zeros(queryRows * perQuery, e.f32(0.0));
       SmallVector<Value> acc = e.forLoop(
           e.index(0), e.index(steps / units), e.index(1), zeros,
           [&](Value su, ValueRange accs) -> SmallVector<Value> {
             Value c =
                 e.add(laneChannels, e.mul(su, e.index(laneStep * units)));
-            SmallVector<Value> bWords = keyFragments(
-                b, eLoad, keys, bRow, c, units, hardwareFp8, fp8Mma);
+            SmallVector<SmallVector<Value>> bWords;
+            for (int64_t nt = 0; nt < keyTiles; ++nt)
+              bWords.push_back(keyFragments(b, eLoad, keys, bRows[nt], c,
+                                            units, hardwareFp8, fp8Mma));
             SmallVector<Value> next;
             for (int64_t q = 0; q < queryRows; ++q) {
               ValueRange mine = accs.slice(q * perQuery, perQuery);
@@ -310,12 +336,14 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
                                             queryUnitBytes, 16))));
                   };
                   SmallVector<Value> r0 = load(h0), r1 = load(h1);
-                  SmallVector<Value> d(mine.slice(4 * ht, 4));
+                  for (int64_t nt = 0; nt < keyTiles; ++nt) {
+                  SmallVector<Value> d(
+                      mine.slice(perHeadTile * ht + 4 * nt, 4));
                   for (int64_t u = 0; u < units; ++u) {
                     SmallVector<Value> aFrag{r0[2 * u], r1[2 * u],
                                              r0[2 * u + 1], r1[2 * u + 1]};
-                    SmallVector<Value> bFrag{bWords[2 * u],
-                                             bWords[2 * u + 1]};
+                    SmallVector<Value> bFrag{bWords[nt][2 * u],
+                                             bWords[nt][2 * u + 1]};
                     Value mma;
                     if (fp8Mma) {
                       SmallVector<Value> operands(aFrag);
@@ -340,6 +368,7 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
                       d[i] = LLVM::ExtractValueOp::create(b, mma, i);
                   }
                   out.append(d.begin(), d.end());
+                  }
                 }
                 return out;
               };
@@ -351,26 +380,32 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
             return next;
           });
 
-      // Key rows 2t and 2t + 1 of the tile (their scales; a row that is
-      // not there is NaN), then per query row the lane's heads and the
+      // Key rows 2t and 2t + 1 of each key tile (their scales; a row that
+      // is not there is NaN), then per query row the lane's heads and the
       // warp's (lanes of the same t).
+      SmallVector<Value> outN;
       SmallVector<MmaKeyRow> outRows;
-      for (int64_t j = 0; j < 2; ++j) {
-        Value n = e.add(first, e.add(twoT, e.index(j)));
-        outRows.push_back(
-            keys.row(e, firstQuery, arith::MinUIOp::create(b, n, last)));
-      }
+      for (int64_t nt = 0; nt < keyTiles; ++nt)
+        for (int64_t j = 0; j < 2; ++j) {
+          Value n = e.add(tileFirst(nt), e.add(twoT, e.index(j)));
+          outN.push_back(n);
+          outRows.push_back(
+              keys.row(e, firstQuery, arith::MinUIOp::create(b, n, last)));
+        }
       for (int64_t q = 0; q < queryRows; ++q) {
         auto epilogue = [&]() {
           Value m = e.add(firstQuery, e.index(q));
+          for (int64_t nt = 0; nt < keyTiles; ++nt)
           for (int64_t j = 0; j < 2; ++j) {
-            Value n = e.add(first, e.add(twoT, e.index(j)));
+            Value n = outN[2 * nt + j];
+            const MmaKeyRow &row = outRows[2 * nt + j];
             Value sum = e.f32(0.0);
             for (int64_t ht = 0; ht < headTiles; ++ht)
               for (int64_t r = 0; r < 2; ++r) {
-                Value v = acc[q * perQuery + 4 * ht + 2 * r + j];
-                if (outRows[j].scale)
-                  v = arith::MulFOp::create(b, outRows[j].scale, v);
+                Value v = acc[q * perQuery + perHeadTile * ht + 4 * nt +
+                              2 * r + j];
+                if (row.scale)
+                  v = arith::MulFOp::create(b, row.scale, v);
                 Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
                 Value h = e.add(e.index(ht * kTileM + 8 * r), g);
                 Value w = e.loadScalarF32(weights, {m, h});
@@ -378,9 +413,9 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
               }
             for (int64_t mask : {4, 8, 16})
               sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
-            if (outRows[j].present)
+            if (row.present)
               sum = arith::SelectOp::create(
-                  b, outRows[j].present, sum,
+                  b, row.present, sum,
                   e.f32(std::numeric_limits<double>::quiet_NaN()));
             Value store = arith::AndIOp::create(
                 b,
