@@ -20,6 +20,12 @@ rm -rf "$OUT"
 mkdir -p "$OUT/bench" "$OUT/tests"
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=cubin -o "$OUT/bench/$chip" >/dev/null
+  # The selects' scores on the CUDA cores too (--tensor-cores=false), for
+  # run-on-device.sh's tensor cores vs CUDA cores ratio in one run.
+  for fn in select_1m select_1m_m64; do
+    "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=$fn --chip=$chip --emit=cubin \
+      --tensor-cores=false -o "$OUT/bench-cuda-cores/$chip" >/dev/null
+  done
   # Functions with static shapes from the CPU integration tests: every op.
   # Functions with host code the manifest cannot hold are listed.
   for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Integration/GPUEmulator/*.mlir \

@@ -68,6 +68,13 @@ for b in compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_
   "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
     --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
 done
+# The same selects with their scores on the CUDA cores (--tensor-cores=false).
+for b in select_1m select_1m_m64; do
+  "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 \
+    --verify > "$RESULTS/verify-cuda-cores-$b.txt" 2>&1 || echo "FAILED: CUDA-core $b"
+  "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
+    --copy-anchor | tee "$RESULTS/bench-cuda-cores-$b.txt"
+done
 if python3 -c "import torch" 2>/dev/null; then
   for n in 1m 2m; do
     tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
@@ -108,4 +115,14 @@ for b in ("compress_1m", "select_1m", "compress_2m", "select_2m", "compress_lean
         if "triton_ms" in a:
             line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
     print(line)
+# Tensor cores (the default) against the CUDA-core score, same run.
+for b in ("select_1m", "select_1m_m64"):
+    times = []
+    for name in (f"bench-{b}.txt", f"bench-cuda-cores-{b}.txt"):
+        path = os.path.join(res, name)
+        m = re.search(r"median_ms=([0-9.]+)", open(path).read()) if os.path.exists(path) else None
+        times.append(float(m.group(1)) if m else None)
+    if all(times):
+        print(f"{b}: tensor cores {times[0]:.3f} ms, CUDA cores {times[1]:.3f} ms: "
+              f"{times[1] / times[0]:.2f}x")
 PY
