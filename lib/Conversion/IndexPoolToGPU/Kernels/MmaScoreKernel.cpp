@@ -445,15 +445,21 @@ static int64_t rowAlignment(int64_t bytes) {
   return align;
 }
 
+/// The key rows of a [N, D] buffer, without their row mapping.
+static MmaKeys denseRows(Value keys) {
+  auto type = cast<MemRefType>(keys.getType());
+  MmaKeys source;
+  source.codeType = type.getElementType();
+  source.alignBytes =
+      rowAlignment(type.getDimSize(1) * type.getElementTypeBitWidth() / 8);
+  return source;
+}
+
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
     Value scales, Value logits, const KernelLaunch &launch,
     bool hardwareFp8) {
-  auto keysType = cast<MemRefType>(keys.getType());
-  MmaKeys source;
-  source.codeType = keysType.getElementType();
-  source.alignBytes = rowAlignment(keysType.getDimSize(1) *
-                                   keysType.getElementTypeBitWidth() / 8);
+  MmaKeys source = denseRows(keys);
   source.count = [&](Emitter &e) { return e.dim(keys, 0); };
   source.row = [&](Emitter &e, Value, Value n) {
     MmaKeyRow row{keys, {n}, e.index(0), Value(), Value()};
@@ -468,11 +474,7 @@ void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value candidates,
     Value keys, Value scales, Value logits, const KernelLaunch &launch,
     bool hardwareFp8) {
-  auto keysType = cast<MemRefType>(keys.getType());
-  MmaKeys source;
-  source.codeType = keysType.getElementType();
-  source.alignBytes = rowAlignment(keysType.getDimSize(1) *
-                                   keysType.getElementTypeBitWidth() / 8);
+  MmaKeys source = denseRows(keys);
   source.perQuery = true;
   source.count = [&](Emitter &e) { return e.dim(candidates, 1); };
   // Column c of row m is key row candidates[m, c] when that is a row; it

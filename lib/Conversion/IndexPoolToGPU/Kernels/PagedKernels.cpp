@@ -223,6 +223,28 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
   // The score kernel with entry j of row m at page block_table[m / S,
   // j / E], entry j % E: its codes and scale as the CPU reads them.
   int64_t d = cast<MemRefType>(s.query.getType()).getDimSize(3);
+  // Both score kernels: every entry a table holds, the first valid[m] of
+  // them for row m, entry j of row m located as the CPU locates it.
+  auto count = [&](Emitter &em) { return em.dim(logits, 1); };
+  auto rowLength = [&](Emitter &em, Value m) {
+    ImplicitLocOpBuilder &kb = em.builder();
+    return loops::toIndex(kb,
+                          memref::LoadOp::create(kb, valid, ValueRange{m}));
+  };
+  struct Entry {
+    Value page, codesAt, scale;
+  };
+  auto locate = [&](Emitter &em, Value m, Value j) {
+    ImplicitLocOpBuilder &kb = em.builder();
+    Value seq = arith::DivUIOp::create(kb, m, em.dim(s.lengths, 1));
+    Value page, entry;
+    std::tie(page, entry) = loops::locateEntry(em, layout, s.table, seq, j,
+                                               em.dim(s.pages, 0));
+    Value dimD = em.index(d);
+    return Entry{
+        page, layout.codesAt(em, entry, dimD),
+        loops::loadScale(em, s.pages, page, layout.scaleAt(em, entry, dimD))};
+  };
   if (s.tensorCores) {
     // The tensor-core score: one query row (one sequence) per block, the
     // entry's codes read straight from its page.
@@ -235,57 +257,31 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
       start = std::gcd(start, 4 * layout.entries);
     keys.alignBytes = std::min<int64_t>(16, start & -start);
     keys.perQuery = true;
-    keys.count = [&](Emitter &em) { return em.dim(logits, 1); };
-    keys.rowLength = [&](Emitter &em, Value m) {
-      ImplicitLocOpBuilder &kb = em.builder();
-      return loops::toIndex(kb,
-                            memref::LoadOp::create(kb, valid, ValueRange{m}));
-    };
+    keys.count = count;
+    keys.rowLength = rowLength;
     keys.row = [&](Emitter &em, Value m, Value j) {
-      ImplicitLocOpBuilder &kb = em.builder();
-      Value seq = arith::DivUIOp::create(kb, m, em.dim(s.lengths, 1));
-      Value page, entry;
-      std::tie(page, entry) = loops::locateEntry(em, layout, s.table, seq, j,
-                                                 em.dim(s.pages, 0));
-      Value dimD = em.index(d);
-      MmaKeyRow row;
-      row.memref = s.pages;
-      row.lead = {page};
-      row.offset = layout.codesAt(em, entry, dimD);
-      row.scale =
-          loops::loadScale(em, s.pages, page, layout.scaleAt(em, entry, dimD));
-      return row;
+      Entry at = locate(em, m, j);
+      return MmaKeyRow{s.pages, {at.page}, at.codesAt, at.scale, Value()};
     };
     emitMmaScoreKernel(b, q, w, logits, keys, launch, s.hardwareFp8);
   } else {
-  ScoreKeys keys;
-  keys.elementBytes = 1;
-  keys.count = [&](Emitter &em) { return em.dim(logits, 1); };
-  keys.rowLength = [&](Emitter &em, Value m) {
-    ImplicitLocOpBuilder &kb = em.builder();
-    return loops::toIndex(kb,
-                          memref::LoadOp::create(kb, valid, ValueRange{m}));
-  };
-  keys.row = [&](Emitter &em, Value m, Value j) {
-    ImplicitLocOpBuilder &kb = em.builder();
-    Value seq = arith::DivUIOp::create(kb, m, em.dim(s.lengths, 1));
-    Value page, entry;
-    std::tie(page, entry) = loops::locateEntry(em, layout, s.table, seq, j,
-                                               em.dim(s.pages, 0));
-    Value dimD = em.index(d);
-    Value codesAt = layout.codesAt(em, entry, dimD);
-    KeyRow row;
-    row.scale =
-        loops::loadScale(em, s.pages, page, layout.scaleAt(em, entry, dimD));
-    Value pages = s.pages;
-    PageEntries rowLayout = layout;
-    row.load = [&em, rowLayout, pages, page, codesAt](Value d0) {
-      return loops::loadCodes(em, rowLayout, pages, page, codesAt,
-                              {d0, nullptr});
+    ScoreKeys keys;
+    keys.elementBytes = 1;
+    keys.count = count;
+    keys.rowLength = rowLength;
+    keys.row = [&](Emitter &em, Value m, Value j) {
+      Entry at = locate(em, m, j);
+      KeyRow row;
+      row.scale = at.scale;
+      Value pages = s.pages;
+      PageEntries rowLayout = layout;
+      row.load = [&em, rowLayout, pages, at](Value d0) {
+        return loops::loadCodes(em, rowLayout, pages, at.page, at.codesAt,
+                                {d0, nullptr});
+      };
+      return row;
     };
-    return row;
-  };
-  emitScoreKernel(b, q, w, logits, keys, launch);
+    emitScoreKernel(b, q, w, logits, keys, launch);
   }
   emitTopKKernel(b, logits, valid, values, indices, partTopKLaunch(launch));
   // Expand writes tokens[m, 0 .. k*P), before the tail slots.
