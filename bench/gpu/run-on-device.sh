@@ -5,16 +5,36 @@
 # autotuner's candidates (indexpool-tune-measure, tuned vs cost model), then the
 # compress / select benchmarks against a device-to-device copy of the same
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
-# $OUT (or ./gpu-results).
+# ./gpu-results (RESULTS); when the device tool's $OUT is set, which returns
+# only a few files, they come back packed as $OUT/gpu-results.tgz.
 # Usage: bench/gpu/run-on-device.sh ARTIFACTS_DIR
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARTS=${1:?usage: run-on-device.sh ARTIFACTS_DIR}
-RESULTS=${OUT:-$PWD/gpu-results}
+RESULTS=${RESULTS:-$PWD/gpu-results}
 mkdir -p "$RESULTS"
 BUILD=$RESULTS/build-runtime
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" --exclude=build-runtime -C "$RESULTS" .; }
+trap pack EXIT
+# One device call has a hard limit: every launch gets its own timeout, and a
+# stage starts only while the budget (BUDGET_S, default 540 s) lasts, so a
+# hang or a slow stage costs that stage, not the results of the others.
+START=$(date +%s)
+BUDGET_S=${BUDGET_S:-540}
+# STAGES picks what runs (default: all, in this order).
+STAGES=" ${STAGES:-verify bench anchors profile tune} "
+# BENCHES: the benchmark functions the bench and profile stages run;
+# CUDA_CORES=0 leaves out the CUDA-core selects.
+BENCHES=${BENCHES:-compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64}
+CUDA_CORES=${CUDA_CORES:-1}
+want() { [[ $STAGES == *" $1 "* ]]; }
+left() { echo $((BUDGET_S - ($(date +%s) - START))); }
+stage() { # stage NAME MIN_SECONDS: false (and says so) when too little is left
+  if [ "$(left)" -lt "$2" ]; then echo "== $1: skipped, $(left) s of the budget left"; return 1; fi
+  echo "== $1 ($(left) s left)"
+}
 
-echo "== runtime-only build"
+stage "runtime-only build" 0
 cmake -S "$ROOT" -B "$BUILD" -DINDEXPOOL_COMPILER=OFF -DCMAKE_BUILD_TYPE=Release >"$RESULTS/build.log" 2>&1 &&
   cmake --build "$BUILD" -j "$(nproc)" >>"$RESULTS/build.log" 2>&1 || { tail -20 "$RESULTS/build.log"; exit 1; }
 LAUNCH=$BUILD/bin/indexpool-launch
@@ -29,24 +49,83 @@ case $cc in
   *) echo "no artifacts for compute capability $cc (make-artifacts.sh builds sm_90 and sm_80)"; exit 1 ;;
 esac
 
-echo "== verify every artifact for $art_chip on $chip"
-pass=0; failed=0
-for m in "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json; do
+if want verify && stage "verify every artifact for $art_chip on $chip" 30; then
+# Verification is independent per artifact: 8 at a time (the float64
+# reference runs on the CPU).
+verify_one() {
+  local m=$1 name; name=$(basename "$m" .json)
   # A dynamic artifact runs with the shapes its test uses (NAME.CHIP.shapes).
-  shapes=$(cat "${m%.json}.shapes" 2>/dev/null || true)
-  if "$LAUNCH" "$m" --random-inputs=1 $shapes --verify >"$RESULTS/verify-$(basename "$m" .json).txt" 2>&1; then
-    pass=$((pass + 1))
+  local shapes; shapes=$(cat "${m%.json}.shapes" 2>/dev/null || true)
+  if timeout 150 "$LAUNCH" "$m" --random-inputs=1 $shapes --verify >"$RESULTS/verify-$name.txt" 2>&1; then
+    echo "PASS $m"
   else
-    failed=$((failed + 1)); echo "FAILED: $m"; tail -3 "$RESULTS/verify-$(basename "$m" .json).txt"
+    echo "FAILED: $m"; tail -3 "$RESULTS/verify-$name.txt"
   fi
-done
+}
+export -f verify_one; export LAUNCH RESULTS
+ls "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json |
+  xargs -P 8 -I{} bash -c 'verify_one {}' > "$RESULTS/verify-all.txt"
+grep -v '^PASS' "$RESULTS/verify-all.txt"
+pass=$(grep -c '^PASS' "$RESULTS/verify-all.txt"); failed=$(grep -c '^FAILED' "$RESULTS/verify-all.txt")
 echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
+fi
 
-echo "== autotuning (indexpool-tune-measure): every candidate verified, then timed"
+if want bench && stage "benchmarks" 30; then
+# --copy-anchor: a device-to-device copy of the same bytes, same run. The
+# random inputs are drawn on the host: 2.7 GB for compress_2m take a while.
+for b in $BENCHES; do
+  timeout 180 "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
+    --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
+done
+# The same selects with their scores on the CUDA cores (--tensor-cores=false);
+# verified at M = 1 only (the float64 reference of M = 64 takes minutes).
+if [ "$CUDA_CORES" = 1 ]; then
+timeout 60 "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/select_1m.$art_chip.json" --random-inputs=1 \
+  --verify > "$RESULTS/verify-cuda-cores-select_1m.txt" 2>&1 || echo "FAILED: CUDA-core select_1m"
+for b in select_1m select_1m_m64; do
+  timeout 60 "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
+    --copy-anchor | tee "$RESULTS/bench-cuda-cores-$b.txt"
+done
+fi
+fi
+if ! want anchors || ! stage "PyTorch / Triton anchors" 90; then :
+elif python3 -c "import torch" 2>/dev/null; then
+  for n in 1m 2m; do
+    tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
+    timeout 120 python3 "$ROOT/bench/gpu/torch_triton.py" --tokens $tokens --json "$RESULTS/anchors_$n.json" \
+      | tee "$RESULTS/anchors_$n.txt"
+    timeout 120 python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools $((tokens / 4)) --rows 1 \
+      --json "$RESULTS/anchors_select_$n.json" | tee "$RESULTS/anchors_select_$n.txt"
+  done
+  timeout 120 python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools 262144 --rows 64 \
+    --json "$RESULTS/anchors_select_1m_m64.json" | tee "$RESULTS/anchors_select_1m_m64.txt"
+else
+  echo "no PyTorch: no eager / Triton anchors" | tee "$RESULTS/anchors.txt"
+fi
+
+if want profile && stage "per-kernel times (Nsight Compute, clocks left alone)" 40; then
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  if [ -z "$NCU" ]; then echo "no ncu"; else
+    for b in $BENCHES; do
+      for kind in bench bench-cuda-cores; do
+        [ $kind = bench-cuda-cores ] && [ "$CUDA_CORES" != 1 ] && continue
+        m=$ARTS/$kind/$art_chip/$b.$art_chip.json
+        [ -f "$m" ] || continue
+        timeout 120 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
+          "$LAUNCH" "$m" --random-inputs=1 > "$RESULTS/ncu-$kind-$b.csv" 2>"$RESULTS/ncu-$kind-$b.err"
+        python3 "$ROOT/bench/gpu/ncu_summary.py" "$kind/$b" "$RESULTS/ncu-$kind-$b.csv" \
+          | tee -a "$RESULTS/ncu-summary.txt"
+      done
+    done
+  fi
+fi
+
+if want tune && stage "autotuning (indexpool-tune-measure): every candidate verified, then timed" 60; then
 MEASURE=$BUILD/bin/indexpool-tune-measure
-for plan in "$ARTS"/tune/$art_chip/*/; do
+for plan in "$ARTS"/tune/$art_chip/select_1m/ "$ARTS"/tune/$art_chip/compress_1m/; do
   fn=$(basename "$plan")
-  "$MEASURE" "$plan" --verify --repeat=20 --quiet --db="$RESULTS/tuning-db-$fn.json" \
+  [ "$(left)" -lt 30 ] && { echo "tuning $fn: skipped, budget"; continue; }
+  timeout $(( $(left) - 20 < 150 ? $(left) - 20 : 150 )) "$MEASURE" "$plan" --verify --repeat=20 --quiet --db="$RESULTS/tuning-db-$fn.json" \
     > "$RESULTS/tune-$fn.txt" 2>&1 || echo "tuning $fn failed"
   cp "$plan/measurements.json" "$RESULTS/tune-$fn-measurements.json" 2>/dev/null
   cat "$RESULTS/tune-$fn.txt"
@@ -61,32 +140,6 @@ if model and best:
     print(f"tuned {best:.4f} ms vs cost model {model[0]:.4f} ms: {model[0] / best:.2f}x")
 PY
 done
-
-echo "== benchmarks"
-# --copy-anchor: a device-to-device copy of the same bytes, same run.
-for b in compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64; do
-  "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
-    --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
-done
-# The same selects with their scores on the CUDA cores (--tensor-cores=false).
-for b in select_1m select_1m_m64; do
-  "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 \
-    --verify > "$RESULTS/verify-cuda-cores-$b.txt" 2>&1 || echo "FAILED: CUDA-core $b"
-  "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
-    --copy-anchor | tee "$RESULTS/bench-cuda-cores-$b.txt"
-done
-if python3 -c "import torch" 2>/dev/null; then
-  for n in 1m 2m; do
-    tokens=$([ $n = 1m ] && echo 1048576 || echo 2097152)
-    python3 "$ROOT/bench/gpu/torch_triton.py" --tokens $tokens --json "$RESULTS/anchors_$n.json" \
-      | tee "$RESULTS/anchors_$n.txt"
-    python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools $((tokens / 4)) --rows 1 \
-      --json "$RESULTS/anchors_select_$n.json" | tee "$RESULTS/anchors_select_$n.txt"
-  done
-  python3 "$ROOT/bench/gpu/torch_triton_select.py" --pools 262144 --rows 64 \
-    --json "$RESULTS/anchors_select_1m_m64.json" | tee "$RESULTS/anchors_select_1m_m64.txt"
-else
-  echo "no PyTorch: no eager / Triton anchors" | tee "$RESULTS/anchors.txt"
 fi
 
 echo "== ratios"

@@ -51,19 +51,23 @@ using mlir::indexpool::loops::Emitter;
 
 static constexpr int64_t kRadixBits = 8;
 static constexpr int64_t kBins = 1 << kRadixBits;
-// The prefix histogram: 4096 bins = 32 groups of 32 lanes x 4 bins, the
-// three levels of thresholdBin's walk.
+// The prefix histogram: 4096 bins, the top 12 bits of the ordered value.
 static constexpr int64_t kPrefixBins = kTopKPrefixBins;
 static constexpr int64_t kPrefixShift = 32 - 12;
 static_assert(kPrefixBins == 1 << 12);
-static constexpr int64_t kGroupBins = kPrefixBins / kWarpSize;
-static constexpr int64_t kLaneBins = kGroupBins / kWarpSize;
-static_assert(kLaneBins * kWarpSize * kWarpSize == kPrefixBins);
 // Columns per thread of a segment without an elements_per_thread (the cost
 // model's choice too).
 static constexpr int64_t kDefaultColumnsPerThread = 1;
 // Winners' keys up to this k stay in shared memory (16 KiB).
 static constexpr int64_t kSharedWinners = 2048;
+// Stage 4's shared memory (the static limit of every chip), and the most
+// candidate keys it caches there: the radix passes then read shared memory
+// instead of gathering column and logit from global memory 8 times.
+static constexpr int64_t kSelectSharedBytes = 48 * 1024;
+static constexpr int64_t kMaxCachedKeys = 4096;
+// The winners' rank loop compares this many winners per step (independent
+// shared loads in flight).
+static constexpr int64_t kRankUnroll = 4;
 
 /// The value bits of `v` made order-preserving as an unsigned i32: NaN
 /// lowest (0), -0 as +0.
@@ -187,53 +191,62 @@ static std::pair<Value, Value> findInWarp(ImplicitLocOpBuilder &b, Emitter &e,
   return {found, above};
 }
 
+/// The highest bin of `hist` (`bins` i32 counts in shared memory, a power of
+/// two, at most 32^3) at or above which lie at least `need` (i32) items,
+/// bin 0 when none is, and the items in the bins above it (both i32, in
+/// every lane of the calling warp): a walk of at most three levels, each lane
+/// first summing a run of bins, then the found run split among the lanes.
+/// Lanes read their runs rotated (bin (j + lane) % run at step j) so that a
+/// warp's loads hit distinct banks.
+static std::pair<Value, Value> highestBinReaching(ImplicitLocOpBuilder &b,
+                                                  Emitter &e, Value hist,
+                                                  Value lane, Value need,
+                                                  int64_t bins) {
+  Type index = b.getIndexType(), i32 = b.getI32Type();
+  Value start = e.i32(0), above = e.i32(0);
+  for (int64_t size = bins; size > 1;) {
+    const int64_t run = std::max<int64_t>(size / kWarpSize, 1);
+    const int64_t lanes = size / run;
+    Value first = arith::AddIOp::create(
+        b, start, arith::MulIOp::create(b, lane, e.i32(run)));
+    Value sum = e.forLoop(
+        e.index(0), e.index(run), e.index(1), {e.i32(0)},
+        [&](Value j, ValueRange acc) -> SmallVector<Value> {
+          Value rotated = arith::AndIOp::create(
+              b, arith::AddIOp::create(b, arith::IndexCastUIOp::create(b, i32, j),
+                                       lane),
+              e.i32(run - 1));
+          Value at = arith::AddIOp::create(b, first, rotated);
+          // Lanes past the level's runs read a bin in range, counted as 0.
+          at = arith::MinUIOp::create(b, at, e.i32(bins - 1));
+          Value c = memref::LoadOp::create(
+              b, hist, ValueRange{arith::IndexCastUIOp::create(b, index, at)});
+          return {arith::AddIOp::create(b, acc[0], c)};
+        })[0];
+    if (lanes < kWarpSize)
+      sum = arith::SelectOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
+                                   e.i32(lanes)),
+          sum, e.i32(0));
+    auto [found, aboveRun] = findInWarp(b, e, lane, sum, need);
+    // need <= 0 reaches every lane: the highest run that exists.
+    found = arith::MinUIOp::create(b, found, e.i32(lanes - 1));
+    need = arith::SubIOp::create(b, need, aboveRun);
+    above = arith::AddIOp::create(b, above, aboveRun);
+    start = arith::AddIOp::create(b, start,
+                                  arith::MulIOp::create(b, found, e.i32(run)));
+    size = run;
+  }
+  return {start, above};
+}
+
 /// The row's threshold bin (i32) from its histogram `hist` (kPrefixBins
 /// i32 in shared memory): the highest bin with at least `kk` (i32) items at
-/// or above it, or kPrefixBins when kk = 0. Every lane of every calling
-/// warp gets it; a walk of three levels, 32 groups of 128 bins, 32 runs of
-/// 4 in the group, the 4 bins.
+/// or above it, or kPrefixBins when kk = 0. Every lane of the calling warp
+/// gets it.
 static Value thresholdBin(ImplicitLocOpBuilder &b, Emitter &e, Value hist,
                           Value lane, Value kk) {
-  Type index = b.getIndexType();
-  auto bin = [&](Value i) {
-    return memref::LoadOp::create(
-               b, hist, ValueRange{arith::IndexCastUIOp::create(b, index, i)})
-        .getResult();
-  };
-  auto sumBins = [&](Value first, int64_t count) {
-    return e.forLoop(e.index(0), e.index(count), e.index(1), {e.i32(0)},
-                     [&](Value j, ValueRange acc) -> SmallVector<Value> {
-                       Value at = arith::AddIOp::create(
-                           b, first, arith::IndexCastUIOp::create(
-                                         b, b.getI32Type(), j));
-                       return {arith::AddIOp::create(b, acc[0], bin(at))};
-                     })[0];
-  };
-  Value need = kk;
-  auto [group, aboveGroup] = findInWarp(
-      b, e, lane, sumBins(arith::MulIOp::create(b, lane, e.i32(kGroupBins)),
-                          kGroupBins),
-      need);
-  need = arith::SubIOp::create(b, need, aboveGroup);
-  Value groupStart = arith::MulIOp::create(b, group, e.i32(kGroupBins));
-  auto [run, aboveRun] = findInWarp(
-      b, e, lane,
-      sumBins(arith::AddIOp::create(
-                  b, groupStart, arith::MulIOp::create(b, lane, e.i32(kLaneBins))),
-              kLaneBins),
-      need);
-  need = arith::SubIOp::create(b, need, aboveRun);
-  Value runStart = arith::AddIOp::create(
-      b, groupStart, arith::MulIOp::create(b, run, e.i32(kLaneBins)));
-  Value inRun = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, lane,
-                                      e.i32(kLaneBins));
-  Value own = bin(arith::AddIOp::create(
-      b, runStart, arith::AndIOp::create(b, lane, e.i32(kLaneBins - 1))));
-  Value last = findInWarp(b, e, lane,
-                          arith::SelectOp::create(b, inRun, own, e.i32(0)),
-                          need)
-                   .first;
-  Value found = arith::AddIOp::create(b, runStart, last);
+  Value found = highestBinReaching(b, e, hist, lane, kk, kPrefixBins).first;
   Value none = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, kk, e.i32(0));
   return arith::SelectOp::create(b, none, e.i32(kPrefixBins), found);
 }
@@ -428,6 +441,8 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
           barrier(b);
           Value kk = arith::IndexCastUIOp::create(
               b, i32, arith::MinUIOp::create(b, e.index(k), rowLength(m)));
+          // Every warp walks the histogram (warp operations are uniform over
+          // the block in the GPU emulator; the walk's loads are conflict-free).
           threshold = thresholdBin(b, e, hist, lane, kk);
         },
         [&](Value m, Value n, Value in) {
@@ -444,6 +459,12 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
   SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
                            sharedBuffer(ctx, 3, i64),
                            sharedBuffer(ctx, 1, i32)};
+  int64_t cacheBytes = kSelectSharedBytes - kBins * 4 - 3 * 8 - 4;
+  if (sharedWinners)
+    cacheBytes -= std::max<int64_t>(k, 1) * 8;
+  const int64_t cachedKeys =
+      std::min<int64_t>(kMaxCachedKeys, cacheBytes / 8 / kWarpSize * kWarpSize);
+  shared.push_back(sharedBuffer(ctx, cachedKeys, i64));
   if (sharedWinners)
     shared.push_back(sharedBuffer(ctx, std::max<int64_t>(k, 1), i64));
   Value tiles = arith::CeilDivUIOp::create(b, dimM, e.index(items));
@@ -451,6 +472,8 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
       gridStride ? Value(arith::MinUIOp::create(b, tiles, wave)) : tiles;
   launchKernel(b, grid, one, threads, shared, [&](const KernelIds &ids) {
     Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];
+    Value cache = ids.shared[3];
+    Value winners = sharedWinners ? Value(ids.shared[4]) : Value();
     Value tid = ids.thread;
     Value lane = laneOf(tid);
     Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
@@ -475,7 +498,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
     // two i32 words: the manifest's runtimes know 32-bit integers).
     auto storeWinner = [&](Value m, Value slot, Value key) {
       if (sharedWinners) {
-        memref::StoreOp::create(b, key, ids.shared[3], ValueRange{slot});
+        memref::StoreOp::create(b, key, winners, ValueRange{slot});
         return;
       }
       Value at = e.mul(slot, e.index(2));
@@ -487,7 +510,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
     };
     auto loadWinner = [&](Value m, Value slot) -> Value {
       if (sharedWinners)
-        return memref::LoadOp::create(b, ids.shared[3], ValueRange{slot});
+        return memref::LoadOp::create(b, winners, ValueRange{slot});
       Value at = e.mul(slot, e.index(2));
       Value high = memref::LoadOp::create(b, globalWinners, ValueRange{m, at});
       Value low = memref::LoadOp::create(b, globalWinners,
@@ -512,6 +535,26 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
     auto keyOf = [&](Value n) {
       return selectionKey(
           b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
+    };
+    // Candidate i's key: from the cache when the row's candidates fit it
+    // (the same for the whole block), else gathered.
+    Value cached = arith::CmpIOp::create(b, arith::CmpIPredicate::ule, count,
+                                         e.index(cachedKeys));
+    e.ifThen(cached, [&]() {
+      e.forLoop(tid, count, step, [&](Value i) {
+        memref::StoreOp::create(b, keyOf(columnOf(i)), cache, ValueRange{i});
+      });
+    });
+    auto candidateKey = [&](Value i) {
+      auto pick = scf::IfOp::create(b, TypeRange{i64}, cached,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(pick.thenBlock());
+      scf::YieldOp::create(
+          b, ValueRange{memref::LoadOp::create(b, cache, ValueRange{i})});
+      b.setInsertionPointToStart(pick.elseBlock());
+      scf::YieldOp::create(b, ValueRange{keyOf(columnOf(i))});
+      return pick.getResult(0);
     };
 
     // state = {digits found so far, how many still to find below them,
@@ -546,7 +589,7 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
       e.forLoop(tid, roundedCount, step, [&](Value i) {
         Value inRange =
             arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
-        Value key = keyOf(columnOf(arith::MinUIOp::create(b, i, lastCandidate)));
+        Value key = candidateKey(arith::MinUIOp::create(b, i, lastCandidate));
         Value counts = inRange;
         if (pass != 0) {
           Value differs = arith::ShRUIOp::create(
@@ -564,49 +607,40 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
         countInWarp(b, e, hist, digit, counts, lane, kBins);
       });
       barrier(b);
-      // One thread walks the bins from the top to the one holding the
-      // still-missing winner.
-      e.ifThen(first, [&]() {
+      // Every warp finds the bin holding the still-missing winner (the
+      // highest with at least that many items at or above it; warp
+      // operations are uniform over the block), thread 0 records it.
+      {
         Value remaining = memref::LoadOp::create(b, state, ValueRange{one});
-        auto binCount = [&](Value d) {
-          return arith::ExtUIOp::create(
-              b, i64, memref::LoadOp::create(b, hist, ValueRange{d}));
-        };
-        auto walk = scf::WhileOp::create(
-            b, TypeRange{index, i64}, ValueRange{e.index(kBins - 1), c64(0)},
-            [&](OpBuilder &, Location, ValueRange a) {
-              Value above = arith::AddIOp::create(b, a[1], binCount(a[0]));
-              Value short_ = arith::CmpIOp::create(
-                  b, arith::CmpIPredicate::slt, above, remaining);
-              Value more = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
-                                                 a[0], zero);
-              scf::ConditionOp::create(
-                  b, arith::AndIOp::create(b, short_, more), a);
-            },
-            [&](OpBuilder &, Location, ValueRange a) {
-              Value below = arith::SubIOp::create(b, a[0], one);
-              Value cum = arith::AddIOp::create(b, a[1], binCount(a[0]));
-              scf::YieldOp::create(b, ValueRange{below, cum});
-            });
-        Value digit = arith::IndexCastUIOp::create(b, i64, walk.getResult(0));
+        auto [bin, above] = highestBinReaching(
+            b, e, hist, lane, arith::TruncIOp::create(b, i32, remaining), kBins);
+        Value binIndex = arith::IndexCastUIOp::create(b, index, bin);
+        Value digit = arith::ExtUIOp::create(b, i64, bin);
         Value next = arith::OrIOp::create(
             b, found, arith::ShLIOp::create(b, digit, c64(shift)));
-        memref::StoreOp::create(b, next, state, ValueRange{zero});
-        Value missing = arith::SubIOp::create(b, remaining, walk.getResult(1));
-        memref::StoreOp::create(b, missing, state, ValueRange{one});
-        Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                            binCount(walk.getResult(0)),
-                                            missing);
-        memref::StoreOp::create(b, arith::ExtUIOp::create(b, i64, whole),
-                                state, ValueRange{two});
-      });
+        Value missing = arith::SubIOp::create(
+            b, remaining, arith::ExtUIOp::create(b, i64, above));
+        Value whole = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::ExtUIOp::create(
+                b, i64, memref::LoadOp::create(b, hist, ValueRange{binIndex})),
+            missing);
+        // Every warp has read the state before thread 0 updates it.
+        barrier(b);
+        e.ifThen(first, [&]() {
+          memref::StoreOp::create(b, next, state, ValueRange{zero});
+          memref::StoreOp::create(b, missing, state, ValueRange{one});
+          memref::StoreOp::create(b, arith::ExtUIOp::create(b, i64, whole),
+                                  state, ValueRange{two});
+        });
+      }
       barrier(b);
     }
 
     // The kk winners: every candidate key at or above the kk-th largest.
     Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
     e.forLoop(tid, count, step, [&](Value i) {
-      Value key = keyOf(columnOf(i));
+      Value key = candidateKey(i);
       Value wins =
           arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold);
       e.ifThen(wins, [&]() {
@@ -618,13 +652,28 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
     barrier(b);
     e.forLoop(tid, kk, step, [&](Value i) {
       Value key = loadWinner(m, i);
-      Value rank = e.forLoop(
-          zero, kk, one, {zero}, [&](Value j, ValueRange acc) -> SmallVector<Value> {
-            Value ahead = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
-                                                loadWinner(m, j), key);
-            return {arith::AddIOp::create(
-                b, acc[0], arith::SelectOp::create(b, ahead, one, zero))};
-          })[0];
+      // Its rank: the winners with a larger key, kRankUnroll at a time,
+      // then the rest.
+      auto countAhead = [&](Value from, Value to, Value stride, int64_t width,
+                            Value rank) {
+        return e.forLoop(
+            from, to, stride, {rank},
+            [&](Value j, ValueRange acc) -> SmallVector<Value> {
+              Value sum = acc[0];
+              for (int64_t u = 0; u < width; ++u) {
+                Value ahead = arith::CmpIOp::create(
+                    b, arith::CmpIPredicate::ugt,
+                    loadWinner(m, e.add(j, e.index(u))), key);
+                sum = arith::AddIOp::create(
+                    b, sum, arith::SelectOp::create(b, ahead, one, zero));
+              }
+              return {sum};
+            })[0];
+      };
+      Value unrolled = e.mul(
+          arith::DivUIOp::create(b, kk, e.index(kRankUnroll)), e.index(kRankUnroll));
+      Value rank = countAhead(zero, unrolled, e.index(kRankUnroll), kRankUnroll, zero);
+      rank = countAhead(unrolled, kk, one, 1, rank);
       Value column = arith::XOrIOp::create(
           b, arith::TruncIOp::create(b, i32, key), e.i32(-1));
       Value n = arith::IndexCastUIOp::create(b, index, column);
