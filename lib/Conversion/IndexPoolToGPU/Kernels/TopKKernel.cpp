@@ -67,7 +67,7 @@ static constexpr int64_t kSelectSharedBytes = 48 * 1024;
 static constexpr int64_t kMaxCachedKeys = 4096;
 // The winners' rank loop compares this many winners per step (independent
 // shared loads in flight).
-static constexpr int64_t kRankUnroll = 4;
+static constexpr int64_t kRankUnroll = 2;
 
 /// The value bits of `v` made order-preserving as an unsigned i32: NaN
 /// lowest (0), -0 as +0.
