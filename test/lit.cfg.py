@@ -7,7 +7,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "IndexPool"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.indexpool_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
@@ -38,6 +38,7 @@ tools = [
     "indexpool-launch",
     "indexpool-tune",
     "indexpool-tune-measure",
+    "indexpool-cache-sim",
     # The stock Debian mlir-opt, for the plugin test.
     ToolSubst("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt"),
               unresolved="fatal"),
