@@ -41,3 +41,12 @@ void PageAllocator::release(PageIndex page) {
   if (--refs[page] == 0)
     freeList.push_back(page);
 }
+
+void PageAllocator::assign(const std::vector<std::uint32_t> &counts) {
+  assert(counts.size() == refs.size());
+  refs = counts;
+  freeList.clear();
+  for (std::uint64_t p = refs.size(); p > 0; --p)
+    if (refs[p - 1] == 0)
+      freeList.push_back(static_cast<PageIndex>(p - 1));
+}

@@ -23,15 +23,20 @@ SequenceTable::~SequenceTable() {
       pages.release(page);
 }
 
-SequenceTable::Sequence *SequenceTable::find(SequenceId sequence,
-                                             std::string &error) {
-  auto it = sequences.find(sequence);
-  if (it != sequences.end())
-    return &it->second;
+bool SequenceTable::check(SequenceId sequence, std::string &error) const {
+  if (sequences.count(sequence))
+    return true;
   error = sequence < nextId
               ? "sequence " + std::to_string(sequence) + " was freed"
               : "unknown sequence " + std::to_string(sequence);
-  return nullptr;
+  return false;
+}
+
+SequenceTable::Sequence *SequenceTable::find(SequenceId sequence,
+                                             std::string &error) {
+  if (!check(sequence, error))
+    return nullptr;
+  return &sequences.find(sequence)->second;
 }
 
 SequenceId SequenceTable::add() {
@@ -130,4 +135,56 @@ std::int64_t SequenceTable::length(SequenceId sequence) const {
 const std::vector<PageIndex> &
 SequenceTable::blockTable(SequenceId sequence) const {
   return sequences.at(sequence).blockTable;
+}
+
+std::vector<SequenceId> SequenceTable::liveIds() const {
+  std::vector<SequenceId> ids;
+  for (const auto &entry : sequences)
+    ids.push_back(entry.first);
+  return ids;
+}
+
+bool SequenceTable::restore(std::vector<Restored> restored, SequenceId next,
+                            std::string &error) {
+  if (!sequences.empty()) {
+    error = "restoring into a table that has sequences";
+    return false;
+  }
+  std::vector<std::uint32_t> counts(pages.capacity(), 0);
+  std::map<SequenceId, Sequence> table;
+  for (Restored &r : restored) {
+    const std::string name = "sequence " + std::to_string(r.id);
+    if (r.id >= next || table.count(r.id)) {
+      error = name + ": a repeated id or one not below the next id " +
+              std::to_string(next);
+      return false;
+    }
+    if (r.length < 0 || r.length >= kMaxLength) {
+      error = name + ": length " + std::to_string(r.length);
+      return false;
+    }
+    const std::int64_t entries = r.length / poolSize;
+    if (std::int64_t(r.blockTable.size()) <
+        (entries + pageEntries - 1) / pageEntries) {
+      error = name + ": " + std::to_string(r.blockTable.size()) +
+              " pages for " + std::to_string(entries) + " entries";
+      return false;
+    }
+    for (PageIndex page : r.blockTable) {
+      if (page < 0 || std::uint64_t(page) >= pages.capacity()) {
+        error = name + ": page " + std::to_string(page) + " outside the " +
+                std::to_string(pages.capacity()) + " of the budget";
+        return false;
+      }
+      ++counts[size_t(page)];
+    }
+    Sequence s;
+    s.length = r.length;
+    s.blockTable = std::move(r.blockTable);
+    table.emplace(r.id, std::move(s));
+  }
+  pages.assign(counts);
+  sequences = std::move(table);
+  nextId = next;
+  return true;
 }

@@ -39,6 +39,10 @@ public:
   /// The references to `page` (0: free).
   std::uint32_t references(PageIndex page) const { return refs[page]; }
 
+  /// Sets every page's references at once (a restored cache): `counts` has
+  /// one entry per page.
+  void assign(const std::vector<std::uint32_t> &counts);
+
   std::uint64_t capacity() const { return refs.size(); }
   std::uint64_t freePages() const { return freeList.size(); }
 

@@ -58,10 +58,30 @@ public:
   bool commit(SequenceId sequence, std::int64_t tokens, std::string &error);
 
   bool live(SequenceId sequence) const { return sequences.count(sequence); }
+  /// True for a live sequence; else false with `error` saying whether it
+  /// was freed or never given.
+  bool check(SequenceId sequence, std::string &error) const;
   /// The length (tokens) and block table of a live sequence.
   std::int64_t length(SequenceId sequence) const;
   const std::vector<PageIndex> &blockTable(SequenceId sequence) const;
   std::size_t liveSequences() const { return sequences.size(); }
+  /// The live sequences' ids, ascending, and the next id add() gives.
+  std::vector<SequenceId> liveIds() const;
+  SequenceId nextSequenceId() const { return nextId; }
+
+  /// A sequence of a restored cache.
+  struct Restored {
+    SequenceId id;
+    std::int64_t length;
+    std::vector<PageIndex> blockTable;
+  };
+  /// Replaces an empty table's contents (a restore): the sequences, the
+  /// next id and the allocator's references, after checking that ids are
+  /// distinct and below `next`, lengths in [0, 2^62), page ids inside the
+  /// budget and every block table long enough for its entries; false with
+  /// `error` set (and nothing changed) otherwise.
+  bool restore(std::vector<Restored> restored, SequenceId next,
+               std::string &error);
 
 private:
   struct Sequence {

@@ -1,0 +1,157 @@
+//===- PagedCache.h - The pooled indexer caches of many sequences ---------===//
+//
+// L layers of paged pooled keys (docs/serving-layout.md) shared by many
+// sequences within a page budget: per layer one [pages, page_bytes] array
+// and each sequence's tail; sequences are added, forked (sharing the
+// parent's pages, copy-on-write) and freed (SequenceTable); a decode step
+// appends every layer's new keys of a batch of sequences and selects each
+// layer's tokens through the paged kernels. The kernels come from a
+// CacheKernels backend: compiled for the CPU through the library API
+// (include/indexpool/CacheCpu), and later the CUDA runtime. MLIR-free.
+//
+// This first version keeps every page in host memory, with f32 keys and
+// per-token f32 scores, no pooling bias.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_CACHE_PAGEDCACHE_H
+#define INDEXPOOL_CACHE_PAGEDCACHE_H
+
+#include "indexpool/Cache/SequenceTable.h"
+
+#include <memory>
+
+namespace indexpool::cache {
+
+struct CacheConfig {
+  std::int64_t layers = 1;
+  std::int64_t dim = 128;        // D
+  std::int64_t poolSize = 4;     // P
+  std::int64_t pageEntries = 64; // E
+  std::uint64_t pages = 1024;    // the page budget
+  std::int64_t heads = 64;       // H of the queries
+  std::int64_t k = 512;          // pooled entries a select keeps
+
+  /// E * (D + 4): FP8 codes then f32 scales.
+  std::int64_t pageBytes() const { return pageEntries * (dim + 4); }
+};
+
+/// One layer's operands of append_paged / select_paged (row-major arrays).
+struct AppendCall {
+  std::int64_t batch, newTokens, maxPages;
+  const float *keys;   // [B, n, D]
+  const float *scores; // [B, n]
+  float *tailKeys;     // [B, P - 1, D], updated
+  float *tailScores;   // [B, P - 1], updated
+  const std::int32_t *lengths;    // [B], tokens before the append
+  std::int8_t *pages;             // [pages, page bytes], updated
+  const std::int32_t *blockTable; // [B, maxPages]
+};
+struct SelectCall {
+  std::int64_t batch, maxPages;
+  const float *queries;           // [B, 1, H, D]
+  const float *weights;           // [B, 1, H]
+  const std::int8_t *pages;       // [pages, page bytes]
+  const std::int32_t *blockTable; // [B, maxPages]
+  const std::int32_t *lengths;    // [B, 1]
+  std::int32_t *tokens;           // [B, 1, k * P + P - 1], written
+};
+
+/// The paged kernels of one cache configuration.
+class CacheKernels {
+public:
+  virtual ~CacheKernels();
+  virtual bool append(const AppendCall &call, std::string &error) = 0;
+  virtual bool select(const SelectCall &call, std::string &error) = 0;
+};
+
+class PagedCache {
+public:
+  /// Null with `error` set for a bad configuration.
+  static std::unique_ptr<PagedCache> create(const CacheConfig &config,
+                                            std::unique_ptr<CacheKernels> kernels,
+                                            std::string &error);
+
+  SequenceId add() { return table.add(); }
+  /// A sequence sharing `parent`'s pages and tails.
+  bool fork(SequenceId parent, SequenceId &child, std::string &error);
+  bool free(SequenceId sequence, std::string &error);
+
+  /// One decode step: `newTokens` tokens for each sequence of `batch`
+  /// (distinct, live), keys[l] [B, n, D] and scores[l] [B, n] for every
+  /// layer l. On an error (an unknown or repeated sequence, the budget)
+  /// no length changes; pages reserved before the error stay with their
+  /// sequences for their next append.
+  bool append(const std::vector<SequenceId> &batch, std::int64_t newTokens,
+              const std::vector<const float *> &keys,
+              const std::vector<const float *> &scores, std::string &error);
+
+  /// Layer `layer`'s tokens for one query row per sequence of `batch`:
+  /// queries [B, H, D], weights [B, H]; tokens [B, k * P + P - 1] (the
+  /// selected tokens, -1 for empty slots, then the tail tokens).
+  bool select(const std::vector<SequenceId> &batch, std::int64_t layer,
+              const float *queries, const float *weights,
+              std::vector<std::int32_t> &tokens, std::string &error);
+
+  const CacheConfig &config() const { return cfg; }
+  const SequenceTable &sequences() const { return table; }
+  const PageAllocator &allocator() const { return *pageIds; }
+  /// Layer `layer`'s pages, [pages, page bytes].
+  const std::vector<std::int8_t> &pageBytes(std::int64_t layer) const {
+    return layers[layer].pages;
+  }
+  /// A live sequence's tail in `layer`: keys [P - 1, D] and scores [P - 1]
+  /// (rows past length mod P hold no token), or null before its first
+  /// append.
+  const std::pair<std::vector<float>, std::vector<float>> *
+  tail(SequenceId sequence, std::int64_t layer) const;
+
+  /// The state a snapshot holds, for restore().
+  struct State {
+    SequenceId nextId = 0;
+    std::vector<SequenceTable::Restored> sequences;
+    // Per layer: the page bytes, and the tails (keys, scores) by sequence.
+    std::vector<std::vector<std::int8_t>> pages;
+    std::vector<std::map<SequenceId,
+                         std::pair<std::vector<float>, std::vector<float>>>>
+        tails;
+  };
+  /// A cache with `state`, checked (SequenceTable::restore's rules, one
+  /// page array of the configured size and tails of P - 1 rows per layer,
+  /// tails only of live sequences); null with `error` set otherwise.
+  static std::unique_ptr<PagedCache> restore(const CacheConfig &config,
+                                             std::unique_ptr<CacheKernels> kernels,
+                                             State state, std::string &error);
+
+private:
+  struct Layer {
+    std::vector<std::int8_t> pages;
+    // Per sequence: the tail keys [P - 1, D] and scores [P - 1].
+    std::map<SequenceId, std::pair<std::vector<float>, std::vector<float>>>
+        tails;
+  };
+  PagedCache(const CacheConfig &config, std::unique_ptr<PageAllocator> ids,
+             std::unique_ptr<CacheKernels> kernels, bool allocatePages);
+  /// create(), with the page arrays left empty when !allocatePages (a
+  /// restore moves its own in).
+  static std::unique_ptr<PagedCache> make(const CacheConfig &config,
+                                          std::unique_ptr<CacheKernels> kernels,
+                                          bool allocatePages,
+                                          std::string &error);
+  /// The batch's block tables, [B, maxPages] (at least one column; unused
+  /// ids are 0, never read).
+  std::vector<std::int32_t> blockTables(const std::vector<SequenceId> &batch,
+                                        std::int64_t &maxPages) const;
+  /// `batch` has distinct live sequences; else false with `error` set.
+  bool checkBatch(const std::vector<SequenceId> &batch, std::string &error);
+
+  CacheConfig cfg;
+  std::unique_ptr<PageAllocator> pageIds;
+  SequenceTable table;
+  std::unique_ptr<CacheKernels> kernels;
+  std::vector<Layer> layers;
+};
+
+} // namespace indexpool::cache
+
+#endif // INDEXPOOL_CACHE_PAGEDCACHE_H

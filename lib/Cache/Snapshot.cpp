@@ -1,0 +1,506 @@
+//===- Snapshot.cpp - Crash-safe snapshots of a PagedCache ----------------===//
+//
+// XXH64 (libxxhash, Debian's xxhash) checks the header and the body: fast
+// enough to hash gigabytes at memory speed, and what the file format names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Cache/Snapshot.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+using namespace indexpool::cache;
+
+namespace {
+
+constexpr char kMagic[8] = {'I', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
+constexpr std::uint32_t kVersion = 1;
+constexpr size_t kHeaderBytes = 128;
+constexpr size_t kHashedHeader = 120; // the header's own hash follows
+
+void put32(std::uint8_t *p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = std::uint8_t(v >> (8 * i));
+}
+void put64(std::uint8_t *p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = std::uint8_t(v >> (8 * i));
+}
+std::uint32_t get32(const std::uint8_t *p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= std::uint32_t(p[i]) << (8 * i);
+  return v;
+}
+std::uint64_t get64(const std::uint8_t *p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= std::uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+struct Header {
+  CacheConfig config;
+  std::uint64_t generation = 0, sequences = 0, storedPages = 0, nextId = 0,
+                bodyBytes = 0, bodyHash = 0;
+};
+
+// Offsets of the header's fields.
+enum : size_t {
+  kVersionAt = 8, kSizeAt = 12, kLayersAt = 16, kDimAt = 24, kPoolAt = 32,
+  kEntriesAt = 40, kHeadsAt = 48, kKAt = 56, kPagesAt = 64,
+  kGenerationAt = 72, kSequencesAt = 80, kStoredAt = 88, kNextAt = 96,
+  kBodyBytesAt = 104, kBodyHashAt = 112, kHeaderHashAt = 120
+};
+
+void encodeHeader(const Header &h, std::uint8_t *out) {
+  std::memset(out, 0, kHeaderBytes);
+  std::memcpy(out, kMagic, 8);
+  put32(out + kVersionAt, kVersion);
+  put32(out + kSizeAt, kHeaderBytes);
+  put64(out + kLayersAt, std::uint64_t(h.config.layers));
+  put64(out + kDimAt, std::uint64_t(h.config.dim));
+  put64(out + kPoolAt, std::uint64_t(h.config.poolSize));
+  put64(out + kEntriesAt, std::uint64_t(h.config.pageEntries));
+  put64(out + kHeadsAt, std::uint64_t(h.config.heads));
+  put64(out + kKAt, std::uint64_t(h.config.k));
+  put64(out + kPagesAt, h.config.pages);
+  put64(out + kGenerationAt, h.generation);
+  put64(out + kSequencesAt, h.sequences);
+  put64(out + kStoredAt, h.storedPages);
+  put64(out + kNextAt, h.nextId);
+  put64(out + kBodyBytesAt, h.bodyBytes);
+  put64(out + kBodyHashAt, h.bodyHash);
+  put64(out + kHeaderHashAt, XXH64(out, kHashedHeader, 0));
+}
+
+/// "" when `bytes` is a header of this format, else why not.
+std::string decodeHeader(const std::uint8_t *in, Header &h) {
+  if (std::memcmp(in, kMagic, 8) != 0)
+    return "not an IndexPool cache snapshot";
+  if (get32(in + kVersionAt) != kVersion)
+    return "snapshot format version " + std::to_string(get32(in + kVersionAt)) +
+           ", this build reads version " + std::to_string(kVersion);
+  if (get64(in + kHeaderHashAt) != XXH64(in, kHashedHeader, 0) ||
+      get32(in + kSizeAt) != kHeaderBytes)
+    return "corrupt header (checksum mismatch)";
+  auto i64 = [&](size_t at) { return std::int64_t(get64(in + at)); };
+  h.config.layers = i64(kLayersAt);
+  h.config.dim = i64(kDimAt);
+  h.config.poolSize = i64(kPoolAt);
+  h.config.pageEntries = i64(kEntriesAt);
+  h.config.heads = i64(kHeadsAt);
+  h.config.k = i64(kKAt);
+  h.config.pages = get64(in + kPagesAt);
+  h.generation = get64(in + kGenerationAt);
+  h.sequences = get64(in + kSequencesAt);
+  h.storedPages = get64(in + kStoredAt);
+  h.nextId = get64(in + kNextAt);
+  h.bodyBytes = get64(in + kBodyBytesAt);
+  h.bodyHash = get64(in + kBodyHashAt);
+  return "";
+}
+
+std::string systemError(const std::string &what) {
+  return what + ": " + std::strerror(errno);
+}
+
+/// Buffered writes to a file descriptor, hashed as they go.
+class BodyWriter {
+public:
+  explicit BodyWriter(int fd) : fd(fd), state(XXH64_createState()) {
+    XXH64_reset(state, 0);
+  }
+  ~BodyWriter() { XXH64_freeState(state); }
+  void bytes(const void *data, size_t size) {
+    XXH64_update(state, data, size);
+    written += size;
+    const auto *p = static_cast<const std::uint8_t *>(data);
+    while (size && ok) {
+      size_t take = std::min(size, kBuffer - buffer.size());
+      buffer.insert(buffer.end(), p, p + take);
+      p += take;
+      size -= take;
+      if (buffer.size() == kBuffer)
+        flush();
+    }
+  }
+  void u64(std::uint64_t v) {
+    std::uint8_t b[8];
+    put64(b, v);
+    bytes(b, 8);
+  }
+  void u32(std::uint32_t v) {
+    std::uint8_t b[4];
+    put32(b, v);
+    bytes(b, 4);
+  }
+  void floats(const std::vector<float> &v) {
+    for (float f : v) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      u32(bits);
+    }
+  }
+  void flush() {
+    size_t done = 0;
+    while (ok && done < buffer.size()) {
+      ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0) {
+        ok = false;
+        error = systemError("writing the snapshot");
+      }
+      done += n > 0 ? size_t(n) : 0;
+    }
+    buffer.clear();
+  }
+  std::uint64_t hash() const { return XXH64_digest(state); }
+
+  bool ok = true;
+  std::string error;
+  std::uint64_t written = 0;
+
+private:
+  static constexpr size_t kBuffer = 1 << 20;
+  int fd;
+  XXH64_state_t *state;
+  std::vector<std::uint8_t> buffer;
+};
+
+/// Reads the body, bounds-checked.
+class BodyReader {
+public:
+  explicit BodyReader(const std::vector<std::uint8_t> &body) : body(body) {}
+  bool take(size_t size, const std::uint8_t *&p) {
+    if (size > body.size() - at)
+      return false;
+    p = body.data() + at;
+    at += size;
+    return true;
+  }
+  bool u64(std::uint64_t &v) {
+    const std::uint8_t *p;
+    if (!take(8, p))
+      return false;
+    v = get64(p);
+    return true;
+  }
+  bool u32(std::uint32_t &v) {
+    const std::uint8_t *p;
+    if (!take(4, p))
+      return false;
+    v = get32(p);
+    return true;
+  }
+  bool floats(size_t n, std::vector<float> &v) {
+    const std::uint8_t *p;
+    if (n > (body.size() - at) / 4 || !take(4 * n, p))
+      return false;
+    v.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      std::uint32_t bits = get32(p + 4 * i);
+      std::memcpy(&v[i], &bits, 4);
+    }
+    return true;
+  }
+  bool done() const { return at == body.size(); }
+
+private:
+  const std::vector<std::uint8_t> &body;
+  size_t at = 0;
+};
+
+bool sameConfig(const CacheConfig &a, const CacheConfig &b) {
+  return a.layers == b.layers && a.dim == b.dim && a.poolSize == b.poolSize &&
+         a.pageEntries == b.pageEntries && a.heads == b.heads && a.k == b.k &&
+         a.pages == b.pages;
+}
+
+std::string describe(const CacheConfig &c) {
+  return std::to_string(c.layers) + " layers, D = " + std::to_string(c.dim) +
+         ", P = " + std::to_string(c.poolSize) + ", E = " +
+         std::to_string(c.pageEntries) + ", H = " + std::to_string(c.heads) +
+         ", k = " + std::to_string(c.k) + ", " + std::to_string(c.pages) +
+         " pages";
+}
+
+/// The header of the file open as `fd` of `size` bytes.
+bool readHeader(int fd, std::uint64_t size, Header &h, std::string &why) {
+  std::uint8_t bytes[kHeaderBytes] = {};
+  const size_t have = size_t(std::min<std::uint64_t>(size, kHeaderBytes));
+  if (::pread(fd, bytes, have, 0) != ssize_t(have)) {
+    why = systemError("reading the header");
+    return false;
+  }
+  if (have < 8 || std::memcmp(bytes, kMagic, 8) != 0) {
+    why = "not an IndexPool cache snapshot";
+    return false;
+  }
+  if (have < kHeaderBytes) {
+    why = "truncated (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  why = decodeHeader(bytes, h);
+  if (!why.empty())
+    return false;
+  if (size != kHeaderBytes + h.bodyBytes) {
+    why = "truncated or extended: " + std::to_string(size) + " bytes, the "
+          "header says " + std::to_string(kHeaderBytes + h.bodyBytes);
+    return false;
+  }
+  return true;
+}
+
+/// Opens `path` and reads its header; fd >= 0 on success.
+int openSnapshot(const std::string &path, Header &h, std::string &error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = systemError(path);
+    return -1;
+  }
+  struct stat st;
+  std::string why;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = path + ": not a regular file";
+  } else if (!readHeader(fd, std::uint64_t(st.st_size), h, why)) {
+    error = path + ": " + why;
+  } else {
+    return fd;
+  }
+  ::close(fd);
+  return -1;
+}
+
+} // namespace
+
+bool indexpool::cache::writeSnapshot(const PagedCache &cache,
+                                     const std::string &path,
+                                     std::uint64_t generation,
+                                     std::string &error) {
+  const CacheConfig &c = cache.config();
+  const SequenceTable &table = cache.sequences();
+  const std::string temporary = path + ".tmp";
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                  0644);
+  if (fd < 0) {
+    error = systemError(temporary);
+    return false;
+  }
+  auto fail = [&](const std::string &why) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    error = why + " (the previous snapshot, if any, is kept)";
+    return false;
+  };
+  std::uint8_t header[kHeaderBytes] = {};
+  if (::write(fd, header, kHeaderBytes) != ssize_t(kHeaderBytes))
+    return fail(systemError("writing " + temporary));
+
+  BodyWriter body(fd);
+  std::set<PageIndex> stored;
+  const std::vector<SequenceId> ids = table.liveIds();
+  for (SequenceId id : ids) {
+    const std::vector<PageIndex> &row = table.blockTable(id);
+    body.u64(id);
+    body.u64(std::uint64_t(table.length(id)));
+    body.u64(row.size());
+    for (PageIndex page : row) {
+      body.u32(std::uint32_t(page));
+      stored.insert(page);
+    }
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      const auto *tail = cache.tail(id, l);
+      std::uint8_t has = tail != nullptr;
+      body.bytes(&has, 1);
+      if (tail) {
+        body.floats(tail->first);
+        body.floats(tail->second);
+      }
+    }
+  }
+  const size_t pageBytes = size_t(c.pageBytes());
+  for (PageIndex page : stored) {
+    body.u32(std::uint32_t(page));
+    for (std::int64_t l = 0; l < c.layers; ++l)
+      body.bytes(&cache.pageBytes(l)[size_t(page) * pageBytes], pageBytes);
+  }
+  body.flush();
+  if (!body.ok)
+    return fail(body.error);
+
+  Header h;
+  h.config = c;
+  h.generation = generation;
+  h.sequences = ids.size();
+  h.storedPages = stored.size();
+  h.nextId = table.nextSequenceId();
+  h.bodyBytes = body.written;
+  h.bodyHash = body.hash();
+  encodeHeader(h, header);
+  if (::pwrite(fd, header, kHeaderBytes, 0) != ssize_t(kHeaderBytes))
+    return fail(systemError("writing " + temporary));
+  if (::fsync(fd) != 0)
+    return fail(systemError("fsync of " + temporary));
+  if (::close(fd) != 0) {
+    ::unlink(temporary.c_str());
+    error = systemError("closing " + temporary);
+    return false;
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    error = systemError("renaming " + temporary + " to " + path);
+    ::unlink(temporary.c_str());
+    return false;
+  }
+  // The rename itself must reach the disk: fsync the directory.
+  const size_t slash = path.find_last_of('/');
+  const std::string directory =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0 || ::fsync(dir) != 0) {
+    error = systemError("fsync of the directory " + directory);
+    if (dir >= 0)
+      ::close(dir);
+    return false;
+  }
+  ::close(dir);
+  return true;
+}
+
+bool indexpool::cache::readSnapshotHeader(const std::string &path,
+                                          CacheConfig &config,
+                                          std::uint64_t &generation,
+                                          std::string &error) {
+  Header h;
+  int fd = openSnapshot(path, h, error);
+  if (fd < 0)
+    return false;
+  ::close(fd);
+  config = h.config;
+  generation = h.generation;
+  return true;
+}
+
+std::unique_ptr<PagedCache>
+indexpool::cache::restoreSnapshot(const std::string &path,
+                                  const CacheConfig &config,
+                                  std::unique_ptr<CacheKernels> kernels,
+                                  std::uint64_t &generation,
+                                  std::string &error) {
+  Header h;
+  int fd = openSnapshot(path, h, error);
+  if (fd < 0)
+    return nullptr;
+  if (!sameConfig(h.config, config)) {
+    ::close(fd);
+    error = path + ": a snapshot of another cache (" + describe(h.config) +
+            "; this one has " + describe(config) + ")";
+    return nullptr;
+  }
+  // The body cannot be larger than the configuration allows: every page in
+  // every layer plus at most one sequence per page's worth of tables.
+  std::vector<std::uint8_t> body;
+  try {
+    body.resize(size_t(h.bodyBytes));
+  } catch (const std::exception &) {
+    ::close(fd);
+    error = path + ": a body of " + std::to_string(h.bodyBytes) +
+            " bytes does not fit in memory";
+    return nullptr;
+  }
+  size_t done = 0;
+  while (done < body.size()) {
+    ssize_t n = ::pread(fd, body.data() + done, body.size() - done,
+                        off_t(kHeaderBytes + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      ::close(fd);
+      error = systemError(path);
+      return nullptr;
+    }
+    done += size_t(n);
+  }
+  ::close(fd);
+  if (XXH64(body.data(), body.size(), 0) != h.bodyHash) {
+    error = path + ": corrupt body (checksum mismatch)";
+    return nullptr;
+  }
+
+  auto bad = [&](const std::string &why) -> std::unique_ptr<PagedCache> {
+    error = path + ": inconsistent contents: " + why;
+    return nullptr;
+  };
+  BodyReader in(body);
+  PagedCache::State state;
+  state.nextId = h.nextId;
+  state.pages.resize(size_t(config.layers));
+  state.tails.resize(size_t(config.layers));
+  const size_t tailKeys = size_t((config.poolSize - 1) * config.dim),
+               tailScores = size_t(config.poolSize - 1);
+  if (h.sequences > body.size() / 32)
+    return bad("more sequences than the body can hold");
+  for (std::uint64_t s = 0; s < h.sequences; ++s) {
+    SequenceTable::Restored r;
+    std::uint64_t id, length, size;
+    if (!in.u64(id) || !in.u64(length) || !in.u64(size) ||
+        size > config.pages || size > body.size() / 4)
+      return bad("sequence record " + std::to_string(s));
+    r.id = id;
+    r.length = std::int64_t(length);
+    for (std::uint64_t i = 0; i < size; ++i) {
+      std::uint32_t page;
+      if (!in.u32(page))
+        return bad("sequence record " + std::to_string(s));
+      r.blockTable.push_back(PageIndex(page));
+    }
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      const std::uint8_t *has;
+      if (!in.take(1, has) || *has > 1)
+        return bad("tail of sequence " + std::to_string(id));
+      if (*has) {
+        auto &tail = state.tails[size_t(l)][id];
+        if (!in.floats(tailKeys, tail.first) ||
+            !in.floats(tailScores, tail.second))
+          return bad("tail of sequence " + std::to_string(id));
+      }
+    }
+    state.sequences.push_back(std::move(r));
+  }
+  const size_t pageBytes = size_t(config.pageBytes());
+  for (auto &layer : state.pages)
+    layer.assign(size_t(config.pages) * pageBytes, 0);
+  std::set<PageIndex> listed, stored;
+  for (const auto &r : state.sequences)
+    listed.insert(r.blockTable.begin(), r.blockTable.end());
+  for (std::uint64_t p = 0; p < h.storedPages; ++p) {
+    std::uint32_t page;
+    if (!in.u32(page) || page >= config.pages || !stored.insert(PageIndex(page)).second)
+      return bad("page record " + std::to_string(p));
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      const std::uint8_t *bytes;
+      if (!in.take(pageBytes, bytes))
+        return bad("page " + std::to_string(page));
+      std::memcpy(&state.pages[size_t(l)][size_t(page) * pageBytes], bytes,
+                  pageBytes);
+    }
+  }
+  if (!in.done())
+    return bad("bytes after the last page");
+  if (stored != listed)
+    return bad("the stored pages are not the pages the block tables list");
+  generation = h.generation;
+  std::unique_ptr<PagedCache> cache =
+      PagedCache::restore(config, std::move(kernels), std::move(state), error);
+  if (!cache)
+    error = path + ": " + error;
+  return cache;
+}

@@ -1,0 +1,280 @@
+//===- PagedCacheTest.cpp - The cache through the CPU kernels -------------===//
+//
+// Sequences added, forked and freed between decode steps of random keys
+// (never zeros); afterwards every live sequence's pages hold, entry for
+// entry and byte for byte, what one compress_paged of its whole history
+// writes (the property docs/serving-layout.md states for append_paged),
+// a fork's appends never touch its parent's entries, and every select
+// passes the float64 reference's check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/CacheCpu/CpuCacheKernels.h"
+
+#include "indexpool/API/Builders.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace indexpool;
+using namespace indexpool::cache;
+
+namespace {
+
+CacheConfig smallConfig() {
+  CacheConfig c;
+  c.layers = 2;
+  c.dim = 32;
+  c.poolSize = 4;
+  c.pageEntries = 4; // 16 tokens a page
+  c.pages = 48;
+  c.heads = 4;
+  c.k = 6;
+  return c;
+}
+
+struct History {
+  std::vector<std::vector<float>> keys, scores; // per layer
+};
+
+class PagedCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string error;
+    auto kernels = makeCpuCacheKernels(config, 2, error);
+    ASSERT_TRUE(kernels) << error;
+    cache = PagedCache::create(config, std::move(kernels), error);
+    ASSERT_TRUE(cache) << error;
+  }
+
+  std::vector<float> random(size_t n) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = normal(rng);
+    return v;
+  }
+
+  /// One decode step of n tokens for `batch`, recorded in the histories.
+  void step(const std::vector<SequenceId> &batch, std::int64_t n) {
+    std::vector<std::vector<float>> keys, scores;
+    std::vector<const float *> keyPtrs, scorePtrs;
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      keys.push_back(random(batch.size() * size_t(n * config.dim)));
+      scores.push_back(random(batch.size() * size_t(n)));
+    }
+    for (size_t l = 0; l < keys.size(); ++l) {
+      keyPtrs.push_back(keys[l].data());
+      scorePtrs.push_back(scores[l].data());
+    }
+    std::string error;
+    ASSERT_TRUE(cache->append(batch, n, keyPtrs, scorePtrs, error)) << error;
+    for (size_t b = 0; b < batch.size(); ++b) {
+      History &h = histories[batch[b]];
+      h.keys.resize(size_t(config.layers));
+      h.scores.resize(size_t(config.layers));
+      for (size_t l = 0; l < keys.size(); ++l) {
+        const float *k = keys[l].data() + b * size_t(n * config.dim);
+        h.keys[l].insert(h.keys[l].end(), k, k + n * config.dim);
+        const float *s = scores[l].data() + b * size_t(n);
+        h.scores[l].insert(h.scores[l].end(), s, s + n);
+      }
+    }
+  }
+
+  /// The sequence's entries equal one compress_paged of its history.
+  void checkPages(SequenceId s) {
+    const History &h = histories[s];
+    const std::int64_t tokens = cache->sequences().length(s);
+    const std::int64_t groups = tokens / config.poolSize;
+    const std::vector<PageIndex> &table = cache->sequences().blockTable(s);
+    CompressPagedSpec spec;
+    spec.dim = config.dim;
+    spec.keyType = DType::F32;
+    spec.poolSize = config.poolSize;
+    spec.layout.pageEntries = config.pageEntries;
+    Status status;
+    auto module = buildCompressPaged(spec, status);
+    ASSERT_TRUE(module) << status.message();
+    CompileOptions options;
+    options.threads = 2;
+    auto compress = compileForCpu(*module, spec.name, options, status);
+    ASSERT_TRUE(compress) << status.message();
+    const std::int64_t e = config.pageEntries, d = config.dim;
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      ASSERT_EQ(std::int64_t(h.keys[size_t(l)].size()), tokens * d);
+      std::vector<std::int64_t> slots(static_cast<size_t>(groups));
+      for (std::int64_t g = 0; g < groups; ++g)
+        slots[size_t(g)] = std::int64_t(table[size_t(g / e)]) * e + g % e;
+      std::vector<std::int8_t> expected(cache->pageBytes(l).size(), 0);
+      std::vector<TensorRef> inputs = {
+          TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
+                    {tokens, d}),
+          TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
+                    DType::F32, {tokens}),
+          TensorRef(expected.data(), DType::I8,
+                    {std::int64_t(config.pages), config.pageBytes()}),
+          TensorRef(slots.data(), DType::I64, {groups})};
+      std::vector<TensorRef> outputs = {inputs[2]};
+      status = compress->call(inputs, outputs);
+      ASSERT_TRUE(status.ok()) << status.message();
+      const std::vector<std::int8_t> &actual = cache->pageBytes(l);
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t page = slots[size_t(g)] / e, entry = g % e;
+        const size_t base = size_t(page * config.pageBytes());
+        const size_t codes = base + size_t(entry * d);
+        const size_t scale = base + size_t(e * d + 4 * entry);
+        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
+            << "sequence " << s << " layer " << l << " group " << g;
+        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
+            << "sequence " << s << " layer " << l << " group " << g;
+      }
+    }
+  }
+
+  /// A select of every layer for `batch`, checked by the float64 reference.
+  void checkSelect(const std::vector<SequenceId> &batch) {
+    SelectPagedSpec spec;
+    spec.batch = -1;
+    spec.heads = config.heads;
+    spec.dim = config.dim;
+    spec.queryType = DType::F32;
+    spec.k = config.k;
+    spec.poolSize = config.poolSize;
+    spec.layout.pageEntries = config.pageEntries;
+    Status status;
+    auto module = buildSelectPaged(spec, status);
+    ASSERT_TRUE(module) << status.message();
+    const std::int64_t bsz = std::int64_t(batch.size());
+    std::int64_t maxPages = 1;
+    for (SequenceId s : batch)
+      maxPages = std::max<std::int64_t>(
+          maxPages, cache->sequences().blockTable(s).size());
+    std::vector<std::int32_t> table(size_t(bsz * maxPages), 0), lengths;
+    for (std::int64_t b = 0; b < bsz; ++b) {
+      const auto &row = cache->sequences().blockTable(batch[size_t(b)]);
+      std::copy(row.begin(), row.end(), table.begin() + b * maxPages);
+      lengths.push_back(std::int32_t(cache->sequences().length(batch[size_t(b)])));
+    }
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      std::vector<float> q = random(size_t(bsz * config.heads * config.dim));
+      std::vector<float> w = random(size_t(bsz * config.heads));
+      std::vector<std::int32_t> tokens;
+      std::string error;
+      ASSERT_TRUE(cache->select(batch, l, q.data(), w.data(), tokens, error))
+          << error;
+      const std::int64_t row = config.k * config.poolSize + config.poolSize - 1;
+      std::vector<TensorRef> inputs = {
+          TensorRef(q.data(), DType::F32, {bsz, 1, config.heads, config.dim}),
+          TensorRef(w.data(), DType::F32, {bsz, 1, config.heads}),
+          TensorRef(const_cast<std::int8_t *>(cache->pageBytes(l).data()),
+                    DType::I8, {std::int64_t(config.pages), config.pageBytes()}),
+          TensorRef(table.data(), DType::I32, {bsz, maxPages}),
+          TensorRef(lengths.data(), DType::I32, {bsz, 1})};
+      std::vector<TensorRef> outputs = {
+          TensorRef(tokens.data(), DType::I32, {bsz, 1, row})};
+      std::vector<std::string> report;
+      status = verifyAgainstReference(*module, spec.name, inputs.data(),
+                                      inputs.size(), outputs.data(),
+                                      outputs.size(), report);
+      EXPECT_TRUE(status.ok()) << status.message();
+      for (const std::string &line : report)
+        EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
+    }
+  }
+
+  CacheConfig config = smallConfig();
+  std::unique_ptr<PagedCache> cache;
+  std::map<SequenceId, History> histories;
+  std::mt19937 rng{2026};
+};
+
+} // namespace
+
+TEST_F(PagedCacheTest, AppendsForksAndFreesMatchTheReference) {
+  SequenceId a = cache->add(), b = cache->add();
+  step({a, b}, 5);
+  step({a}, 13); // a: 18 tokens, b: 5
+  step({b, a}, 6);
+  // c forks a at 24 tokens (6 groups): it shares a's full page (entries
+  // 0..3) and its half page (entries 4, 5), and a tail of none.
+  SequenceId c;
+  std::string error;
+  ASSERT_TRUE(cache->fork(a, c, error)) << error;
+  histories[c] = histories[a];
+  EXPECT_EQ(cache->sequences().blockTable(c), cache->sequences().blockTable(a));
+  ASSERT_EQ(cache->sequences().blockTable(c).size(), 2u);
+  for (int i = 0; i < 6; ++i)
+    step({c, b, a}, 1 + i % 3);
+  step({c}, 9);
+  EXPECT_NE(cache->sequences().blockTable(c)[1],
+            cache->sequences().blockTable(a)[1])
+      << "the half page was copied on write";
+  EXPECT_EQ(cache->sequences().blockTable(c)[0],
+            cache->sequences().blockTable(a)[0])
+      << "the full page is still shared";
+  for (SequenceId s : {a, b, c})
+    checkPages(s);
+  checkSelect({a, b, c});
+  checkSelect({c});
+
+  ASSERT_TRUE(cache->free(a, error)) << error;
+  histories.erase(a);
+  step({c, b}, 4);
+  for (SequenceId s : {b, c})
+    checkPages(s);
+  checkSelect({b, c});
+}
+
+TEST_F(PagedCacheTest, BadCallsAreRefusedAndChangeNothing) {
+  SequenceId a = cache->add(), b = cache->add();
+  step({a, b}, 3);
+  std::string error;
+  std::vector<float> keys(size_t(2 * config.dim)), scores(2, 0.5f);
+  for (float &k : keys)
+    k = 0.25f;
+  std::vector<const float *> k2 = {keys.data(), keys.data()},
+                             s2 = {scores.data(), scores.data()};
+  EXPECT_FALSE(cache->append({a, a}, 1, k2, s2, error));
+  EXPECT_NE(error.find("appears twice"), std::string::npos) << error;
+  EXPECT_FALSE(cache->append({a}, 1, {keys.data()}, {scores.data()}, error));
+  EXPECT_NE(error.find("each of the 2 layers"), std::string::npos) << error;
+  ASSERT_TRUE(cache->free(b, error));
+  EXPECT_FALSE(cache->append({b}, 1, k2, s2, error));
+  EXPECT_EQ(error, "sequence 1 was freed");
+  std::vector<std::int32_t> tokens;
+  EXPECT_FALSE(cache->select({b}, 0, keys.data(), scores.data(), tokens, error));
+  EXPECT_FALSE(cache->select({a}, 2, keys.data(), scores.data(), tokens, error));
+  EXPECT_NE(error.find("layer 2 of 2"), std::string::npos) << error;
+  // The budget: 48 pages of 16 tokens; 800 more tokens need 50.
+  std::vector<float> big(size_t(800 * config.dim), 0.5f), bigScores(800, 0.5f);
+  EXPECT_FALSE(cache->append({a}, 800, {big.data(), big.data()},
+                             {bigScores.data(), bigScores.data()}, error));
+  EXPECT_NE(error.find("more pages"), std::string::npos) << error;
+  EXPECT_EQ(cache->sequences().length(a), 3);
+  checkPages(a);
+}
+
+TEST(PagedCacheConfig, BadConfigurations) {
+  std::string error;
+  CacheConfig c = smallConfig();
+  c.dim = 24; // rotation needs a power of two
+  EXPECT_FALSE(makeCpuCacheKernels(c, 1, error));
+  EXPECT_FALSE(error.empty());
+  c = smallConfig();
+  c.layers = 0;
+  auto kernels = makeCpuCacheKernels(smallConfig(), 1, error);
+  ASSERT_TRUE(kernels) << error;
+  EXPECT_FALSE(PagedCache::create(c, std::move(kernels), error));
+  EXPECT_NE(error.find("expected 1 to 4096 layers"), std::string::npos);
+  c = smallConfig();
+  c.pages = std::uint64_t(1) << 31;
+  c.pageEntries = 65536;
+  EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(smallConfig(), 1, error),
+                                  error));
+  EXPECT_NE(error.find("more than this machine's"), std::string::npos) << error;
+}
