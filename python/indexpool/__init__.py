@@ -19,11 +19,14 @@ import numpy as _np
 
 from . import _indexpool
 from ._indexpool import FunctionSignature, IndexPoolError, Module, TensorType
+# The cache runtime (docs/cache.md), where the build has it.
+Cache = getattr(_indexpool, "Cache", None)
 from . import dtypes, gpu, ops
 from .dtypes import decode_bf16, decode_f8e4m3fn, encode_bf16, encode_f8e4m3fn
 
 __all__ = [
     "IndexPoolError", "Module", "TensorType", "FunctionSignature", "Function",
+    "Cache",
     "GpuBinary", "parse", "compile", "compile_gpu", "reference", "verify",
     "dtypes", "gpu", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
     "encode_bf16",

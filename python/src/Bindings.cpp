@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheBindings.h"
 #include "GpuBindings.h"
 #include "TensorArgs.h"
 
@@ -606,4 +607,7 @@ PYBIND11_MODULE(_indexpool, m) {
   m.def("decode", &decodeArray, py::arg("codes"), py::arg("dtype"));
   m.def("encode", &encodeArray, py::arg("values"), py::arg("dtype"));
   bindGpu(m);
+#ifdef INDEXPOOL_PYTHON_CACHE
+  bindCache(m);
+#endif
 }

@@ -1,0 +1,236 @@
+//===- CacheBindings.cpp - indexpool.Cache in _indexpool ------------------===//
+//
+// The cache runtime from Python: sequences added, forked and freed, decode
+// steps appended and selected with NumPy arrays (float32, C order; other
+// float arrays are converted), snapshots written and restored. Every
+// failure raises IndexPoolError with the C++ message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CacheBindings.h"
+#include "TensorArgs.h"
+
+#include "indexpool/Cache/Snapshot.h"
+#include "indexpool/CacheCpu/CpuCacheKernels.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+using namespace indexpool::cache;
+
+namespace {
+
+using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+/// Raises IndexPoolError.
+[[noreturn]] void fail(const std::string &message) {
+  indexpool::python::raise(indexpool::Status::error("indexpool.Cache: " + message));
+}
+
+/// `a` has exactly `shape` (the names say which sizes in a message).
+void expectShape(const Floats &a, const std::vector<py::ssize_t> &shape,
+                 const char *what, const char *names) {
+  bool same = a.ndim() == py::ssize_t(shape.size());
+  for (size_t i = 0; same && i < shape.size(); ++i)
+    same = a.shape(py::ssize_t(i)) == shape[i];
+  if (same)
+    return;
+  std::string want = "(", got = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    want += (i ? ", " : "") + std::to_string(shape[i]);
+  for (py::ssize_t i = 0; i < a.ndim(); ++i)
+    got += (i ? ", " : "") + std::to_string(a.shape(i));
+  fail(std::string(what) + " must have shape " + names + " = " + want +
+       "), got " + got + ")");
+}
+
+class Cache {
+public:
+  Cache(std::int64_t layers, std::int64_t dim, std::int64_t poolSize,
+        std::int64_t pageEntries, std::uint64_t pages, std::int64_t heads,
+        std::int64_t k, int threads) {
+    config.layers = layers;
+    config.dim = dim;
+    config.poolSize = poolSize;
+    config.pageEntries = pageEntries;
+    config.pages = pages;
+    config.heads = heads;
+    config.k = k;
+    this->threads = threads;
+    std::string error;
+    auto kernels = makeCpuCacheKernels(config, threads, error);
+    if (kernels)
+      cache = PagedCache::create(config, std::move(kernels), error);
+    if (!cache)
+      fail(error);
+  }
+  explicit Cache(std::unique_ptr<PagedCache> restored, int threads)
+      : config(restored->config()), threads(threads),
+        cache(std::move(restored)) {}
+
+  SequenceId add() { return cache->add(); }
+  SequenceId fork(SequenceId parent) {
+    SequenceId child;
+    std::string error;
+    if (!cache->fork(parent, child, error))
+      fail(error);
+    return child;
+  }
+  void free(SequenceId s) {
+    std::string error;
+    if (!cache->free(s, error))
+      fail(error);
+  }
+  std::int64_t length(SequenceId s) const {
+    std::string error;
+    if (!cache->sequences().check(s, error))
+      fail(error);
+    return cache->sequences().length(s);
+  }
+  std::vector<PageIndex> blockTable(SequenceId s) const {
+    std::string error;
+    if (!cache->sequences().check(s, error))
+      fail(error);
+    return cache->sequences().blockTable(s);
+  }
+  py::array pages(std::int64_t layer) const {
+    if (layer < 0 || layer >= config.layers)
+      fail("layer " + std::to_string(layer) + " of " +
+           std::to_string(config.layers));
+    const auto &bytes = cache->pageBytes(layer);
+    // A read-only copy: the cache's own array changes with every append.
+    py::array_t<std::int8_t> out(
+        {py::ssize_t(config.pages), py::ssize_t(config.pageBytes())});
+    std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+    return out;
+  }
+
+  void append(const std::vector<SequenceId> &batch, const Floats &keys,
+              const Floats &scores) {
+    const py::ssize_t b = py::ssize_t(batch.size());
+    if (keys.ndim() != 4)
+      fail("keys must have shape (layers, batch, new tokens, D)");
+    const py::ssize_t n = keys.shape(2);
+    expectShape(keys, {config.layers, b, n, config.dim}, "keys",
+                "(layers, batch, new tokens, D)");
+    expectShape(scores, {config.layers, b, n}, "scores",
+                "(layers, batch, new tokens)");
+    std::vector<const float *> k, s;
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      k.push_back(keys.data() + l * b * n * config.dim);
+      s.push_back(scores.data() + l * b * n);
+    }
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = cache->append(batch, n, k, s, error);
+    }
+    if (!ok)
+      fail(error);
+  }
+
+  py::array select(const std::vector<SequenceId> &batch, std::int64_t layer,
+                   const Floats &queries, const Floats &weights) {
+    const py::ssize_t b = py::ssize_t(batch.size());
+    expectShape(queries, {b, config.heads, config.dim}, "queries",
+                "(batch, H, D)");
+    expectShape(weights, {b, config.heads}, "weights", "(batch, H)");
+    std::vector<std::int32_t> tokens;
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = cache->select(batch, layer, queries.data(), weights.data(), tokens,
+                         error);
+    }
+    if (!ok)
+      fail(error);
+    const py::ssize_t row = py::ssize_t(config.k * config.poolSize +
+                                        config.poolSize - 1);
+    py::array_t<std::int32_t> out({b, row});
+    std::memcpy(out.mutable_data(), tokens.data(), tokens.size() * 4);
+    return out;
+  }
+
+  void snapshot(const std::string &path, std::uint64_t generation) const {
+    std::string error;
+    bool ok;
+    {
+      py::gil_scoped_release release;
+      ok = writeSnapshot(*cache, path, generation, error);
+    }
+    if (!ok)
+      fail(error);
+  }
+
+  static py::tuple restore(const std::string &path, int threads) {
+    CacheConfig config;
+    std::uint64_t generation = 0;
+    std::string error;
+    if (!readSnapshotHeader(path, config, generation, error))
+      fail(error);
+    auto kernels = makeCpuCacheKernels(config, threads, error);
+    std::unique_ptr<PagedCache> cache =
+        kernels ? restoreSnapshot(path, config, std::move(kernels), generation,
+                                  error)
+                : nullptr;
+    if (!cache)
+      fail(error);
+    return py::make_tuple(Cache(std::move(cache), threads), generation);
+  }
+
+  CacheConfig config;
+  int threads = 0;
+
+private:
+  std::shared_ptr<PagedCache> cache;
+};
+
+} // namespace
+
+void indexpool::python::bindCache(py::module &m) {
+  py::class_<Cache>(m, "Cache", R"(The pooled indexer caches of many sequences (docs/cache.md): L layers
+of paged FP8 keys within a page budget, sequences added, forked (sharing
+pages, copy-on-write) and freed, decode steps appended and selected through
+the paged kernels compiled for the CPU, and crash-safe snapshots.)")
+      .def(py::init<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                    std::uint64_t, std::int64_t, std::int64_t, int>(),
+           py::arg("layers") = 1, py::arg("dim") = 128,
+           py::arg("pool_size") = 4, py::arg("page_entries") = 64,
+           py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
+           py::arg("threads") = 0)
+      .def("add", &Cache::add, "A new empty sequence; its id.")
+      .def("fork", &Cache::fork, py::arg("parent"),
+           "A new sequence sharing the parent's pages and tail; its id.")
+      .def("free", &Cache::free, py::arg("sequence"))
+      .def("length", &Cache::length, py::arg("sequence"))
+      .def("block_table", &Cache::blockTable, py::arg("sequence"))
+      .def("pages", &Cache::pages, py::arg("layer"),
+           "A copy of one layer's pages, int8 (pages, E * (D + 4)).")
+      .def("append", &Cache::append, py::arg("sequences"), py::arg("keys"),
+           py::arg("scores"),
+           "One decode step: keys (layers, batch, n, D) and scores (layers, "
+           "batch, n), float32, for the sequences in order.")
+      .def("select", &Cache::select, py::arg("sequences"), py::arg("layer"),
+           py::arg("queries"), py::arg("weights"),
+           "Tokens (batch, k * P + P - 1) int32 of one layer for queries "
+           "(batch, H, D) and head weights (batch, H).")
+      .def("snapshot", &Cache::snapshot, py::arg("path"),
+           py::arg("generation") = 0,
+           "Writes the cache to path atomically (docs/cache.md).")
+      .def_static("restore", &Cache::restore, py::arg("path"),
+                  py::arg("threads") = 0,
+                  "(cache, generation) from a snapshot file.")
+      .def_property_readonly("layers", [](const Cache &c) { return c.config.layers; })
+      .def_property_readonly("dim", [](const Cache &c) { return c.config.dim; })
+      .def_property_readonly("pool_size",
+                             [](const Cache &c) { return c.config.poolSize; })
+      .def_property_readonly("page_entries",
+                             [](const Cache &c) { return c.config.pageEntries; })
+      .def_property_readonly("heads", [](const Cache &c) { return c.config.heads; })
+      .def_property_readonly("k", [](const Cache &c) { return c.config.k; });
+}

@@ -1,0 +1,123 @@
+"""indexpool.Cache: sequences added, forked and freed between decode steps
+of random keys (never zeros); every select passes the float64 reference
+(indexpool.verify on the cache's own pages); snapshots round-trip and bad
+files and calls raise IndexPoolError with the C++ message."""
+
+import numpy as np
+import pytest
+
+import indexpool
+
+pytestmark = pytest.mark.skipif(indexpool.Cache is None,
+                                reason="built without the cache runtime")
+
+L, D, P, E, H, K = 2, 32, 4, 4, 4, 6
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261204)
+
+
+def make_cache():
+    return indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                           pages=64, heads=H, k=K, threads=2)
+
+
+def step(cache, sequences, n, rng):
+    keys = rng.standard_normal((L, len(sequences), n, D), dtype=np.float32)
+    scores = rng.standard_normal((L, len(sequences), n), dtype=np.float32)
+    cache.append(sequences, keys, scores)
+
+
+def check_select(cache, sequences, rng):
+    module = indexpool.ops.select_paged((-1, 1, H, D), "f32", k=K,
+                                        pool_size=P, page_entries=E)
+    width = max(1, max(len(cache.block_table(s)) for s in sequences))
+    table = np.zeros((len(sequences), width), dtype=np.int32)
+    for row, s in enumerate(sequences):
+        ids = cache.block_table(s)
+        table[row, :len(ids)] = ids
+    lengths = np.array([[cache.length(s)] for s in sequences], dtype=np.int32)
+    for layer in range(L):
+        q = rng.standard_normal((len(sequences), H, D), dtype=np.float32)
+        w = rng.standard_normal((len(sequences), H), dtype=np.float32)
+        tokens = cache.select(sequences, layer, q, w)
+        assert tokens.shape == (len(sequences), K * P + P - 1)
+        report = indexpool.verify(
+            module, "select_paged",
+            (q[:, None], w[:, None], cache.pages(layer), table, lengths),
+            (tokens[:, None],))
+        assert all(line.endswith("-> ok") for line in report), report
+
+
+def test_appends_forks_and_selects_match_the_reference(rng):
+    cache = make_cache()
+    a, b = cache.add(), cache.add()
+    step(cache, [a, b], 7, rng)
+    step(cache, [a], 17, rng)           # a: 24 tokens, 6 entries
+    c = cache.fork(a)
+    assert cache.block_table(c) == cache.block_table(a)
+    step(cache, [c, b, a], 5, rng)      # entry 6: c copies the half page
+    assert cache.block_table(c)[0] == cache.block_table(a)[0]
+    assert cache.block_table(c)[1] != cache.block_table(a)[1]
+    assert [cache.length(s) for s in (a, b, c)] == [29, 12, 29]
+    check_select(cache, [a, b, c], rng)
+    cache.free(a)
+    step(cache, [b, c], 5, rng)
+    check_select(cache, [c, b], rng)
+
+
+def test_snapshots_round_trip(rng, tmp_path):
+    cache = make_cache()
+    a = cache.add()
+    step(cache, [a], 30, rng)
+    b = cache.fork(a)
+    step(cache, [a, b], 2, rng)
+    path = str(tmp_path / "cache.snapshot")
+    cache.snapshot(path, generation=7)
+    restored, generation = indexpool.Cache.restore(path, threads=2)
+    assert generation == 7
+    for s in (a, b):
+        assert restored.length(s) == cache.length(s)
+        assert restored.block_table(s) == cache.block_table(s)
+    for layer in range(L):
+        for s in (a, b):
+            for page in cache.block_table(s):
+                np.testing.assert_array_equal(restored.pages(layer)[page],
+                                              cache.pages(layer)[page])
+    # Both go on the same way.
+    keys = rng.standard_normal((L, 2, 3, D), dtype=np.float32)
+    scores = rng.standard_normal((L, 2, 3), dtype=np.float32)
+    cache.append([a, b], keys, scores)
+    restored.append([a, b], keys, scores)
+    for layer in range(L):
+        np.testing.assert_array_equal(restored.pages(layer),
+                                      cache.pages(layer))
+    with open(path, "r+b") as f:
+        f.seek(-5, 2)
+        byte = f.read(1)
+        f.seek(-5, 2)
+        f.write(bytes([byte[0] ^ 0x40]))
+    with pytest.raises(indexpool.IndexPoolError, match="corrupt body"):
+        indexpool.Cache.restore(path)
+
+
+def test_bad_calls_raise(rng, tmp_path):
+    cache = make_cache()
+    a = cache.add()
+    with pytest.raises(indexpool.IndexPoolError, match="unknown sequence 9"):
+        cache.fork(9)
+    with pytest.raises(indexpool.IndexPoolError, match=r"keys must have shape"):
+        cache.append([a], np.ones((L, 1, 2, D + 1), np.float32),
+                     np.ones((L, 1, 2), np.float32))
+    cache.free(a)
+    with pytest.raises(indexpool.IndexPoolError, match="sequence 0 was freed"):
+        step(cache, [a], 1, rng)
+    with pytest.raises(indexpool.IndexPoolError,
+                       match="not an IndexPool cache snapshot"):
+        path = tmp_path / "foreign"
+        path.write_text("hello")
+        indexpool.Cache.restore(str(path))
+    with pytest.raises(indexpool.IndexPoolError, match="expected 1 to 4096 layers"):
+        indexpool.Cache(layers=0)
