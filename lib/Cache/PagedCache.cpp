@@ -132,13 +132,24 @@ bool PagedCache::append(const std::vector<SequenceId> &batch,
                         const std::vector<const float *> &keys,
                         const std::vector<const float *> &scores,
                         std::string &error) {
-  if (!checkBatch(batch, error))
-    return false;
   if (keys.size() != size_t(cfg.layers) || scores.size() != size_t(cfg.layers)) {
     error = "append: keys and scores for each of the " +
             std::to_string(cfg.layers) + " layers expected";
     return false;
   }
+  PreparedAppend prepared;
+  if (!prepareAppend(batch, newTokens, prepared, error) ||
+      !runAppend(prepared, keys, scores, error))
+    return false;
+  commitAppend(prepared);
+  return true;
+}
+
+bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
+                               std::int64_t newTokens, PreparedAppend &prepared,
+                               std::string &error) {
+  if (!checkBatch(batch, error))
+    return false;
   if (newTokens < 1 || newTokens > 65536) {
     error = "append: 1 to 65536 new tokens per sequence, got " +
             std::to_string(newTokens);
@@ -163,72 +174,117 @@ bool PagedCache::append(const std::vector<SequenceId> &batch,
         std::memcpy(&layer.pages[size_t(c.to) * pageBytes],
                     &layer.pages[size_t(c.from) * pageBytes], pageBytes);
   }
-  std::int64_t maxPages = 0;
-  std::vector<std::int32_t> tables = blockTables(batch, maxPages);
-  std::vector<std::int32_t> lengths;
+  prepared.batch = batch;
+  prepared.newTokens = newTokens;
+  prepared.tables = blockTables(batch, prepared.maxPages);
+  prepared.lengths.clear();
   for (SequenceId s : batch)
-    lengths.push_back(static_cast<std::int32_t>(table.length(s)));
+    prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
+  // The batch's tails, contiguous; a new sequence's are empty (zeros, never
+  // read before a token fills them).
   const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim);
   const size_t bsz = batch.size();
+  prepared.tailKeys.assign(size_t(cfg.layers), {});
+  prepared.tailScores.assign(size_t(cfg.layers), {});
   for (std::int64_t l = 0; l < cfg.layers; ++l) {
-    Layer &layer = layers[size_t(l)];
-    // The batch's tails, contiguous; a new sequence's are empty (zeros,
-    // never read before a token fills them).
-    std::vector<float> tailKeys(bsz * tailRows * d, 0.0f),
-        tailScores(bsz * tailRows, 0.0f);
+    auto &keys = prepared.tailKeys[size_t(l)];
+    auto &scores = prepared.tailScores[size_t(l)];
+    keys.assign(bsz * tailRows * d, 0.0f);
+    scores.assign(bsz * tailRows, 0.0f);
     for (size_t b = 0; b < bsz; ++b)
-      if (auto it = layer.tails.find(batch[b]); it != layer.tails.end()) {
-        std::copy(it->second.first.begin(), it->second.first.end(),
-                  tailKeys.begin() + b * tailRows * d);
-        std::copy(it->second.second.begin(), it->second.second.end(),
-                  tailScores.begin() + b * tailRows);
+      if (const auto *t = tail(batch[b], l)) {
+        std::copy(t->first.begin(), t->first.end(),
+                  keys.begin() + b * tailRows * d);
+        std::copy(t->second.begin(), t->second.end(),
+                  scores.begin() + b * tailRows);
       }
-    AppendCall call{std::int64_t(bsz), newTokens,      maxPages,
-                    keys[size_t(l)],   scores[size_t(l)], tailKeys.data(),
-                    tailScores.data(), lengths.data(), layer.pages.data(),
-                    tables.data()};
+  }
+  return true;
+}
+
+bool PagedCache::runAppend(PreparedAppend &prepared,
+                           const std::vector<const float *> &keys,
+                           const std::vector<const float *> &scores,
+                           std::string &error) {
+  for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    AppendCall call{std::int64_t(prepared.batch.size()),
+                    prepared.newTokens,
+                    prepared.maxPages,
+                    keys[size_t(l)],
+                    scores[size_t(l)],
+                    prepared.tailKeys[size_t(l)].data(),
+                    prepared.tailScores[size_t(l)].data(),
+                    prepared.lengths.data(),
+                    layers[size_t(l)].pages.data(),
+                    prepared.tables.data()};
     if (!kernels->append(call, error)) {
       error = "layer " + std::to_string(l) + ": " + error;
       return false;
     }
-    for (size_t b = 0; b < bsz; ++b) {
-      auto &tail = layer.tails[batch[b]];
-      tail.first.assign(tailKeys.begin() + b * tailRows * d,
-                        tailKeys.begin() + (b + 1) * tailRows * d);
-      tail.second.assign(tailScores.begin() + b * tailRows,
-                         tailScores.begin() + (b + 1) * tailRows);
-    }
   }
-  for (SequenceId s : batch)
-    table.commit(s, newTokens, error);
   return true;
+}
+
+void PagedCache::commitAppend(const PreparedAppend &prepared) {
+  const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim);
+  std::string ignored;
+  for (size_t b = 0; b < prepared.batch.size(); ++b) {
+    const SequenceId s = prepared.batch[b];
+    // A sequence freed while its append ran is gone.
+    if (!table.live(s))
+      continue;
+    for (std::int64_t l = 0; l < cfg.layers; ++l) {
+      auto &t = layers[size_t(l)].tails[s];
+      const auto &keys = prepared.tailKeys[size_t(l)];
+      const auto &scores = prepared.tailScores[size_t(l)];
+      t.first.assign(keys.begin() + b * tailRows * d,
+                     keys.begin() + (b + 1) * tailRows * d);
+      t.second.assign(scores.begin() + b * tailRows,
+                      scores.begin() + (b + 1) * tailRows);
+    }
+    table.commit(s, prepared.newTokens, ignored);
+  }
 }
 
 bool PagedCache::select(const std::vector<SequenceId> &batch,
                         std::int64_t layer, const float *queries,
                         const float *weights, std::vector<std::int32_t> &tokens,
                         std::string &error) {
+  PreparedSelect prepared;
+  return prepareSelect(batch, prepared, error) &&
+         runSelect(prepared, layer, queries, weights, tokens, error);
+}
+
+bool PagedCache::prepareSelect(const std::vector<SequenceId> &batch,
+                               PreparedSelect &prepared, std::string &error) {
   if (!checkBatch(batch, error))
     return false;
+  prepared.batch = batch;
+  prepared.tables = blockTables(batch, prepared.maxPages);
+  prepared.lengths.clear();
+  for (SequenceId s : batch)
+    prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
+  return true;
+}
+
+bool PagedCache::runSelect(const PreparedSelect &prepared, std::int64_t layer,
+                           const float *queries, const float *weights,
+                           std::vector<std::int32_t> &tokens,
+                           std::string &error) {
   if (layer < 0 || layer >= cfg.layers) {
     error = "select: layer " + std::to_string(layer) + " of " +
             std::to_string(cfg.layers);
     return false;
   }
-  std::int64_t maxPages = 0;
-  std::vector<std::int32_t> tables = blockTables(batch, maxPages);
-  std::vector<std::int32_t> lengths;
-  for (SequenceId s : batch)
-    lengths.push_back(static_cast<std::int32_t>(table.length(s)));
   const std::int64_t row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
-  tokens.assign(batch.size() * size_t(row), -1);
-  SelectCall call{std::int64_t(batch.size()),
-                  maxPages,
+  tokens.assign(prepared.batch.size() * size_t(row), -1);
+  SelectCall call{std::int64_t(prepared.batch.size()),
+                  prepared.maxPages,
                   queries,
                   weights,
                   layers[size_t(layer)].pages.data(),
-                  tables.data(),
-                  lengths.data(),
+                  prepared.tables.data(),
+                  prepared.lengths.data(),
                   tokens.data()};
   return kernels->select(call, error);
 }

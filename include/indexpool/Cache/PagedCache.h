@@ -93,6 +93,37 @@ public:
               const float *queries, const float *weights,
               std::vector<std::int32_t> &tokens, std::string &error);
 
+  // The phases of append and select, for a caller that runs the kernels
+  // outside its lock (BackgroundCompressor): prepare and commit change the
+  // cache's metadata; run only reads it, and writes page bytes no select
+  // of committed tokens reads (entries past the committed lengths, in
+  // pages that prepare made private).
+  struct PreparedAppend {
+    std::vector<SequenceId> batch;
+    std::int64_t newTokens = 0, maxPages = 0;
+    std::vector<std::int32_t> tables, lengths;
+    std::vector<std::vector<float>> tailKeys, tailScores; // per layer
+  };
+  bool prepareAppend(const std::vector<SequenceId> &batch,
+                     std::int64_t newTokens, PreparedAppend &prepared,
+                     std::string &error);
+  /// keys[l] and scores[l] for every layer (checked by the caller).
+  bool runAppend(PreparedAppend &prepared,
+                 const std::vector<const float *> &keys,
+                 const std::vector<const float *> &scores, std::string &error);
+  /// The tails and lengths (of the batch's sequences still live).
+  void commitAppend(const PreparedAppend &prepared);
+  struct PreparedSelect {
+    std::vector<SequenceId> batch;
+    std::int64_t maxPages = 0;
+    std::vector<std::int32_t> tables, lengths;
+  };
+  bool prepareSelect(const std::vector<SequenceId> &batch,
+                     PreparedSelect &prepared, std::string &error);
+  bool runSelect(const PreparedSelect &prepared, std::int64_t layer,
+                 const float *queries, const float *weights,
+                 std::vector<std::int32_t> &tokens, std::string &error);
+
   const CacheConfig &config() const { return cfg; }
   const SequenceTable &sequences() const { return table; }
   const PageAllocator &allocator() const { return *pageIds; }
