@@ -59,7 +59,11 @@ bool BackgroundCompressor::free(SequenceId sequence, std::string &error) {
   std::unique_lock<std::mutex> guard(lock);
   if (!cache.sequences().check(sequence, error))
     return false;
-  changed.wait(guard, [&] { return fronts[sequence].readers == 0; });
+  changed.wait(guard, [&] {
+    auto it = fronts.find(sequence);
+    return it == fronts.end() || it->second.readers == 0;
+  });
+  // Another thread may have freed it meanwhile: then this says so.
   if (!cache.free(sequence, error))
     return false;
   fronts.erase(sequence);

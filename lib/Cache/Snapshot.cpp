@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <map>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@ using namespace indexpool::cache;
 namespace {
 
 constexpr char kMagic[8] = {'I', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr size_t kHeaderBytes = 128;
 constexpr size_t kHashedHeader = 120; // the header's own hash follows
 
@@ -282,10 +283,19 @@ int openSnapshot(const std::string &path, Header &h, std::string &error) {
 
 } // namespace
 
-bool indexpool::cache::writeSnapshot(const PagedCache &cache,
-                                     const std::string &path,
-                                     std::uint64_t generation,
-                                     std::string &error) {
+namespace {
+
+// What a file is: a full snapshot or an increment over the previous file of
+// its chain (the body starts with these three u64).
+enum : std::uint64_t { kFull = 0, kIncrement = 1 };
+
+/// Writes one snapshot file atomically: the state and the pages of
+/// `store` (ids, ascending). `bodyHash` gets the body's XXH64.
+bool writeFile(const PagedCache &cache, const std::string &path,
+               std::uint64_t generation, std::uint64_t kind,
+               std::uint64_t baseHash, std::uint64_t index,
+               const std::set<PageIndex> &store, std::uint64_t &bodyHash,
+               std::string &error) {
   const CacheConfig &c = cache.config();
   const SequenceTable &table = cache.sequences();
   const std::string temporary = path + ".tmp";
@@ -306,17 +316,17 @@ bool indexpool::cache::writeSnapshot(const PagedCache &cache,
     return fail(systemError("writing " + temporary));
 
   BodyWriter body(fd);
-  std::set<PageIndex> stored;
+  body.u64(kind);
+  body.u64(baseHash);
+  body.u64(index);
   const std::vector<SequenceId> ids = table.liveIds();
   for (SequenceId id : ids) {
     const std::vector<PageIndex> &row = table.blockTable(id);
     body.u64(id);
     body.u64(std::uint64_t(table.length(id)));
     body.u64(row.size());
-    for (PageIndex page : row) {
+    for (PageIndex page : row)
       body.u32(std::uint32_t(page));
-      stored.insert(page);
-    }
     for (std::int64_t l = 0; l < c.layers; ++l) {
       const auto *tail = cache.tail(id, l);
       std::uint8_t has = tail != nullptr;
@@ -328,7 +338,7 @@ bool indexpool::cache::writeSnapshot(const PagedCache &cache,
     }
   }
   const size_t pageBytes = size_t(c.pageBytes());
-  for (PageIndex page : stored) {
+  for (PageIndex page : store) {
     body.u32(std::uint32_t(page));
     for (std::int64_t l = 0; l < c.layers; ++l)
       body.bytes(&cache.pageBytes(l)[size_t(page) * pageBytes], pageBytes);
@@ -341,10 +351,10 @@ bool indexpool::cache::writeSnapshot(const PagedCache &cache,
   h.config = c;
   h.generation = generation;
   h.sequences = ids.size();
-  h.storedPages = stored.size();
+  h.storedPages = store.size();
   h.nextId = table.nextSequenceId();
   h.bodyBytes = body.written;
-  h.bodyHash = body.hash();
+  h.bodyHash = bodyHash = body.hash();
   encodeHeader(h, header);
   if (::pwrite(fd, header, kHeaderBytes, 0) != ssize_t(kHeaderBytes))
     return fail(systemError("writing " + temporary));
@@ -375,38 +385,40 @@ bool indexpool::cache::writeSnapshot(const PagedCache &cache,
   return true;
 }
 
-bool indexpool::cache::readSnapshotHeader(const std::string &path,
-                                          CacheConfig &config,
-                                          std::uint64_t &generation,
-                                          std::string &error) {
-  Header h;
+/// Every page a block table lists, once.
+std::set<PageIndex> listedPages(const PagedCache &cache) {
+  std::set<PageIndex> listed;
+  for (SequenceId id : cache.sequences().liveIds()) {
+    const auto &row = cache.sequences().blockTable(id);
+    listed.insert(row.begin(), row.end());
+  }
+  return listed;
+}
+
+/// One file's contents.
+struct Parsed {
+  Header header;
+  std::uint64_t kind = kFull, baseHash = 0, index = 0;
+  std::vector<SequenceTable::Restored> sequences;
+  std::vector<std::map<SequenceId, std::pair<std::vector<float>, std::vector<float>>>>
+      tails;
+  // Page id -> its bytes in every layer, one after the other.
+  std::map<PageIndex, std::vector<std::uint8_t>> pages;
+};
+
+/// Reads and checks one snapshot file of `config`.
+bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
+              std::string &error) {
+  Header &h = out.header;
   int fd = openSnapshot(path, h, error);
   if (fd < 0)
     return false;
-  ::close(fd);
-  config = h.config;
-  generation = h.generation;
-  return true;
-}
-
-std::unique_ptr<PagedCache>
-indexpool::cache::restoreSnapshot(const std::string &path,
-                                  const CacheConfig &config,
-                                  std::unique_ptr<CacheKernels> kernels,
-                                  std::uint64_t &generation,
-                                  std::string &error) {
-  Header h;
-  int fd = openSnapshot(path, h, error);
-  if (fd < 0)
-    return nullptr;
   if (!sameConfig(h.config, config)) {
     ::close(fd);
     error = path + ": a snapshot of another cache (" + describe(h.config) +
             "; this one has " + describe(config) + ")";
-    return nullptr;
+    return false;
   }
-  // The body cannot be larger than the configuration allows: every page in
-  // every layer plus at most one sequence per page's worth of tables.
   std::vector<std::uint8_t> body;
   try {
     body.resize(size_t(h.bodyBytes));
@@ -414,7 +426,7 @@ indexpool::cache::restoreSnapshot(const std::string &path,
     ::close(fd);
     error = path + ": a body of " + std::to_string(h.bodyBytes) +
             " bytes does not fit in memory";
-    return nullptr;
+    return false;
   }
   size_t done = 0;
   while (done < body.size()) {
@@ -425,25 +437,24 @@ indexpool::cache::restoreSnapshot(const std::string &path,
     if (n <= 0) {
       ::close(fd);
       error = systemError(path);
-      return nullptr;
+      return false;
     }
     done += size_t(n);
   }
   ::close(fd);
   if (XXH64(body.data(), body.size(), 0) != h.bodyHash) {
     error = path + ": corrupt body (checksum mismatch)";
-    return nullptr;
+    return false;
   }
-
-  auto bad = [&](const std::string &why) -> std::unique_ptr<PagedCache> {
+  auto bad = [&](const std::string &why) {
     error = path + ": inconsistent contents: " + why;
-    return nullptr;
+    return false;
   };
   BodyReader in(body);
-  PagedCache::State state;
-  state.nextId = h.nextId;
-  state.pages.resize(size_t(config.layers));
-  state.tails.resize(size_t(config.layers));
+  if (!in.u64(out.kind) || !in.u64(out.baseHash) || !in.u64(out.index) ||
+      out.kind > kIncrement)
+    return bad("the file's kind");
+  out.tails.assign(size_t(config.layers), {});
   const size_t tailKeys = size_t((config.poolSize - 1) * config.dim),
                tailScores = size_t(config.poolSize - 1);
   if (h.sequences > body.size() / 32)
@@ -467,37 +478,176 @@ indexpool::cache::restoreSnapshot(const std::string &path,
       if (!in.take(1, has) || *has > 1)
         return bad("tail of sequence " + std::to_string(id));
       if (*has) {
-        auto &tail = state.tails[size_t(l)][id];
+        auto &tail = out.tails[size_t(l)][id];
         if (!in.floats(tailKeys, tail.first) ||
             !in.floats(tailScores, tail.second))
           return bad("tail of sequence " + std::to_string(id));
       }
     }
-    state.sequences.push_back(std::move(r));
+    out.sequences.push_back(std::move(r));
   }
-  const size_t pageBytes = size_t(config.pageBytes());
-  for (auto &layer : state.pages)
-    layer.assign(size_t(config.pages) * pageBytes, 0);
-  std::set<PageIndex> listed, stored;
-  for (const auto &r : state.sequences)
-    listed.insert(r.blockTable.begin(), r.blockTable.end());
+  const size_t pageBytes = size_t(config.pageBytes()),
+               allLayers = pageBytes * size_t(config.layers);
   for (std::uint64_t p = 0; p < h.storedPages; ++p) {
     std::uint32_t page;
-    if (!in.u32(page) || page >= config.pages || !stored.insert(PageIndex(page)).second)
+    const std::uint8_t *bytes;
+    if (!in.u32(page) || page >= config.pages || out.pages.count(PageIndex(page)) ||
+        !in.take(allLayers, bytes))
       return bad("page record " + std::to_string(p));
-    for (std::int64_t l = 0; l < config.layers; ++l) {
-      const std::uint8_t *bytes;
-      if (!in.take(pageBytes, bytes))
-        return bad("page " + std::to_string(page));
-      std::memcpy(&state.pages[size_t(l)][size_t(page) * pageBytes], bytes,
-                  pageBytes);
-    }
+    out.pages[PageIndex(page)].assign(bytes, bytes + allLayers);
   }
   if (!in.done())
     return bad("bytes after the last page");
-  if (stored != listed)
-    return bad("the stored pages are not the pages the block tables list");
+  return true;
+}
+
+bool fileExists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+} // namespace
+
+bool indexpool::cache::writeSnapshot(const PagedCache &cache,
+                                     const std::string &path,
+                                     std::uint64_t generation,
+                                     std::string &error) {
+  std::uint64_t hash;
+  return writeFile(cache, path, generation, kFull, 0, 0, listedPages(cache),
+                   hash, error);
+}
+
+std::string indexpool::cache::incrementPath(const std::string &path,
+                                            std::uint64_t index) {
+  return path + ".inc." + std::to_string(index);
+}
+
+SnapshotWriter::SnapshotWriter(std::string path, unsigned maxIncrements)
+    : path(std::move(path)), maxIncrements(maxIncrements) {}
+
+bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
+                           std::string &error) {
+  const CacheConfig &c = cache.config();
+  const size_t pageBytes = size_t(c.pageBytes());
+  // Each listed page's hash over every layer: what changed since the last
+  // file of the chain.
+  std::map<PageIndex, std::uint64_t> hashes;
+  for (PageIndex page : listedPages(cache)) {
+    XXH64_state_t *state = XXH64_createState();
+    XXH64_reset(state, 0);
+    for (std::int64_t l = 0; l < c.layers; ++l)
+      XXH64_update(state, &cache.pageBytes(l)[size_t(page) * pageBytes],
+                   pageBytes);
+    hashes[page] = XXH64_digest(state);
+    XXH64_freeState(state);
+  }
+  const bool full = !hasBase || increments >= maxIncrements;
+  std::set<PageIndex> store;
+  for (const auto &[page, hash] : hashes) {
+    auto it = written.find(page);
+    if (full || it == written.end() || it->second != hash)
+      store.insert(page);
+  }
+  std::uint64_t bodyHash;
+  const std::uint64_t index = full ? 0 : increments + 1;
+  if (!writeFile(cache, full ? path : incrementPath(path, index), generation,
+                 full ? kFull : kIncrement, full ? 0 : lastHash, index, store,
+                 bodyHash, error))
+    return false;
+  if (full) {
+    // Increments of the previous chain no longer match the new base (their
+    // base hash differs): restore ignores them; remove them anyway.
+    for (std::uint64_t i = 1; fileExists(incrementPath(path, i)); ++i)
+      ::unlink(incrementPath(path, i).c_str());
+    written.clear();
+    increments = 0;
+  } else {
+    increments = index;
+  }
+  for (const auto &[page, hash] : hashes)
+    written[page] = hash;
+  lastHash = bodyHash;
+  hasBase = true;
+  lastStored = store.size();
+  return true;
+}
+
+bool indexpool::cache::readSnapshotHeader(const std::string &path,
+                                          CacheConfig &config,
+                                          std::uint64_t &generation,
+                                          std::string &error) {
+  Header h;
+  int fd = openSnapshot(path, h, error);
+  if (fd < 0)
+    return false;
+  ::close(fd);
+  config = h.config;
   generation = h.generation;
+  // The newest increment of the chain, if any, has the generation.
+  std::uint64_t base = h.bodyHash;
+  for (std::uint64_t i = 1; fileExists(incrementPath(path, i)); ++i) {
+    Parsed inc;
+    std::string why;
+    if (!readFile(incrementPath(path, i), config, inc, why) ||
+        inc.kind != kIncrement || inc.index != i || inc.baseHash != base)
+      break;
+    generation = inc.header.generation;
+    base = inc.header.bodyHash;
+  }
+  return true;
+}
+
+std::unique_ptr<PagedCache>
+indexpool::cache::restoreSnapshot(const std::string &path,
+                                  const CacheConfig &config,
+                                  std::unique_ptr<CacheKernels> kernels,
+                                  std::uint64_t &generation,
+                                  std::string &error) {
+  Parsed newest;
+  if (!readFile(path, config, newest, error))
+    return nullptr;
+  if (newest.kind != kFull) {
+    error = path + ": an increment, not the chain's full snapshot";
+    return nullptr;
+  }
+  // Pages: the full snapshot's, then each increment's over them, while the
+  // increments continue the chain (an older chain's left-overs do not).
+  std::map<PageIndex, std::vector<std::uint8_t>> pages = std::move(newest.pages);
+  std::uint64_t base = newest.header.bodyHash;
+  for (std::uint64_t i = 1; fileExists(incrementPath(path, i)); ++i) {
+    Parsed inc;
+    if (!readFile(incrementPath(path, i), config, inc, error))
+      return nullptr;
+    if (inc.kind != kIncrement || inc.index != i || inc.baseHash != base)
+      break;
+    for (auto &[page, bytes] : inc.pages)
+      pages[page] = std::move(bytes);
+    base = inc.header.bodyHash;
+    newest = std::move(inc);
+  }
+  PagedCache::State state;
+  state.nextId = newest.header.nextId;
+  state.sequences = std::move(newest.sequences);
+  state.tails = std::move(newest.tails);
+  const size_t pageBytes = size_t(config.pageBytes());
+  state.pages.resize(size_t(config.layers));
+  for (auto &layer : state.pages)
+    layer.assign(size_t(config.pages) * pageBytes, 0);
+  std::set<PageIndex> listed;
+  for (const auto &r : state.sequences)
+    listed.insert(r.blockTable.begin(), r.blockTable.end());
+  for (PageIndex page : listed) {
+    auto it = pages.find(page);
+    if (it == pages.end()) {
+      error = path + ": inconsistent contents: page " + std::to_string(page) +
+              " is listed but stored in no file of the chain";
+      return nullptr;
+    }
+    for (std::int64_t l = 0; l < config.layers; ++l)
+      std::memcpy(&state.pages[size_t(l)][size_t(page) * pageBytes],
+                  it->second.data() + size_t(l) * pageBytes, pageBytes);
+  }
+  generation = newest.header.generation;
   std::unique_ptr<PagedCache> cache =
       PagedCache::restore(config, std::move(kernels), std::move(state), error);
   if (!cache)

@@ -2,7 +2,8 @@
 //
 //   cache-snapshot-child SNAPSHOT SEED STEPS [--file-size-limit=BYTES]
 //
-// Runs the crash workload, writing SNAPSHOT after every step and printing
+// Runs the crash workload, writing SNAPSHOT (a full snapshot, then up to 4
+// increments, SnapshotWriter) after every step and printing
 // "done G" on stdout (flushed) once snapshot G is complete. The tests kill
 // it with SIGKILL at random moments. With --file-size-limit (RLIMIT_FSIZE,
 // a full disk) it writes once more over an existing snapshot and exits 3
@@ -43,6 +44,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
+  SnapshotWriter writer(path, 4);
   for (std::uint64_t step = 0; step < steps; ++step) {
     if (!crashtest::crashStep(*cache, seed, step, error)) {
       std::fprintf(stderr, "step %llu: %s\n", (unsigned long long)step,
@@ -60,7 +62,7 @@ int main(int argc, char **argv) {
       struct rlimit r = {rlim_t(limit), saved.rlim_max};
       setrlimit(RLIMIT_FSIZE, &r);
     }
-    const bool written = writeSnapshot(*cache, path, step + 1, error);
+    const bool written = writer.write(*cache, step + 1, error);
     if (full)
       setrlimit(RLIMIT_FSIZE, &saved);
     if (!written) {

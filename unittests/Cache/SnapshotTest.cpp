@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -178,6 +180,57 @@ TEST(Snapshot, RoundTripAndResume) {
   std::remove(path.c_str());
 }
 
+TEST(Snapshot, IncrementsHoldOnlyChangedPagesAndChainsRestore) {
+  // A full snapshot, then increments (3 per chain): after every write the
+  // chain restores to the live state; increments store fewer pages than
+  // the tables list.
+  auto cache = replay(8, 30);
+  ASSERT_TRUE(cache);
+  const std::string path = temporaryPath("chain");
+  SnapshotWriter writer(path, 3);
+  std::string error;
+  bool smaller = false;
+  std::vector<char> staleIncrement;
+  for (std::uint64_t s = 30; s < 42; ++s) {
+    ASSERT_TRUE(crashStep(*cache, 8, s, error)) << error;
+    ASSERT_TRUE(writer.write(*cache, s + 1, error)) << error;
+    std::set<PageIndex> listed;
+    for (SequenceId id : cache->sequences().liveIds())
+      for (PageIndex p : cache->sequences().blockTable(id))
+        listed.insert(p);
+    smaller |= writer.lastStoredPages() < listed.size();
+    if (s == 32)
+      staleIncrement = readAll(incrementPath(path, 2));
+    std::uint64_t generation = 0;
+    auto restored = restoreSnapshot(path, crashConfig(), SharedKernels::make(),
+                                    generation, error);
+    ASSERT_TRUE(restored) << "after step " << s << ": " << error;
+    EXPECT_EQ(generation, s + 1);
+    expectSameState(*cache, *restored);
+  }
+  EXPECT_TRUE(smaller) << "no increment stored fewer pages than listed";
+  // Step 41 wrote increment 3 of the chain begun at step 38; put back an
+  // increment of an older chain as the next one: it does not match and
+  // is ignored.
+  writeAll(incrementPath(path, 3 + 1), staleIncrement);
+  std::uint64_t generation = 0;
+  auto restored = restoreSnapshot(path, crashConfig(), SharedKernels::make(),
+                                  generation, error);
+  ASSERT_TRUE(restored) << error;
+  EXPECT_EQ(generation, 42u);
+  expectSameState(*cache, *restored);
+  // A damaged increment of the chain is refused, not skipped.
+  std::vector<char> inc = readAll(incrementPath(path, 1));
+  inc[inc.size() - 3] ^= 0x20;
+  writeAll(incrementPath(path, 1), inc);
+  EXPECT_FALSE(restoreSnapshot(path, crashConfig(), SharedKernels::make(),
+                               generation, error));
+  EXPECT_NE(error.find(".inc.1: corrupt body"), std::string::npos) << error;
+  for (int i = 1; i <= 4; ++i)
+    std::remove(incrementPath(path, i).c_str());
+  std::remove(path.c_str());
+}
+
 TEST(Snapshot, RefusesCorruptTruncatedForeignAndOtherCaches) {
   auto cache = replay(6, 25);
   ASSERT_TRUE(cache);
@@ -272,6 +325,8 @@ TEST(Snapshot, KillNineRestoresTheLastCompletedSnapshot) {
   EXPECT_EQ(restores, 50);
   std::remove(path.c_str());
   std::remove((path + ".tmp").c_str());
+  for (int i = 1; i <= 4; ++i)
+    std::remove(incrementPath(path, i).c_str());
 }
 
 TEST(Snapshot, ADiskFullKeepsThePreviousSnapshot) {

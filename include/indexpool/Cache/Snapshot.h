@@ -8,14 +8,22 @@
 // moment leaves the previous snapshot or the new one, never a mix, and a
 // failed write (a full disk) leaves the previous one and says why.
 //
-// Format (little-endian): a 128-byte header (magic "IPCACHE1", version 1,
+// Snapshots can be incremental (SnapshotWriter): a full snapshot at PATH,
+// then increments PATH.inc.1, PATH.inc.2, ... each holding the whole state
+// but only the pages whose bytes changed since the previous file of the
+// chain (and naming that file by the XXH64 of its body). Every few
+// increments a full snapshot starts a new chain; an increment left from an
+// older chain does not match and is ignored.
+//
+// Format (little-endian): a 128-byte header (magic "IPCACHE1", version 2,
 // the configuration, the caller's generation number, counts, the body's
-// size and XXH64, and the XXH64 of the header itself), then the body:
-// per sequence u64 id, i64 length, u64 table size, i32 page ids, and per
-// layer u8 has-tail then (P - 1) x D + (P - 1) f32; then per stored page
-// i32 id and its bytes in each layer. A file that is truncated, corrupt,
-// of another format or version, or of another configuration is refused
-// with one line that says which.
+// size and XXH64, and the XXH64 of the header itself), then the body: u64
+// kind (0 full, 1 increment), u64 XXH64 of the previous file's body, u64
+// index in the chain; per sequence u64 id, i64 length, u64 table size, i32
+// page ids, and per layer u8 has-tail then (P - 1) x D + (P - 1) f32; then
+// per stored page i32 id and its bytes in each layer. A file that is
+// truncated, corrupt, of another format or version, or of another
+// configuration is refused with one line that says which.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,12 +39,37 @@ namespace indexpool::cache {
 bool writeSnapshot(const PagedCache &cache, const std::string &path,
                    std::uint64_t generation, std::string &error);
 
-/// The configuration and generation in a snapshot's header (checked).
+/// Incremental snapshots at one path: write() writes a full snapshot
+/// first and after every `maxIncrements` increments, an increment (the
+/// pages changed since the previous write, found by hashing every listed
+/// page) otherwise.
+class SnapshotWriter {
+public:
+  explicit SnapshotWriter(std::string path, unsigned maxIncrements = 8);
+  bool write(const PagedCache &cache, std::uint64_t generation,
+             std::string &error);
+  /// Pages the last write stored.
+  std::size_t lastStoredPages() const { return lastStored; }
+
+private:
+  std::string path;
+  unsigned maxIncrements;
+  bool hasBase = false;
+  std::uint64_t increments = 0, lastHash = 0;
+  std::size_t lastStored = 0;
+  std::map<PageIndex, std::uint64_t> written; // page -> hash of its bytes
+};
+
+/// Increment `index` (from 1) of the chain at `path`.
+std::string incrementPath(const std::string &path, std::uint64_t index);
+
+/// The configuration and generation in a snapshot's header (checked; the
+/// generation of the chain's newest increment when there are any).
 bool readSnapshotHeader(const std::string &path, CacheConfig &config,
                         std::uint64_t &generation, std::string &error);
 
-/// The cache a snapshot holds, run by `kernels`; refused unless the
-/// snapshot's configuration is `config`.
+/// The cache a snapshot (with its chain's increments) holds, run by
+/// `kernels`; refused unless the snapshot's configuration is `config`.
 std::unique_ptr<PagedCache> restoreSnapshot(const std::string &path,
                                             const CacheConfig &config,
                                             std::unique_ptr<CacheKernels> kernels,
