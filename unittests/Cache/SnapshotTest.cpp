@@ -31,12 +31,14 @@ namespace {
 class SharedKernels final : public CacheKernels {
 public:
   static std::unique_ptr<CacheKernels> make() {
-    static std::shared_ptr<CacheKernels> shared = [] {
+    // Never destroyed: compiled code must not be torn down during static
+    // destruction, after the compiler's own globals (it crashes there).
+    static CacheKernels *shared = [] {
       std::string error;
-      std::shared_ptr<CacheKernels> k =
+      std::unique_ptr<CacheKernels> k =
           makeCpuCacheKernels(crashConfig(), 1, error);
       EXPECT_TRUE(k) << error;
-      return k;
+      return k.release();
     }();
     auto kernels = std::make_unique<SharedKernels>();
     kernels->inner = shared;
@@ -48,7 +50,7 @@ public:
   bool select(const SelectCall &c, std::string &e) override {
     return inner->select(c, e);
   }
-  std::shared_ptr<CacheKernels> inner;
+  CacheKernels *inner = nullptr;
 };
 
 std::unique_ptr<PagedCache> replay(std::uint64_t seed, std::uint64_t steps) {
