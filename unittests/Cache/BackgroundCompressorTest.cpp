@@ -75,12 +75,10 @@ public:
                  base + (g % e) * d, scale);
         std::memcpy(base + e * d + 4 * (g % e), &scale, 4);
       }
-      const std::int64_t left = std::int64_t(scores.size()) - groups * p;
       std::copy(keys.begin() + groups * p * d, keys.end(),
                 call.tailKeys + b * (p - 1) * d);
       std::copy(scores.begin() + groups * p, scores.end(),
                 call.tailScores + b * (p - 1));
-      (void)left;
     }
     return true;
   }
