@@ -97,10 +97,13 @@ int main(int argc, char **argv) {
   const std::string plain = dir + "/indexpool-bench-plain.bin";
 
   // Anchor: the page bytes to a plain file, one fsync, then read back.
+  std::vector<std::vector<std::int8_t>> layers;
+  for (std::int64_t l = 0; l < c.layers; ++l)
+    layers.push_back(cache->logicalPages(l));
   auto t0 = std::chrono::steady_clock::now();
   int fd = ::open(plain.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   for (std::int64_t l = 0; fd >= 0 && l < c.layers; ++l) {
-    const auto &bytes = cache->pageBytes(l);
+    const auto &bytes = layers[size_t(l)];
     size_t used = size_t(64 * perSequence * pageBytes), done = 0;
     while (done < used) {
       ssize_t n = ::write(fd, bytes.data() + done, used - done);

@@ -25,6 +25,7 @@ BackgroundCompressor::~BackgroundCompressor() {
     stopping = true;
   }
   wake.notify_all();
+  changed.notify_all();
   worker.join();
 }
 
@@ -158,6 +159,12 @@ void BackgroundCompressor::work() {
       sc.push_back(scores[l].data());
     }
     std::string error;
+    // The device tier is busy with selects' pages: wait for one to finish,
+    // then look again (sequences may have come and gone).
+    if (cache.appendFit(batch, n) == PagedCache::Fit::Later) {
+      changed.wait(guard);
+      continue;
+    }
     PagedCache::PreparedAppend prepared;
     if (!cache.prepareAppend(batch, n, prepared, error)) {
       failure = error;
@@ -171,6 +178,7 @@ void BackgroundCompressor::work() {
     busy = false;
     if (!ok) {
       failure = error;
+      cache.unpin(prepared.pinned);
     } else {
       cache.commitAppend(prepared);
       for (SequenceId s : batch) {
@@ -197,7 +205,11 @@ bool BackgroundCompressor::select(const std::vector<SequenceId> &batch,
   PagedCache::PreparedSelect prepared;
   std::vector<std::int64_t> pending;
   {
-    std::lock_guard<std::mutex> guard(lock);
+    std::unique_lock<std::mutex> guard(lock);
+    // Pages other calls pin leave no room: wait until one finishes.
+    changed.wait(guard, [&] {
+      return cache.selectFit(batch) != PagedCache::Fit::Later;
+    });
     if (!cache.prepareSelect(batch, prepared, error))
       return false;
     for (SequenceId s : batch) {
@@ -216,6 +228,7 @@ bool BackgroundCompressor::select(const std::vector<SequenceId> &batch,
     std::lock_guard<std::mutex> guard(lock);
     for (SequenceId s : batch)
       --fronts[s].readers;
+    cache.unpin(prepared.pinned);
   }
   changed.notify_all();
   if (!ok)

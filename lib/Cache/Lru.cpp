@@ -18,7 +18,7 @@ class Lru final : public EvictionPolicy {
 public:
   std::string name() const override { return "lru"; }
 
-  void admit(PageId page, std::uint64_t now) override {
+  void admit(PageId page, std::uint64_t) override {
     remove(page);
     order.push_front(page);
     where[page] = order.begin();
@@ -39,10 +39,12 @@ public:
     where.erase(it);
   }
 
-  std::optional<PageId> victim(std::uint64_t) const override {
-    if (order.empty())
-      return std::nullopt;
-    return order.back();
+  std::optional<PageId> victim(std::uint64_t,
+                               const Pinned &pinned) const override {
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+      if (!pinned || !pinned(*it))
+        return *it;
+    return std::nullopt;
   }
 
   std::size_t size() const override { return where.size(); }

@@ -93,14 +93,19 @@ public:
     }
   }
 
-  std::optional<PageId> victim(std::uint64_t now) const override {
-    if (order.empty())
-      return std::nullopt;
+  std::optional<PageId> victim(std::uint64_t now,
+                               const Pinned &pinned) const override {
     const std::uint64_t t = now + 1;
-    for (const auto &[histK, last, page] : order)
+    std::optional<PageId> correlated;
+    for (const auto &[histK, last, page] : order) {
+      if (pinned && pinned(page))
+        continue;
       if (t - last > period)
         return page;
-    return std::get<2>(*order.begin());
+      if (!correlated)
+        correlated = page;
+    }
+    return correlated;
   }
 
   std::size_t size() const override { return resident.size(); }

@@ -16,13 +16,6 @@ CacheKernels::~CacheKernels() = default;
 std::unique_ptr<PagedCache>
 PagedCache::create(const CacheConfig &config,
                    std::unique_ptr<CacheKernels> kernels, std::string &error) {
-  return make(config, std::move(kernels), /*allocatePages=*/true, error);
-}
-
-std::unique_ptr<PagedCache>
-PagedCache::make(const CacheConfig &config,
-                 std::unique_ptr<CacheKernels> kernels, bool allocatePages,
-                 std::string &error) {
   const CacheConfig &c = config;
   if (c.layers < 1 || c.dim < 1 || c.poolSize < 1 || c.pageEntries < 1 ||
       c.heads < 1 || c.k < 0 || c.layers > 4096 || c.dim > 65536 ||
@@ -36,63 +29,101 @@ PagedCache::make(const CacheConfig &config,
     error = "cache configuration: no kernels";
     return nullptr;
   }
-  if (c.pages == 0 || c.pages > PageAllocator::kMaxPages) {
-    PageAllocator::create(c.pages, error); // its message
+  // Every tier's budget and their sum are page ids (i32).
+  const std::uint64_t limit = PageAllocator::kMaxPages;
+  if (c.pages == 0 || c.pages > limit || c.hostPages > limit ||
+      c.filePages > limit || c.totalPages() > limit) {
+    error = "cache configuration: the device tier needs 1 to 2^31 pages and "
+            "all tiers together at most 2^31 (device " +
+            std::to_string(c.pages) + ", host " + std::to_string(c.hostPages) +
+            ", file " + std::to_string(c.filePages) + ")";
     return nullptr;
   }
-  // The page arrays (pages x page bytes x layers) and the allocator's 8
-  // bytes a page, all allocated now: checked against the machine's memory
-  // (in 128 bits: the bounds above allow up to ~2^75 bytes).
+  // The memory tiers (pages x page bytes x layers) and 16 bytes of
+  // bookkeeping a page per tier, all allocated now: checked against the
+  // machine's memory (in 128 bits: the bounds above allow ~2^77 bytes).
   const unsigned __int128 total =
-      (unsigned __int128)c.pages *
-      ((unsigned __int128)c.pageBytes() * std::uint64_t(c.layers) + 8);
+      (unsigned __int128)(c.pages + c.hostPages) *
+          ((unsigned __int128)c.pageBytes() * std::uint64_t(c.layers)) +
+      (unsigned __int128)c.totalPages() * 16 * 3;
   const long physical = sysconf(_SC_PHYS_PAGES), unit = sysconf(_SC_PAGE_SIZE);
   const std::uint64_t memory =
       physical > 0 && unit > 0 ? std::uint64_t(physical) * std::uint64_t(unit)
                                : ~std::uint64_t(0);
   if (total > memory) {
-    error = "cache configuration: " + std::to_string(c.pages) + " pages of " +
-            std::to_string(c.pageBytes()) + " bytes in " +
-            std::to_string(c.layers) + " layers take more than this machine's " +
-            std::to_string(memory) + " bytes of memory";
+    error = "cache configuration: " + std::to_string(c.pages + c.hostPages) +
+            " device and host pages of " + std::to_string(c.pageBytes()) +
+            " bytes in " + std::to_string(c.layers) +
+            " layers take more than this machine's " + std::to_string(memory) +
+            " bytes of memory";
     return nullptr;
   }
-  std::optional<PageAllocator> ids = PageAllocator::create(c.pages, error);
+  std::optional<PageAllocator> ids = PageAllocator::create(c.totalPages(), error);
   if (!ids)
+    return nullptr;
+  std::unique_ptr<ResidentPages> resident = ResidentPages::create(c, error);
+  if (!resident)
     return nullptr;
   return std::unique_ptr<PagedCache>(new PagedCache(
       config, std::make_unique<PageAllocator>(std::move(*ids)),
-      std::move(kernels), allocatePages));
+      std::move(resident), std::move(kernels)));
 }
 
 PagedCache::PagedCache(const CacheConfig &config,
                        std::unique_ptr<PageAllocator> ids,
-                       std::unique_ptr<CacheKernels> kernels,
-                       bool allocatePages)
+                       std::unique_ptr<ResidentPages> resident,
+                       std::unique_ptr<CacheKernels> kernels)
     : cfg(config), pageIds(std::move(ids)),
       table(*pageIds, config.poolSize, config.pageEntries),
-      kernels(std::move(kernels)), layers(size_t(config.layers)) {
-  if (allocatePages)
-    for (Layer &layer : layers)
-      layer.pages.assign(size_t(cfg.pages) * size_t(cfg.pageBytes()), 0);
-}
+      resident(std::move(resident)), kernels(std::move(kernels)),
+      tails(size_t(config.layers)) {}
 
 bool PagedCache::fork(SequenceId parent, SequenceId &child,
                       std::string &error) {
   if (!table.fork(parent, child, error))
     return false;
-  for (Layer &layer : layers)
-    if (auto it = layer.tails.find(parent); it != layer.tails.end())
-      layer.tails[child] = it->second;
+  for (Tails &layer : tails)
+    if (auto it = layer.find(parent); it != layer.end())
+      layer[child] = it->second;
   return true;
 }
 
 bool PagedCache::free(SequenceId sequence, std::string &error) {
-  if (!table.free(sequence, error))
+  if (!table.check(sequence, error))
     return false;
-  for (Layer &layer : layers)
-    layer.tails.erase(sequence);
+  const std::vector<PageIndex> pages = table.blockTable(sequence);
+  // A page a running call pins keeps a reference until it is unpinned, so
+  // no other sequence gets it while a kernel still uses its slot.
+  for (PageIndex page : pages)
+    if (resident->pinned(page)) {
+      pageIds->retain(page);
+      ++held[page];
+    }
+  table.free(sequence, error);
+  for (Tails &layer : tails)
+    layer.erase(sequence);
+  for (PageIndex page : pages)
+    releaseIfFree(page);
   return true;
+}
+
+void PagedCache::releaseIfFree(PageIndex page) {
+  if (pageIds->references(page) == 0)
+    resident->drop(page);
+}
+
+void PagedCache::unpin(std::vector<PageIndex> &pinned) {
+  resident->unpin(pinned);
+  for (PageIndex page : pinned) {
+    auto it = held.find(page);
+    if (it == held.end() || resident->pinned(page))
+      continue;
+    for (std::uint32_t i = 0; i < it->second; ++i)
+      pageIds->release(page);
+    held.erase(it);
+    releaseIfFree(page);
+  }
+  pinned.clear();
 }
 
 bool PagedCache::checkBatch(const std::vector<SequenceId> &batch,
@@ -113,18 +144,36 @@ bool PagedCache::checkBatch(const std::vector<SequenceId> &batch,
   return true;
 }
 
-std::vector<std::int32_t>
-PagedCache::blockTables(const std::vector<SequenceId> &batch,
-                        std::int64_t &maxPages) const {
-  maxPages = 1;
+std::vector<std::int32_t> PagedCache::deviceTables(
+    const std::vector<SequenceId> &batch,
+    const std::vector<std::pair<std::int64_t, std::int64_t>> &used,
+    std::int64_t &maxPages) const {
+  // select_paged wants k <= max_pages * E: short sequences get padding
+  // columns (never read).
+  maxPages = std::max<std::int64_t>(1, (cfg.k + cfg.pageEntries - 1) /
+                                           cfg.pageEntries);
   for (SequenceId s : batch)
     maxPages = std::max<std::int64_t>(maxPages, table.blockTable(s).size());
   std::vector<std::int32_t> rows(batch.size() * size_t(maxPages), 0);
   for (size_t b = 0; b < batch.size(); ++b) {
     const std::vector<PageIndex> &row = table.blockTable(batch[b]);
-    std::copy(row.begin(), row.end(), rows.begin() + b * size_t(maxPages));
+    for (std::int64_t i = used[b].first; i < used[b].second; ++i)
+      rows[b * size_t(maxPages) + size_t(i)] = resident->slot(row[size_t(i)]);
   }
   return rows;
+}
+
+/// The block-table indices [first, end) of the pages an append of
+/// `newTokens` to a sequence of `length` tokens writes (the entries of the
+/// groups it completes).
+static std::pair<std::int64_t, std::int64_t>
+writtenPages(std::int64_t length, std::int64_t newTokens,
+             const CacheConfig &c) {
+  const std::int64_t first = length / c.poolSize,
+                     end = (length + newTokens) / c.poolSize;
+  if (end == first)
+    return {0, 0};
+  return {first / c.pageEntries, (end - 1) / c.pageEntries + 1};
 }
 
 bool PagedCache::append(const std::vector<SequenceId> &batch,
@@ -162,21 +211,67 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
             "lengths are i32)";
     return false;
   }
-  // Pages first (all layers share the block tables); shared pages an
-  // append writes are copied in every layer.
+  // The pages the kernels write must fit the device tier beside the
+  // pages other calls pin: checked before reserve() changes any table, so
+  // a copy-on-write copy it asks for is always made.
+  std::uint64_t written = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> used;
+  for (SequenceId s : batch) {
+    used.push_back(writtenPages(table.length(s), newTokens, cfg));
+    written += std::uint64_t(used.back().second - used.back().first);
+  }
+  if (!resident->failure().empty()) {
+    error = resident->failure();
+    return false;
+  }
+  if (written + resident->pinnedPages() > cfg.pages) {
+    error = "append: the batch writes " + std::to_string(written) +
+            " pages; the device tier holds " + std::to_string(cfg.pages) +
+            " (" + std::to_string(resident->pinnedPages()) +
+            " pinned by running calls)";
+    return false;
+  }
+  // Pages next (all layers share the block tables); shared pages an append
+  // writes are copied in every layer, from wherever they live.
   const size_t pageBytes = size_t(cfg.pageBytes());
+  std::vector<PageIndex> pinned;
   for (SequenceId s : batch) {
     std::vector<PageCopy> copies;
-    if (!table.reserve(s, newTokens, copies, error))
+    if (!table.reserve(s, newTokens, copies, error)) {
+      unpin(pinned);
       return false;
-    for (Layer &layer : layers)
-      for (const PageCopy &c : copies)
-        std::memcpy(&layer.pages[size_t(c.to) * pageBytes],
-                    &layer.pages[size_t(c.from) * pageBytes], pageBytes);
+    }
+    for (const PageCopy &c : copies) {
+      if (!resident->pin({c.to}, error)) {
+        unpin(pinned);
+        return false;
+      }
+      pinned.push_back(c.to);
+      for (std::int64_t l = 0; l < cfg.layers; ++l)
+        if (!resident->read(c.from, l,
+                            resident->deviceLayer(l) +
+                                size_t(resident->slot(c.to)) * pageBytes,
+                            error)) {
+          unpin(pinned);
+          return false;
+        }
+    }
   }
+  std::vector<PageIndex> writes;
+  for (size_t b = 0; b < batch.size(); ++b) {
+    const std::vector<PageIndex> &row = table.blockTable(batch[b]);
+    writes.insert(writes.end(), row.begin() + used[b].first,
+                  row.begin() + used[b].second);
+  }
+  if (!resident->pin(writes, error)) {
+    unpin(pinned);
+    return false;
+  }
+  pinned.insert(pinned.end(), writes.begin(), writes.end());
+  prepared.pinned = std::move(pinned);
   prepared.batch = batch;
   prepared.newTokens = newTokens;
-  prepared.tables = blockTables(batch, prepared.maxPages);
+  prepared.tables = deviceTables(batch, used, prepared.maxPages);
   prepared.lengths.clear();
   for (SequenceId s : batch)
     prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
@@ -215,7 +310,7 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
                     prepared.tailKeys[size_t(l)].data(),
                     prepared.tailScores[size_t(l)].data(),
                     prepared.lengths.data(),
-                    layers[size_t(l)].pages.data(),
+                    resident->deviceLayer(l),
                     prepared.tables.data()};
     if (!kernels->append(call, error)) {
       error = "layer " + std::to_string(l) + ": " + error;
@@ -225,7 +320,7 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
   return true;
 }
 
-void PagedCache::commitAppend(const PreparedAppend &prepared) {
+void PagedCache::commitAppend(PreparedAppend &prepared) {
   const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim);
   std::string ignored;
   for (size_t b = 0; b < prepared.batch.size(); ++b) {
@@ -234,7 +329,7 @@ void PagedCache::commitAppend(const PreparedAppend &prepared) {
     if (!table.live(s))
       continue;
     for (std::int64_t l = 0; l < cfg.layers; ++l) {
-      auto &t = layers[size_t(l)].tails[s];
+      auto &t = tails[size_t(l)][s];
       const auto &keys = prepared.tailKeys[size_t(l)];
       const auto &scores = prepared.tailScores[size_t(l)];
       t.first.assign(keys.begin() + b * tailRows * d,
@@ -244,6 +339,45 @@ void PagedCache::commitAppend(const PreparedAppend &prepared) {
     }
     table.commit(s, prepared.newTokens, ignored);
   }
+  unpin(prepared.pinned);
+}
+
+PagedCache::Fit PagedCache::fit(const std::set<PageIndex> &pages,
+                                std::uint64_t fresh) const {
+  std::uint64_t unpinned = fresh;
+  for (PageIndex page : pages)
+    unpinned += resident->pinned(page) ? 0 : 1;
+  if (pages.size() + fresh > cfg.pages)
+    return Fit::Never;
+  return unpinned + resident->pinnedPages() <= cfg.pages ? Fit::Now
+                                                         : Fit::Later;
+}
+
+PagedCache::Fit
+PagedCache::selectFit(const std::vector<SequenceId> &batch) const {
+  std::set<PageIndex> pages;
+  for (SequenceId s : batch) {
+    if (!table.live(s))
+      return Fit::Now;
+    const std::int64_t entries = table.length(s) / cfg.poolSize;
+    const std::vector<PageIndex> &row = table.blockTable(s);
+    pages.insert(row.begin(),
+                 row.begin() + (entries + cfg.pageEntries - 1) / cfg.pageEntries);
+  }
+  return fit(pages, 0);
+}
+
+PagedCache::Fit PagedCache::appendFit(const std::vector<SequenceId> &batch,
+                                      std::int64_t newTokens) const {
+  // As prepareAppend counts them: every written page as a fresh one.
+  std::uint64_t written = 0;
+  for (SequenceId s : batch) {
+    if (!table.live(s) || newTokens < 1)
+      return Fit::Now;
+    auto [first, end] = writtenPages(table.length(s), newTokens, cfg);
+    written += std::uint64_t(end - first);
+  }
+  return fit({}, written);
 }
 
 bool PagedCache::select(const std::vector<SequenceId> &batch,
@@ -251,16 +385,33 @@ bool PagedCache::select(const std::vector<SequenceId> &batch,
                         const float *weights, std::vector<std::int32_t> &tokens,
                         std::string &error) {
   PreparedSelect prepared;
-  return prepareSelect(batch, prepared, error) &&
-         runSelect(prepared, layer, queries, weights, tokens, error);
+  if (!prepareSelect(batch, prepared, error))
+    return false;
+  const bool ok = runSelect(prepared, layer, queries, weights, tokens, error);
+  unpin(prepared.pinned);
+  return ok;
 }
 
 bool PagedCache::prepareSelect(const std::vector<SequenceId> &batch,
                                PreparedSelect &prepared, std::string &error) {
   if (!checkBatch(batch, error))
     return false;
+  // The pages holding each sequence's pooled entries.
+  std::vector<std::pair<std::int64_t, std::int64_t>> used;
+  std::vector<PageIndex> reads;
+  for (SequenceId s : batch) {
+    const std::int64_t entries = table.length(s) / cfg.poolSize;
+    used.push_back({0, (entries + cfg.pageEntries - 1) / cfg.pageEntries});
+    const std::vector<PageIndex> &row = table.blockTable(s);
+    reads.insert(reads.end(), row.begin(), row.begin() + used.back().second);
+  }
+  if (!resident->pin(reads, error)) {
+    error = "select: " + error;
+    return false;
+  }
+  prepared.pinned = std::move(reads);
   prepared.batch = batch;
-  prepared.tables = blockTables(batch, prepared.maxPages);
+  prepared.tables = deviceTables(batch, used, prepared.maxPages);
   prepared.lengths.clear();
   for (SequenceId s : batch)
     prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
@@ -282,7 +433,7 @@ bool PagedCache::runSelect(const PreparedSelect &prepared, std::int64_t layer,
                   prepared.maxPages,
                   queries,
                   weights,
-                  layers[size_t(layer)].pages.data(),
+                  resident->deviceLayer(layer),
                   prepared.tables.data(),
                   prepared.lengths.data(),
                   tokens.data()};
@@ -291,9 +442,25 @@ bool PagedCache::runSelect(const PreparedSelect &prepared, std::int64_t layer,
 
 const std::pair<std::vector<float>, std::vector<float>> *
 PagedCache::tail(SequenceId sequence, std::int64_t layer) const {
-  const auto &tails = layers[size_t(layer)].tails;
-  auto it = tails.find(sequence);
-  return it == tails.end() ? nullptr : &it->second;
+  const Tails &layerTails = tails[size_t(layer)];
+  auto it = layerTails.find(sequence);
+  return it == layerTails.end() ? nullptr : &it->second;
+}
+
+bool PagedCache::readPage(PageIndex page, std::int64_t layer,
+                          std::int8_t *bytes, std::string &error) const {
+  return resident->read(page, layer, bytes, error);
+}
+
+std::vector<std::int8_t> PagedCache::logicalPages(std::int64_t layer) const {
+  const size_t pageBytes = size_t(cfg.pageBytes());
+  std::vector<std::int8_t> bytes(size_t(cfg.totalPages()) * pageBytes, 0);
+  std::string ignored;
+  for (std::uint64_t page = 0; page < cfg.totalPages(); ++page)
+    if (pageIds->references(PageIndex(page)))
+      resident->read(PageIndex(page), layer, &bytes[size_t(page) * pageBytes],
+                     ignored);
+  return bytes;
 }
 
 std::unique_ptr<PagedCache>
@@ -301,10 +468,11 @@ PagedCache::restore(const CacheConfig &config,
                     std::unique_ptr<CacheKernels> kernels, State state,
                     std::string &error) {
   std::unique_ptr<PagedCache> cache =
-      make(config, std::move(kernels), /*allocatePages=*/false, error);
+      create(config, std::move(kernels), error);
   if (!cache)
     return nullptr;
-  const size_t layerBytes = size_t(config.pages) * size_t(config.pageBytes());
+  const size_t pageBytes = size_t(config.pageBytes());
+  const size_t layerBytes = size_t(config.totalPages()) * pageBytes;
   if (state.pages.size() != size_t(config.layers) ||
       state.tails.size() != size_t(config.layers)) {
     error = "restore: pages and tails of " + std::to_string(config.layers) +
@@ -333,9 +501,21 @@ PagedCache::restore(const CacheConfig &config,
   }
   if (!cache->table.restore(std::move(state.sequences), state.nextId, error))
     return nullptr;
-  for (std::int64_t l = 0; l < config.layers; ++l) {
-    cache->layers[size_t(l)].pages = std::move(state.pages[size_t(l)]);
-    cache->layers[size_t(l)].tails = std::move(state.tails[size_t(l)]);
+  for (std::int64_t l = 0; l < config.layers; ++l)
+    cache->tails[size_t(l)] = std::move(state.tails[size_t(l)]);
+  // Every held page through the device tier, in id order: the policy moves
+  // the earlier ones down as the later ones come.
+  for (std::uint64_t page = 0; page < config.totalPages(); ++page) {
+    if (!cache->pageIds->references(PageIndex(page)))
+      continue;
+    std::vector<PageIndex> one = {PageIndex(page)};
+    if (!cache->resident->pin(one, error))
+      return nullptr;
+    for (std::int64_t l = 0; l < config.layers; ++l)
+      std::memcpy(cache->resident->deviceLayer(l) +
+                      size_t(cache->resident->slot(PageIndex(page))) * pageBytes,
+                  &state.pages[size_t(l)][size_t(page) * pageBytes], pageBytes);
+    cache->resident->unpin(one);
   }
   return cache;
 }

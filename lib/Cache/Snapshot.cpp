@@ -72,7 +72,7 @@ void encodeHeader(const Header &h, std::uint8_t *out) {
   put64(out + kEntriesAt, std::uint64_t(h.config.pageEntries));
   put64(out + kHeadsAt, std::uint64_t(h.config.heads));
   put64(out + kKAt, std::uint64_t(h.config.k));
-  put64(out + kPagesAt, h.config.pages);
+  put64(out + kPagesAt, h.config.totalPages());
   put64(out + kGenerationAt, h.generation);
   put64(out + kSequencesAt, h.sequences);
   put64(out + kStoredAt, h.storedPages);
@@ -223,15 +223,15 @@ private:
 bool sameConfig(const CacheConfig &a, const CacheConfig &b) {
   return a.layers == b.layers && a.dim == b.dim && a.poolSize == b.poolSize &&
          a.pageEntries == b.pageEntries && a.heads == b.heads && a.k == b.k &&
-         a.pages == b.pages;
+         a.totalPages() == b.totalPages();
 }
 
 std::string describe(const CacheConfig &c) {
   return std::to_string(c.layers) + " layers, D = " + std::to_string(c.dim) +
          ", P = " + std::to_string(c.poolSize) + ", E = " +
          std::to_string(c.pageEntries) + ", H = " + std::to_string(c.heads) +
-         ", k = " + std::to_string(c.k) + ", " + std::to_string(c.pages) +
-         " pages";
+         ", k = " + std::to_string(c.k) + ", " +
+         std::to_string(c.totalPages()) + " pages";
 }
 
 /// The header of the file open as `fd` of `size` bytes.
@@ -337,11 +337,14 @@ bool writeFile(const PagedCache &cache, const std::string &path,
       }
     }
   }
-  const size_t pageBytes = size_t(c.pageBytes());
+  std::vector<std::int8_t> bytes(size_t(c.pageBytes()));
   for (PageIndex page : store) {
     body.u32(std::uint32_t(page));
-    for (std::int64_t l = 0; l < c.layers; ++l)
-      body.bytes(&cache.pageBytes(l)[size_t(page) * pageBytes], pageBytes);
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      if (!cache.readPage(page, l, bytes.data(), body.error))
+        return fail(body.error);
+      body.bytes(bytes.data(), bytes.size());
+    }
   }
   body.flush();
   if (!body.ok)
@@ -463,7 +466,7 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
     SequenceTable::Restored r;
     std::uint64_t id, length, size;
     if (!in.u64(id) || !in.u64(length) || !in.u64(size) ||
-        size > config.pages || size > body.size() / 4)
+        size > config.totalPages() || size > body.size() / 4)
       return bad("sequence record " + std::to_string(s));
     r.id = id;
     r.length = std::int64_t(length);
@@ -491,7 +494,7 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
   for (std::uint64_t p = 0; p < h.storedPages; ++p) {
     std::uint32_t page;
     const std::uint8_t *bytes;
-    if (!in.u32(page) || page >= config.pages || out.pages.count(PageIndex(page)) ||
+    if (!in.u32(page) || page >= config.totalPages() || out.pages.count(PageIndex(page)) ||
         !in.take(allLayers, bytes))
       return bad("page record " + std::to_string(p));
     out.pages[PageIndex(page)].assign(bytes, bytes + allLayers);
@@ -528,16 +531,20 @@ SnapshotWriter::SnapshotWriter(std::string path, unsigned maxIncrements)
 bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
                            std::string &error) {
   const CacheConfig &c = cache.config();
-  const size_t pageBytes = size_t(c.pageBytes());
   // Each listed page's hash over every layer: what changed since the last
   // file of the chain.
   std::map<PageIndex, std::uint64_t> hashes;
+  std::vector<std::int8_t> bytes(size_t(c.pageBytes()));
   for (PageIndex page : listedPages(cache)) {
     XXH64_state_t *state = XXH64_createState();
     XXH64_reset(state, 0);
-    for (std::int64_t l = 0; l < c.layers; ++l)
-      XXH64_update(state, &cache.pageBytes(l)[size_t(page) * pageBytes],
-                   pageBytes);
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      if (!cache.readPage(page, l, bytes.data(), error)) {
+        XXH64_freeState(state);
+        return false;
+      }
+      XXH64_update(state, bytes.data(), bytes.size());
+    }
     hashes[page] = XXH64_digest(state);
     XXH64_freeState(state);
   }
@@ -632,7 +639,7 @@ indexpool::cache::restoreSnapshot(const std::string &path,
   const size_t pageBytes = size_t(config.pageBytes());
   state.pages.resize(size_t(config.layers));
   for (auto &layer : state.pages)
-    layer.assign(size_t(config.pages) * pageBytes, 0);
+    layer.assign(size_t(config.totalPages()) * pageBytes, 0);
   std::set<PageIndex> listed;
   for (const auto &r : state.sequences)
     listed.insert(r.blockTable.begin(), r.blockTable.end());

@@ -25,27 +25,35 @@ TieredPages::create(std::vector<TierConfig> configs, const std::string &policy,
   return pages;
 }
 
-void TieredPages::makeRoom(std::size_t tier) {
+void TieredPages::makeRoom(std::size_t tier, std::vector<Move> *moves) {
   Tier &t = tiers[tier];
   if (t.policy->size() < t.config.pages)
     return;
-  // The policy holds at least one page here (budgets are >= 1).
-  PageId victim = *t.policy->victim(clock);
+  // Only tier 0 holds pinned pages, and the caller leaves one unpinned.
+  std::optional<PageId> chosen =
+      t.policy->victim(clock, tier == 0 ? pinned : nullptr);
+  if (!chosen)
+    return;
+  const PageId victim = *chosen;
   t.policy->remove(victim);
   ++t.counters.pagesDown;
   if (tier + 1 == tiers.size()) {
     location.erase(victim);
     ++droppedCount;
+    if (moves)
+      moves->push_back({victim, tier, kNowhere});
     return;
   }
-  makeRoom(tier + 1);
+  makeRoom(tier + 1, moves);
   Tier &below = tiers[tier + 1];
   below.policy->admit(victim, clock);
   ++below.counters.pagesIn;
   location[victim] = tier + 1;
+  if (moves)
+    moves->push_back({victim, tier, tier + 1});
 }
 
-std::size_t TieredPages::reference(PageId page) {
+std::size_t TieredPages::reference(PageId page, std::vector<Move> *moves) {
   ++clock;
   auto it = location.find(page);
   const std::size_t was = it == location.end() ? kNowhere : it->second;
@@ -60,7 +68,7 @@ std::size_t TieredPages::reference(PageId page) {
     ++tiers[was].counters.hits;
     tiers[was].policy->remove(page);
   }
-  makeRoom(0);
+  makeRoom(0, moves);
   tiers[0].policy->admit(page, clock);
   ++tiers[0].counters.pagesIn;
   location[page] = 0;

@@ -51,7 +51,9 @@ class Cache {
 public:
   Cache(std::int64_t layers, std::int64_t dim, std::int64_t poolSize,
         std::int64_t pageEntries, std::uint64_t pages, std::int64_t heads,
-        std::int64_t k, int threads) {
+        std::int64_t k, int threads, std::uint64_t hostPages,
+        std::uint64_t filePages, const std::string &filePath,
+        const std::string &policy) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -59,6 +61,10 @@ public:
     config.pages = pages;
     config.heads = heads;
     config.k = k;
+    config.hostPages = hostPages;
+    config.filePages = filePages;
+    config.filePath = filePath;
+    config.policy = policy;
     this->threads = threads;
     std::string error;
     auto kernels = makeCpuCacheKernels(config, threads, error);
@@ -100,11 +106,37 @@ public:
     if (layer < 0 || layer >= config.layers)
       fail("layer " + std::to_string(layer) + " of " +
            std::to_string(config.layers));
-    const auto &bytes = cache->pageBytes(layer);
-    // A read-only copy: the cache's own array changes with every append.
-    py::array_t<std::int8_t> out(
-        {py::ssize_t(config.pages), py::ssize_t(config.pageBytes())});
+    std::vector<std::int8_t> bytes;
+    {
+      py::gil_scoped_release release;
+      bytes = cache->logicalPages(layer);
+    }
+    py::array_t<std::int8_t> out({py::ssize_t(config.totalPages()),
+                                  py::ssize_t(config.pageBytes())});
     std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+    return out;
+  }
+
+  py::dict residency() const {
+    const ResidencyStats s = cache->residency();
+    py::list tiers;
+    for (const TierStats &t : s.tiers) {
+      py::dict d;
+      d["name"] = t.name;
+      d["pages"] = t.pages;
+      d["resident"] = t.resident;
+      d["hits"] = t.hits;
+      d["pages_in"] = t.pagesIn;
+      d["pages_out"] = t.pagesOut;
+      d["bytes_in"] = t.bytesIn;
+      d["bytes_out"] = t.bytesOut;
+      tiers.append(d);
+    }
+    py::dict out;
+    out["hits"] = s.hits;
+    out["misses"] = s.misses;
+    out["new_pages"] = s.newPages;
+    out["tiers"] = tiers;
     return out;
   }
 
@@ -167,12 +199,24 @@ public:
       fail(error);
   }
 
-  static py::tuple restore(const std::string &path, int threads) {
+  static py::tuple restore(const std::string &path, int threads,
+                           std::uint64_t hostPages, std::uint64_t filePages,
+                           const std::string &filePath,
+                           const std::string &policy) {
     CacheConfig config;
     std::uint64_t generation = 0;
     std::string error;
     if (!readSnapshotHeader(path, config, generation, error))
       fail(error);
+    // The header's pages are every tier's; the device tier gets the rest.
+    if (hostPages >= config.pages || filePages >= config.pages - hostPages)
+      fail(path + ": the snapshot's cache has " + std::to_string(config.pages) +
+           " pages; the host and file tiers must leave the device some");
+    config.pages -= hostPages + filePages;
+    config.hostPages = hostPages;
+    config.filePages = filePages;
+    config.filePath = filePath;
+    config.policy = policy;
     auto kernels = makeCpuCacheKernels(config, threads, error);
     std::unique_ptr<PagedCache> cache =
         kernels ? restoreSnapshot(path, config, std::move(kernels), generation,
@@ -198,11 +242,18 @@ of paged FP8 keys within a page budget, sequences added, forked (sharing
 pages, copy-on-write) and freed, decode steps appended and selected through
 the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def(py::init<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                    std::uint64_t, std::int64_t, std::int64_t, int>(),
+                    std::uint64_t, std::int64_t, std::int64_t, int,
+                    std::uint64_t, std::uint64_t, const std::string &,
+                    const std::string &>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
-           py::arg("threads") = 0)
+           py::arg("threads") = 0, py::arg("host_pages") = 0,
+           py::arg("file_pages") = 0, py::arg("file_path") = "",
+           py::arg("policy") = "lru-k",
+           "pages: the device tier's budget; host_pages and file_pages: "
+           "lower tiers (0: none; the file tier's file is created at "
+           "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD.")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -210,7 +261,10 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def("length", &Cache::length, py::arg("sequence"))
       .def("block_table", &Cache::blockTable, py::arg("sequence"))
       .def("pages", &Cache::pages, py::arg("layer"),
-           "A copy of one layer's pages, int8 (pages, E * (D + 4)).")
+           "A copy of one layer's pages by id, int8 (pages of every tier, "
+           "E * (D + 4)).")
+      .def("residency", &Cache::residency,
+           "Hits, misses, new pages and per tier the pages and bytes moved.")
       .def("append", &Cache::append, py::arg("sequences"), py::arg("keys"),
            py::arg("scores"),
            "One decode step: keys (layers, batch, n, D) and scores (layers, "
@@ -223,8 +277,11 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("generation") = 0,
            "Writes the cache to path atomically (docs/cache.md).")
       .def_static("restore", &Cache::restore, py::arg("path"),
-                  py::arg("threads") = 0,
-                  "(cache, generation) from a snapshot file.")
+                  py::arg("threads") = 0, py::arg("host_pages") = 0,
+                  py::arg("file_pages") = 0, py::arg("file_path") = "",
+                  py::arg("policy") = "lru-k",
+                  "(cache, generation) from a snapshot file, its pages "
+                  "split into the tiers given.")
       .def_property_readonly("layers", [](const Cache &c) { return c.config.layers; })
       .def_property_readonly("dim", [](const Cache &c) { return c.config.dim; })
       .def_property_readonly("pool_size",

@@ -33,7 +33,8 @@ def step(cache, sequences, n, rng):
 def check_select(cache, sequences, rng):
     module = indexpool.ops.select_paged((-1, 1, H, D), "f32", k=K,
                                         pool_size=P, page_entries=E)
-    width = max(1, max(len(cache.block_table(s)) for s in sequences))
+    # select_paged wants k <= width * E; padding is never read.
+    width = max(-(-K // E), max(len(cache.block_table(s)) for s in sequences))
     table = np.zeros((len(sequences), width), dtype=np.int32)
     for row, s in enumerate(sequences):
         ids = cache.block_table(s)
@@ -121,3 +122,33 @@ def test_bad_calls_raise(rng, tmp_path):
         indexpool.Cache.restore(str(path))
     with pytest.raises(indexpool.IndexPoolError, match="expected 1 to 4096 layers"):
         indexpool.Cache(layers=0)
+
+
+def test_pages_move_between_tiers_and_come_back(rng, tmp_path):
+    """4 device pages, 4 in host memory, 32 in a file: three sequences of
+    about 4 pages each live mostly below the device tier."""
+    cache = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                            pages=4, heads=H, k=K, threads=2, host_pages=4,
+                            file_pages=32, file_path=str(tmp_path / "tier"),
+                            policy="lru")
+    seqs = [cache.add() for _ in range(3)]
+    for _ in range(4):
+        for s in seqs:
+            step(cache, [s], 15, rng)
+    for s in seqs:
+        check_select(cache, [s], rng)
+    stats = cache.residency()
+    assert [t["name"] for t in stats["tiers"]] == ["device", "host", "file"]
+    assert stats["misses"] > 0 and stats["tiers"][2]["pages_in"] > 0
+    assert sum(t["resident"] for t in stats["tiers"]) == 12
+    assert cache.pages(0).shape == (40, E * (D + 4))
+    with pytest.raises(indexpool.IndexPoolError,
+                       match="the batch writes 6 pages; the device tier holds 4"):
+        step(cache, [seqs[0]], 80, rng)
+    # A snapshot restores into other tiers: the same selects.
+    cache.snapshot(str(tmp_path / "snap"))
+    restored, _ = indexpool.Cache.restore(str(tmp_path / "snap"), threads=2,
+                                          host_pages=8)
+    assert restored.residency()["tiers"][0]["pages"] == 32
+    for layer in range(L):
+        np.testing.assert_array_equal(restored.pages(layer), cache.pages(layer))

@@ -127,3 +127,22 @@ TEST(ParsePolicy, NamesAndErrors) {
     EXPECT_NE(error.find("unknown eviction policy"), std::string::npos) << bad;
   }
 }
+
+TEST(EvictionPolicy, PinnedPagesAreNeverVictims) {
+  // Pages 1, 2, 3 in that order; 2 is referenced twice (LRU-2 keeps it),
+  // so without pins LRU picks 1 and LRU-2 picks 1 too (seen once, oldest).
+  std::unique_ptr<EvictionPolicy> policies[] = {makeLru(), makeLruK(2, 0),
+                                                makeLruK(2, 100)};
+  for (auto &policy : policies) {
+    policy->admit(1, 0);
+    policy->admit(2, 1);
+    policy->reference(2, 2);
+    policy->admit(3, 3);
+    EXPECT_EQ(policy->victim(200), 1u) << policy->name();
+    auto pinOne = [](PageId p) { return p == 1; };
+    EXPECT_NE(policy->victim(200, pinOne), 1u) << policy->name();
+    EXPECT_TRUE(policy->victim(200, pinOne).has_value()) << policy->name();
+    auto pinAll = [](PageId) { return true; };
+    EXPECT_FALSE(policy->victim(200, pinAll).has_value()) << policy->name();
+  }
+}

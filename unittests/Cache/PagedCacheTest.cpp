@@ -17,8 +17,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace indexpool;
 using namespace indexpool::cache;
@@ -110,19 +116,19 @@ protected:
       std::vector<std::int64_t> slots(static_cast<size_t>(groups));
       for (std::int64_t g = 0; g < groups; ++g)
         slots[size_t(g)] = std::int64_t(table[size_t(g / e)]) * e + g % e;
-      std::vector<std::int8_t> expected(cache->pageBytes(l).size(), 0);
+      const std::vector<std::int8_t> actual = cache->logicalPages(l);
+      std::vector<std::int8_t> expected(actual.size(), 0);
       std::vector<TensorRef> inputs = {
           TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
                     {tokens, d}),
           TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
                     DType::F32, {tokens}),
           TensorRef(expected.data(), DType::I8,
-                    {std::int64_t(config.pages), config.pageBytes()}),
+                    {std::int64_t(config.totalPages()), config.pageBytes()}),
           TensorRef(slots.data(), DType::I64, {groups})};
       std::vector<TensorRef> outputs = {inputs[2]};
       status = compress->call(inputs, outputs);
       ASSERT_TRUE(status.ok()) << status.message();
-      const std::vector<std::int8_t> &actual = cache->pageBytes(l);
       for (std::int64_t g = 0; g < groups; ++g) {
         const std::int64_t page = slots[size_t(g)] / e, entry = g % e;
         const size_t base = size_t(page * config.pageBytes());
@@ -154,6 +160,9 @@ protected:
     for (SequenceId s : batch)
       maxPages = std::max<std::int64_t>(
           maxPages, cache->sequences().blockTable(s).size());
+    // select_paged wants k <= max_pages * E (padding is never read).
+    maxPages = std::max<std::int64_t>(
+        maxPages, (config.k + config.pageEntries - 1) / config.pageEntries);
     std::vector<std::int32_t> table(size_t(bsz * maxPages), 0), lengths;
     for (std::int64_t b = 0; b < bsz; ++b) {
       const auto &row = cache->sequences().blockTable(batch[size_t(b)]);
@@ -167,12 +176,13 @@ protected:
       std::string error;
       ASSERT_TRUE(cache->select(batch, l, q.data(), w.data(), tokens, error))
           << error;
+      std::vector<std::int8_t> pages = cache->logicalPages(l);
       const std::int64_t row = config.k * config.poolSize + config.poolSize - 1;
       std::vector<TensorRef> inputs = {
           TensorRef(q.data(), DType::F32, {bsz, 1, config.heads, config.dim}),
           TensorRef(w.data(), DType::F32, {bsz, 1, config.heads}),
-          TensorRef(const_cast<std::int8_t *>(cache->pageBytes(l).data()),
-                    DType::I8, {std::int64_t(config.pages), config.pageBytes()}),
+          TensorRef(pages.data(), DType::I8,
+                    {std::int64_t(config.totalPages()), config.pageBytes()}),
           TensorRef(table.data(), DType::I32, {bsz, maxPages}),
           TensorRef(lengths.data(), DType::I32, {bsz, 1})};
       std::vector<TensorRef> outputs = {
@@ -250,9 +260,18 @@ TEST_F(PagedCacheTest, BadCallsAreRefusedAndChangeNothing) {
   EXPECT_FALSE(cache->select({b}, 0, keys.data(), scores.data(), tokens, error));
   EXPECT_FALSE(cache->select({a}, 2, keys.data(), scores.data(), tokens, error));
   EXPECT_NE(error.find("layer 2 of 2"), std::string::npos) << error;
-  // The budget: 48 pages of 16 tokens; 800 more tokens need 50.
+  // The budget: 48 pages of 16 tokens; 800 more tokens write 50.
   std::vector<float> big(size_t(800 * config.dim), 0.5f), bigScores(800, 0.5f);
   EXPECT_FALSE(cache->append({a}, 800, {big.data(), big.data()},
+                             {bigScores.data(), bigScores.data()}, error));
+  EXPECT_EQ(error, "append: the batch writes 50 pages; the device tier holds "
+                   "48 (0 pinned by running calls)");
+  EXPECT_EQ(cache->sequences().length(a), 3);
+  // 47 pages of 48: the device tier has room, the budget does not (c holds
+  // two).
+  SequenceId c = cache->add();
+  step({c}, 20);
+  EXPECT_FALSE(cache->append({a}, 47 * 16, {big.data(), big.data()},
                              {bigScores.data(), bigScores.data()}, error));
   EXPECT_NE(error.find("more pages"), std::string::npos) << error;
   EXPECT_EQ(cache->sequences().length(a), 3);
@@ -277,4 +296,132 @@ TEST(PagedCacheConfig, BadConfigurations) {
   EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(smallConfig(), 1, error),
                                   error));
   EXPECT_NE(error.find("more than this machine's"), std::string::npos) << error;
+}
+
+namespace {
+
+/// The small cache with 6 device pages, 8 host pages and a 40-page file.
+class TieredCacheTest : public PagedCacheTest {
+protected:
+  TieredCacheTest() {
+    config.pages = 6;
+    config.hostPages = 8;
+    config.filePages = 40;
+    config.filePath = ::testing::TempDir() + "/tiered-cache-" +
+                      std::to_string(getpid());
+  }
+};
+
+} // namespace
+
+TEST_F(TieredCacheTest, PagesMoveAcrossTiersAndComeBackIntact) {
+  // Six sequences of up to 96 tokens (6 pages each, 36 in all): most
+  // pages live below the device tier and come back whenever a step or a
+  // select needs them. Appends and selects take one or two sequences, so
+  // every call fits the 6 device pages.
+  std::vector<SequenceId> live;
+  for (int i = 0; i < 6; ++i)
+    live.push_back(cache->add());
+  std::uniform_int_distribution<int> pick(0, 5), tokens(1, 9);
+  std::string error;
+  for (int round = 0; round < 60; ++round) {
+    SequenceId a = live[size_t(pick(rng))], b = live[size_t(pick(rng))];
+    if (cache->sequences().length(a) > 87)
+      continue;
+    if (a == b || cache->sequences().length(b) > 87)
+      step({a}, tokens(rng));
+    else
+      step({a, b}, tokens(rng));
+    if (round % 20 == 19) {
+      // A fork shares a's pages; the parent goes, the child carries on.
+      SequenceId child;
+      ASSERT_TRUE(cache->fork(a, child, error)) << error;
+      histories[child] = histories[a];
+      ASSERT_TRUE(cache->free(a, error)) << error;
+      histories.erase(a);
+      std::replace(live.begin(), live.end(), a, child);
+    }
+    if (round % 10 == 9)
+      for (SequenceId s : live)
+        checkSelect({s});
+  }
+  for (SequenceId s : live)
+    checkPages(s);
+  const ResidencyStats stats = cache->residency();
+  ASSERT_EQ(stats.tiers.size(), 3u);
+  EXPECT_EQ(stats.tiers[0].name, "device");
+  EXPECT_EQ(stats.tiers[2].name, "file");
+  EXPECT_GT(stats.hits, 0u);
+  EXPECT_GT(stats.misses, 0u) << "pages came back from below";
+  EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
+  std::uint64_t cameBack = 0, resident = 0;
+  for (const TierStats &t : stats.tiers) {
+    EXPECT_LE(t.resident, t.pages) << t.name;
+    EXPECT_EQ(t.bytesIn, t.pagesIn * std::uint64_t(config.pageBytes() * config.layers));
+    resident += t.resident;
+    if (&t != &stats.tiers[0])
+      cameBack += t.hits;
+  }
+  EXPECT_EQ(cameBack, stats.misses);
+  // Every page some sequence holds is in exactly one tier.
+  std::uint64_t held = 0;
+  for (PageIndex p = 0; p < PageIndex(config.totalPages()); ++p)
+    held += cache->allocator().references(p) ? 1 : 0;
+  EXPECT_EQ(resident, held);
+}
+
+TEST_F(TieredCacheTest, ACallNeedingMoreThanTheDeviceTierIsRefused) {
+  SequenceId a = cache->add(), b = cache->add();
+  for (int i = 0; i < 8; ++i)
+    step({a}, 14); // 112 tokens: 28 entries on 7 pages
+  step({b}, 20);
+  std::vector<float> q = random(size_t(config.heads * config.dim)),
+                     w = random(size_t(config.heads));
+  std::vector<std::int32_t> tokens;
+  std::string error;
+  EXPECT_FALSE(cache->select({a}, 0, q.data(), w.data(), tokens, error));
+  EXPECT_EQ(error, "select: the call needs 7 pages in the device tier, which "
+                   "holds 6 (0 pinned by running calls)");
+  checkSelect({b});
+  std::vector<float> big(size_t(120 * config.dim), 0.5f), bigScores(120, 0.5f);
+  EXPECT_FALSE(cache->append({b}, 120, {big.data(), big.data()},
+                             {bigScores.data(), bigScores.data()}, error));
+  EXPECT_NE(error.find("the batch writes 8 pages; the device tier holds 6"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(cache->sequences().length(b), 20);
+  checkPages(a);
+  checkPages(b);
+}
+
+TEST(TieredCacheConfig, AFileTierThatCannotBeReservedIsRefused) {
+  CacheConfig c = smallConfig();
+  c.filePages = 64;
+  std::string error;
+  EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(c, 1, error), error));
+  EXPECT_EQ(error, "the file tier needs a file path");
+  // Never over a file that exists.
+  c.filePath = ::testing::TempDir() + "/full-tier-" + std::to_string(getpid());
+  std::fclose(std::fopen(c.filePath.c_str(), "w"));
+  EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(c, 1, error), error));
+  EXPECT_EQ(error, "the file tier (" + c.filePath + "): File exists");
+  ASSERT_EQ(unlink(c.filePath.c_str()), 0);
+  // A disk too small for the tier: a 4 KiB file size limit against 64
+  // pages of 144 bytes in 2 layers. The whole file is reserved when the
+  // cache is made, so the error comes now, never while a page moves.
+  std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto kernels = makeCpuCacheKernels(c, 1, error);
+  ASSERT_TRUE(kernels) << error;
+  std::unique_ptr<PagedCache> cache =
+      PagedCache::create(c, std::move(kernels), error);
+  setrlimit(RLIMIT_FSIZE, &old);
+  EXPECT_FALSE(cache);
+  EXPECT_EQ(error, "the file tier (" + c.filePath +
+                       "): reserving 18432 bytes: File too large");
+  EXPECT_NE(access(c.filePath.c_str(), F_OK), 0) << "no file is left";
 }

@@ -77,15 +77,16 @@ void expectSameState(const PagedCache &a, const PagedCache &b) {
       ASSERT_EQ(x == nullptr, y == nullptr) << "sequence " << id;
       if (x)
         EXPECT_TRUE(*x == *y) << "tail of sequence " << id << ", layer " << l;
-      for (PageIndex p : ta.blockTable(id))
-        EXPECT_TRUE(std::equal(
-            a.pageBytes(l).begin() + size_t(p) * pageBytes,
-            a.pageBytes(l).begin() + size_t(p + 1) * pageBytes,
-            b.pageBytes(l).begin() + size_t(p) * pageBytes))
-            << "page " << p << ", layer " << l;
+      for (PageIndex p : ta.blockTable(id)) {
+        std::vector<std::int8_t> pa(pageBytes), pb(pageBytes);
+        std::string error;
+        ASSERT_TRUE(a.readPage(p, l, pa.data(), error)) << error;
+        ASSERT_TRUE(b.readPage(p, l, pb.data(), error)) << error;
+        EXPECT_TRUE(pa == pb) << "page " << p << ", layer " << l;
+      }
     }
   }
-  for (PageIndex p = 0; p < PageIndex(c.pages); ++p)
+  for (PageIndex p = 0; p < PageIndex(c.totalPages()); ++p)
     ASSERT_EQ(a.allocator().references(p), b.allocator().references(p))
         << "page " << p;
 }

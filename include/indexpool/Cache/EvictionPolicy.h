@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,8 +34,15 @@ public:
   virtual void reference(PageId page, std::uint64_t now) = 0;
   /// `page` left the tier (moved down, dropped or freed).
   virtual void remove(PageId page) = 0;
-  /// The page to move down at `now`; none when no page is resident.
-  virtual std::optional<PageId> victim(std::uint64_t now) const = 0;
+  /// Pages that must stay where they are (a running kernel reads them).
+  using Pinned = std::function<bool(PageId)>;
+  /// The page to move down at `now`, never one `pinned` names (an empty
+  /// function pins none); none when every resident page is pinned.
+  virtual std::optional<PageId> victim(std::uint64_t now,
+                                       const Pinned &pinned) const = 0;
+  std::optional<PageId> victim(std::uint64_t now) const {
+    return victim(now, nullptr);
+  }
   /// Resident pages.
   virtual std::size_t size() const = 0;
 };

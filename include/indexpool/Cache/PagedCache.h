@@ -1,40 +1,31 @@
 //===- PagedCache.h - The pooled indexer caches of many sequences ---------===//
 //
 // L layers of paged pooled keys (docs/serving-layout.md) shared by many
-// sequences within a page budget: per layer one [pages, page_bytes] array
-// and each sequence's tail; sequences are added, forked (sharing the
-// parent's pages, copy-on-write) and freed (SequenceTable); a decode step
-// appends every layer's new keys of a batch of sequences and selects each
-// layer's tokens through the paged kernels. The kernels come from a
-// CacheKernels backend: compiled for the CPU through the library API
-// (include/indexpool/CacheCpu), and later the CUDA runtime. MLIR-free.
+// sequences within a page budget: pages and each sequence's tail;
+// sequences are added, forked (sharing the parent's pages, copy-on-write)
+// and freed (SequenceTable); a decode step appends every layer's new keys
+// of a batch of sequences and selects each layer's tokens through the
+// paged kernels. The kernels come from a CacheKernels backend: compiled
+// for the CPU through the library API (include/indexpool/CacheCpu), and
+// later the CUDA runtime. MLIR-free.
 //
-// This first version keeps every page in host memory, with f32 keys and
-// per-token f32 scores, no pooling bias.
+// Pages live in tiers (ResidentPages): the device tier holds the arrays
+// the kernels read, and pages that do not fit wait in host memory or a
+// file until a call needs them. Keys are f32 with per-token f32 scores.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef INDEXPOOL_CACHE_PAGEDCACHE_H
 #define INDEXPOOL_CACHE_PAGEDCACHE_H
 
+#include "indexpool/Cache/CacheConfig.h"
+#include "indexpool/Cache/ResidentPages.h"
 #include "indexpool/Cache/SequenceTable.h"
 
 #include <memory>
+#include <set>
 
 namespace indexpool::cache {
-
-struct CacheConfig {
-  std::int64_t layers = 1;
-  std::int64_t dim = 128;        // D
-  std::int64_t poolSize = 4;     // P
-  std::int64_t pageEntries = 64; // E
-  std::uint64_t pages = 1024;    // the page budget
-  std::int64_t heads = 64;       // H of the queries
-  std::int64_t k = 512;          // pooled entries a select keeps
-
-  /// E * (D + 4): FP8 codes then f32 scales.
-  std::int64_t pageBytes() const { return pageEntries * (dim + 4); }
-};
 
 /// One layer's operands of append_paged / select_paged (row-major arrays).
 struct AppendCall {
@@ -44,14 +35,14 @@ struct AppendCall {
   float *tailKeys;     // [B, P - 1, D], updated
   float *tailScores;   // [B, P - 1], updated
   const std::int32_t *lengths;    // [B], tokens before the append
-  std::int8_t *pages;             // [pages, page bytes], updated
+  std::int8_t *pages;             // [device pages, page bytes], updated
   const std::int32_t *blockTable; // [B, maxPages]
 };
 struct SelectCall {
   std::int64_t batch, maxPages;
   const float *queries;           // [B, 1, H, D]
   const float *weights;           // [B, 1, H]
-  const std::int8_t *pages;       // [pages, page bytes]
+  const std::int8_t *pages;       // [device pages, page bytes]
   const std::int32_t *blockTable; // [B, maxPages]
   const std::int32_t *lengths;    // [B, 1]
   std::int32_t *tokens;           // [B, 1, k * P + P - 1], written
@@ -97,12 +88,15 @@ public:
   // outside its lock (BackgroundCompressor): prepare and commit change the
   // cache's metadata; run only reads it, and writes page bytes no select
   // of committed tokens reads (entries past the committed lengths, in
-  // pages that prepare made private).
+  // pages that prepare made private). Prepare pins the pages the kernels
+  // touch in the device tier (`tables` hold their device slots); commit, or
+  // unpin() after a failed run, lets them move again.
   struct PreparedAppend {
     std::vector<SequenceId> batch;
     std::int64_t newTokens = 0, maxPages = 0;
     std::vector<std::int32_t> tables, lengths;
     std::vector<std::vector<float>> tailKeys, tailScores; // per layer
+    std::vector<PageIndex> pinned;
   };
   bool prepareAppend(const std::vector<SequenceId> &batch,
                      std::int64_t newTokens, PreparedAppend &prepared,
@@ -112,25 +106,41 @@ public:
                  const std::vector<const float *> &keys,
                  const std::vector<const float *> &scores, std::string &error);
   /// The tails and lengths (of the batch's sequences still live).
-  void commitAppend(const PreparedAppend &prepared);
+  void commitAppend(PreparedAppend &prepared);
   struct PreparedSelect {
     std::vector<SequenceId> batch;
     std::int64_t maxPages = 0;
     std::vector<std::int32_t> tables, lengths;
+    std::vector<PageIndex> pinned;
   };
   bool prepareSelect(const std::vector<SequenceId> &batch,
                      PreparedSelect &prepared, std::string &error);
   bool runSelect(const PreparedSelect &prepared, std::int64_t layer,
                  const float *queries, const float *weights,
                  std::vector<std::int32_t> &tokens, std::string &error);
+  /// Lets a prepared call's pages move again (after its run); clears
+  /// `pinned`.
+  void unpin(std::vector<PageIndex> &pinned);
+  /// Whether a call's pages fit the device tier beside the pages running
+  /// calls pin now (Now), only once they finish (Later), or never (a batch
+  /// that is not valid says Now: its prepare reports why).
+  enum class Fit { Now, Later, Never };
+  Fit selectFit(const std::vector<SequenceId> &batch) const;
+  Fit appendFit(const std::vector<SequenceId> &batch,
+                std::int64_t newTokens) const;
 
   const CacheConfig &config() const { return cfg; }
   const SequenceTable &sequences() const { return table; }
   const PageAllocator &allocator() const { return *pageIds; }
-  /// Layer `layer`'s pages, [pages, page bytes].
-  const std::vector<std::int8_t> &pageBytes(std::int64_t layer) const {
-    return layers[layer].pages;
-  }
+  /// Layer `layer`'s bytes of `page` (a block table's id), wherever the
+  /// page lives; zeros for a free page.
+  bool readPage(PageIndex page, std::int64_t layer, std::int8_t *bytes,
+                std::string &error) const;
+  /// Layer `layer`'s pages by id, [total pages, page bytes] (a copy; for
+  /// checks and small caches).
+  std::vector<std::int8_t> logicalPages(std::int64_t layer) const;
+  /// Hits, misses and bytes moved per tier.
+  ResidencyStats residency() const { return resident->stats(); }
   /// A live sequence's tail in `layer`: keys [P - 1, D] and scores [P - 1]
   /// (rows past length mod P hold no token), or null before its first
   /// append.
@@ -141,46 +151,51 @@ public:
   struct State {
     SequenceId nextId = 0;
     std::vector<SequenceTable::Restored> sequences;
-    // Per layer: the page bytes, and the tails (keys, scores) by sequence.
+    // Per layer: the page bytes by id ([total pages, page bytes]), and the
+    // tails (keys, scores) by sequence.
     std::vector<std::vector<std::int8_t>> pages;
     std::vector<std::map<SequenceId,
                          std::pair<std::vector<float>, std::vector<float>>>>
         tails;
   };
   /// A cache with `state`, checked (SequenceTable::restore's rules, one
-  /// page array of the configured size and tails of P - 1 rows per layer,
+  /// page array of the total pages per layer, tails of P - 1 rows,
   /// tails only of live sequences); null with `error` set otherwise.
   static std::unique_ptr<PagedCache> restore(const CacheConfig &config,
                                              std::unique_ptr<CacheKernels> kernels,
                                              State state, std::string &error);
 
 private:
-  struct Layer {
-    std::vector<std::int8_t> pages;
-    // Per sequence: the tail keys [P - 1, D] and scores [P - 1].
-    std::map<SequenceId, std::pair<std::vector<float>, std::vector<float>>>
-        tails;
-  };
+  // Per sequence: the tail keys [P - 1, D] and scores [P - 1].
+  using Tails =
+      std::map<SequenceId, std::pair<std::vector<float>, std::vector<float>>>;
   PagedCache(const CacheConfig &config, std::unique_ptr<PageAllocator> ids,
-             std::unique_ptr<CacheKernels> kernels, bool allocatePages);
-  /// create(), with the page arrays left empty when !allocatePages (a
-  /// restore moves its own in).
-  static std::unique_ptr<PagedCache> make(const CacheConfig &config,
-                                          std::unique_ptr<CacheKernels> kernels,
-                                          bool allocatePages,
-                                          std::string &error);
-  /// The batch's block tables, [B, maxPages] (at least one column; unused
-  /// ids are 0, never read).
-  std::vector<std::int32_t> blockTables(const std::vector<SequenceId> &batch,
-                                        std::int64_t &maxPages) const;
+             std::unique_ptr<ResidentPages> resident,
+             std::unique_ptr<CacheKernels> kernels);
+  /// The batch's block tables, [B, maxPages] (at least ceil(k / E)
+  /// columns, as select_paged wants): the
+  /// device slots of each sequence's pages `used[b]` (first, end), which
+  /// must be pinned, and 0 (never read) elsewhere.
+  std::vector<std::int32_t>
+  deviceTables(const std::vector<SequenceId> &batch,
+               const std::vector<std::pair<std::int64_t, std::int64_t>> &used,
+               std::int64_t &maxPages) const;
+  /// Fit of a call touching `pages` (distinct ids) and `fresh` more pages
+  /// no call pins yet.
+  Fit fit(const std::set<PageIndex> &pages, std::uint64_t fresh) const;
   /// `batch` has distinct live sequences; else false with `error` set.
   bool checkBatch(const std::vector<SequenceId> &batch, std::string &error);
+  /// A page no sequence holds any more leaves its tier.
+  void releaseIfFree(PageIndex page);
 
   CacheConfig cfg;
   std::unique_ptr<PageAllocator> pageIds;
   SequenceTable table;
+  std::unique_ptr<ResidentPages> resident;
   std::unique_ptr<CacheKernels> kernels;
-  std::vector<Layer> layers;
+  std::vector<Tails> tails; // per layer
+  // References kept for freed sequences' pages that a running call pins.
+  std::map<PageIndex, std::uint32_t> held;
 };
 
 } // namespace indexpool::cache

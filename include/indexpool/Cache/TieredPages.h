@@ -45,8 +45,21 @@ public:
   /// Where a reference found its page: a tier index, or kNowhere.
   static constexpr std::size_t kNowhere = ~std::size_t(0);
 
+  /// A page that changed tiers while another was referenced (`to` is
+  /// kNowhere for a page the last tier dropped).
+  struct Move {
+    PageId page;
+    std::size_t from, to;
+  };
   /// References `page` (one clock tick): where it was; it is then in tier 0.
-  std::size_t reference(PageId page);
+  /// The victims it pushed down are appended to `moves` in the order a
+  /// caller moving bytes must follow (the deepest first, each into the slot
+  /// the one before it freed; `page` itself left its tier before them).
+  std::size_t reference(PageId page, std::vector<Move> *moves = nullptr);
+  /// Pages no tier may move while `pinned` says so (a caller pins only
+  /// pages in tier 0 and references a page outside tier 0 only while some
+  /// tier-0 page is unpinned).
+  void setPinned(EvictionPolicy::Pinned pinned) { this->pinned = std::move(pinned); }
   /// Forgets `page` wherever it is (its sequence was freed).
   void release(PageId page);
   /// The tier holding `page`, or kNowhere.
@@ -74,10 +87,11 @@ private:
   };
   TieredPages() = default;
   /// Makes room for one page in `tier`, cascading down.
-  void makeRoom(std::size_t tier);
+  void makeRoom(std::size_t tier, std::vector<Move> *moves);
 
   std::vector<Tier> tiers;
   std::unordered_map<PageId, std::size_t> location;
+  EvictionPolicy::Pinned pinned;
   std::uint64_t clock = 0, missCount = 0, droppedCount = 0;
 };
 

@@ -1,0 +1,50 @@
+//===- PageStore.h - The bytes of one memory tier's pages -----------------===//
+//
+// A tier keeps its pages in slots: slot s holds one page's bytes in every
+// layer. Host memory keeps one [slots, page bytes] array per layer (the
+// layout the paged kernels read, so the device tier on the CPU is one of
+// these); a file keeps slot s's layers together at s * layers * page
+// bytes, reserved in full when the tier is made, so a write never meets a
+// full disk.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_CACHE_PAGESTORE_H
+#define INDEXPOOL_CACHE_PAGESTORE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace indexpool::cache {
+
+class PageStore {
+public:
+  virtual ~PageStore();
+  /// Layer `layer`'s bytes of slot `slot` into / from `bytes` (page bytes).
+  virtual bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
+                    std::string &error) const = 0;
+  virtual bool write(std::uint64_t slot, std::int64_t layer,
+                     const std::int8_t *bytes, std::string &error) = 0;
+  /// Layer `layer`'s [slots, page bytes] array, or null (a file).
+  virtual std::int8_t *layerData(std::int64_t layer) = 0;
+};
+
+/// `slots` pages of `pageBytes` in `layers` layers in host memory, zeroed.
+std::unique_ptr<PageStore> makeMemoryStore(std::uint64_t slots,
+                                           std::int64_t layers,
+                                           std::int64_t pageBytes);
+
+/// The same in a new file at `path` (refused if it exists), with all its
+/// bytes reserved now (posix_fallocate) and its name removed at once; null
+/// with `error` set when it cannot be made (a full disk among others).
+std::unique_ptr<PageStore> makeFileStore(const std::string &path,
+                                         std::uint64_t slots,
+                                         std::int64_t layers,
+                                         std::int64_t pageBytes,
+                                         std::string &error);
+
+} // namespace indexpool::cache
+
+#endif // INDEXPOOL_CACHE_PAGESTORE_H

@@ -1,0 +1,98 @@
+//===- ResidentPages.h - Where each page of a cache lives, and its bytes --===//
+//
+// The tiers of a PagedCache with their bytes: the device tier (the arrays
+// the kernels read, indexed by slot), then optionally host memory and a
+// file. TieredPages decides which page goes where; this moves the bytes
+// to follow, and maps each page (the id in a block table) to its slot in
+// the device tier, which is what the kernels get. A call pins the pages
+// it reads or writes: they are made resident first (a miss moves the page
+// up and the policy's victims down), and no pinned page moves until it is
+// unpinned, so kernels may run outside the caller's lock.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_CACHE_RESIDENTPAGES_H
+#define INDEXPOOL_CACHE_RESIDENTPAGES_H
+
+#include "indexpool/Cache/CacheConfig.h"
+#include "indexpool/Cache/PageAllocator.h"
+#include "indexpool/Cache/PageStore.h"
+#include "indexpool/Cache/TieredPages.h"
+
+#include <unordered_map>
+
+namespace indexpool::cache {
+
+/// Traffic of one tier, in pages and bytes (every layer).
+struct TierStats {
+  std::string name;
+  std::uint64_t pages = 0, resident = 0;
+  std::uint64_t hits = 0; // pages calls found here
+  // Pages that arrived with their bytes and pages that left (down, or up
+  // to the device tier).
+  std::uint64_t pagesIn = 0, pagesOut = 0;
+  std::uint64_t bytesIn = 0, bytesOut = 0;
+};
+struct ResidencyStats {
+  std::uint64_t hits = 0;     // pages a call found in the device tier
+  std::uint64_t misses = 0;   // pages brought back from a lower tier
+  std::uint64_t newPages = 0; // pages placed for the first time
+  std::vector<TierStats> tiers;
+};
+
+class ResidentPages {
+public:
+  /// The tiers `config` names, with their stores; null with `error` set for
+  /// a bad budget, an unknown policy or a file tier that cannot be made.
+  static std::unique_ptr<ResidentPages> create(const CacheConfig &config,
+                                               std::string &error);
+
+  /// Makes every page of `pages` resident in the device tier and pins it
+  /// (once per occurrence). Refused, with nothing pinned, when the distinct
+  /// pages and those pinned already exceed the device tier; a failed move
+  /// (a file error) is fatal: this and every later call say so. A page seen
+  /// for the first time gets zeroed bytes.
+  bool pin(const std::vector<PageIndex> &pages, std::string &error);
+  void unpin(const std::vector<PageIndex> &pages);
+  bool pinned(PageIndex page) const { return pins.count(page) != 0; }
+  std::uint64_t pinnedPages() const { return pins.size(); }
+  /// A freed page leaves its tier (it must not be pinned).
+  void drop(PageIndex page);
+
+  /// The device slot of a pinned page.
+  PageIndex slot(PageIndex page) const { return slots[0][size_t(page)]; }
+  /// The device tier's array of `layer`, [device pages, page bytes].
+  std::int8_t *deviceLayer(std::int64_t layer) {
+    return stores[0]->layerData(layer);
+  }
+  /// Layer `layer`'s bytes of `page` wherever it is (zeros if nowhere).
+  bool read(PageIndex page, std::int64_t layer, std::int8_t *bytes,
+            std::string &error) const;
+
+  ResidencyStats stats() const;
+  /// The fatal error of a failed move, or empty.
+  const std::string &failure() const { return failed; }
+
+private:
+  ResidentPages(const CacheConfig &config, std::unique_ptr<TieredPages> tiers,
+                std::vector<std::unique_ptr<PageStore>> stores);
+  /// One page to the device tier (not pinned yet).
+  bool makeResident(PageIndex page, std::string &error);
+  /// Every layer of `page` from tier `from`'s slot to a free slot of `to`.
+  bool move(PageIndex page, std::size_t from, std::size_t to,
+            std::string &error);
+
+  CacheConfig cfg;
+  std::unique_ptr<TieredPages> tiers;
+  std::vector<std::unique_ptr<PageStore>> stores;
+  // Per tier: each page's slot (-1: not there) and the free slots.
+  std::vector<std::vector<PageIndex>> slots;
+  std::vector<std::vector<PageIndex>> freeSlots;
+  std::unordered_map<PageIndex, std::uint32_t> pins;
+  std::vector<std::int8_t> staging; // one page, every layer
+  std::string failed;
+};
+
+} // namespace indexpool::cache
+
+#endif // INDEXPOOL_CACHE_RESIDENTPAGES_H

@@ -1,0 +1,192 @@
+//===- ResidentPages.cpp - Where each page of a cache lives, and its bytes ===//
+
+#include "indexpool/Cache/ResidentPages.h"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+using namespace indexpool::cache;
+
+std::unique_ptr<ResidentPages>
+ResidentPages::create(const CacheConfig &config, std::string &error) {
+  std::vector<TierConfig> tierConfigs = {{"device", config.pages}};
+  std::vector<std::unique_ptr<PageStore>> stores;
+  stores.push_back(
+      makeMemoryStore(config.pages, config.layers, config.pageBytes()));
+  if (config.hostPages) {
+    tierConfigs.push_back({"host", config.hostPages});
+    stores.push_back(
+        makeMemoryStore(config.hostPages, config.layers, config.pageBytes()));
+  }
+  if (config.filePages) {
+    tierConfigs.push_back({"file", config.filePages});
+    std::unique_ptr<PageStore> file =
+        makeFileStore(config.filePath, config.filePages, config.layers,
+                      config.pageBytes(), error);
+    if (!file)
+      return nullptr;
+    stores.push_back(std::move(file));
+  }
+  std::unique_ptr<TieredPages> tiers =
+      TieredPages::create(std::move(tierConfigs), config.policy, error);
+  if (!tiers)
+    return nullptr;
+  return std::unique_ptr<ResidentPages>(
+      new ResidentPages(config, std::move(tiers), std::move(stores)));
+}
+
+ResidentPages::ResidentPages(const CacheConfig &config,
+                             std::unique_ptr<TieredPages> tieredPages,
+                             std::vector<std::unique_ptr<PageStore>> pageStores)
+    : cfg(config), tiers(std::move(tieredPages)), stores(std::move(pageStores)),
+      slots(stores.size(), std::vector<PageIndex>(size_t(config.totalPages()), -1)),
+      freeSlots(stores.size()),
+      staging(size_t(config.layers) * size_t(config.pageBytes())) {
+  for (size_t t = 0; t < stores.size(); ++t) {
+    // Taken from the back: slot 0 first.
+    const std::uint64_t budget = tiers->config(t).pages;
+    freeSlots[t].reserve(size_t(budget));
+    for (std::uint64_t s = budget; s > 0; --s)
+      freeSlots[t].push_back(PageIndex(s - 1));
+  }
+  tiers->setPinned([this](PageId page) { return pins.count(PageIndex(page)) != 0; });
+}
+
+bool ResidentPages::pin(const std::vector<PageIndex> &pages,
+                        std::string &error) {
+  if (!failed.empty()) {
+    error = failed;
+    return false;
+  }
+  std::set<PageIndex> distinct(pages.begin(), pages.end());
+  std::uint64_t needed = pins.size();
+  for (PageIndex page : distinct)
+    needed += pins.count(page) ? 0 : 1;
+  if (needed > cfg.pages) {
+    error = "the call needs " + std::to_string(distinct.size()) +
+            " pages in the device tier, which holds " +
+            std::to_string(cfg.pages) + " (" + std::to_string(pins.size()) +
+            " pinned by running calls)";
+    return false;
+  }
+  for (PageIndex page : pages) {
+    if (!pins.count(page) && !makeResident(page, error)) {
+      failed = error;
+      return false;
+    }
+    ++pins[page];
+  }
+  return true;
+}
+
+void ResidentPages::unpin(const std::vector<PageIndex> &pages) {
+  for (PageIndex page : pages) {
+    auto it = pins.find(page);
+    if (it != pins.end() && --it->second == 0)
+      pins.erase(it);
+  }
+}
+
+bool ResidentPages::makeResident(PageIndex page, std::string &error) {
+  const size_t pageBytes = size_t(cfg.pageBytes());
+  const std::size_t was = tiers->tierOf(PageId(page));
+  if (was == 0) {
+    tiers->reference(PageId(page));
+    return true;
+  }
+  // The page leaves its tier before the victims move down into it.
+  std::vector<std::int8_t> bytes(staging.size(), 0);
+  if (was != TieredPages::kNowhere) {
+    const PageIndex from = slots[was][size_t(page)];
+    for (std::int64_t l = 0; l < cfg.layers; ++l)
+      if (!stores[was]->read(std::uint64_t(from), l, &bytes[size_t(l) * pageBytes],
+                             error))
+        return false;
+    slots[was][size_t(page)] = -1;
+    freeSlots[was].push_back(from);
+  }
+  std::vector<TieredPages::Move> moves;
+  tiers->reference(PageId(page), &moves);
+  for (const TieredPages::Move &m : moves) {
+    if (m.to == TieredPages::kNowhere) {
+      // The tiers hold totalPages() pages, as many as the allocator gives.
+      error = "internal error: the last tier dropped page " +
+              std::to_string(m.page);
+      return false;
+    }
+    if (!move(PageIndex(m.page), m.from, m.to, error))
+      return false;
+  }
+  const PageIndex to = freeSlots[0].back();
+  freeSlots[0].pop_back();
+  slots[0][size_t(page)] = to;
+  for (std::int64_t l = 0; l < cfg.layers; ++l)
+    stores[0]->write(std::uint64_t(to), l, &bytes[size_t(l) * pageBytes], error);
+  return true;
+}
+
+bool ResidentPages::move(PageIndex page, std::size_t from, std::size_t to,
+                         std::string &error) {
+  const size_t pageBytes = size_t(cfg.pageBytes());
+  const PageIndex source = slots[from][size_t(page)];
+  const PageIndex target = freeSlots[to].back();
+  for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    std::int8_t *bytes = &staging[size_t(l) * pageBytes];
+    if (!stores[from]->read(std::uint64_t(source), l, bytes, error) ||
+        !stores[to]->write(std::uint64_t(target), l, bytes, error))
+      return false;
+  }
+  freeSlots[to].pop_back();
+  slots[to][size_t(page)] = target;
+  slots[from][size_t(page)] = -1;
+  freeSlots[from].push_back(source);
+  return true;
+}
+
+void ResidentPages::drop(PageIndex page) {
+  const std::size_t tier = tiers->tierOf(PageId(page));
+  if (tier == TieredPages::kNowhere)
+    return;
+  tiers->release(PageId(page));
+  freeSlots[tier].push_back(slots[tier][size_t(page)]);
+  slots[tier][size_t(page)] = -1;
+}
+
+bool ResidentPages::read(PageIndex page, std::int64_t layer, std::int8_t *bytes,
+                         std::string &error) const {
+  const std::size_t tier = tiers->tierOf(PageId(page));
+  if (tier == TieredPages::kNowhere) {
+    std::memset(bytes, 0, size_t(cfg.pageBytes()));
+    return true;
+  }
+  return stores[tier]->read(std::uint64_t(slots[tier][size_t(page)]), layer,
+                            bytes, error);
+}
+
+ResidencyStats ResidentPages::stats() const {
+  ResidencyStats s;
+  const std::uint64_t pageBytes =
+      std::uint64_t(cfg.pageBytes()) * std::uint64_t(cfg.layers);
+  s.newPages = tiers->misses();
+  for (std::size_t t = 0; t < tiers->tierCount(); ++t) {
+    const TierCounters &c = tiers->counters(t);
+    TierStats ts;
+    ts.name = tiers->config(t).name;
+    ts.pages = tiers->config(t).pages;
+    ts.resident = tiers->residentPages(t);
+    ts.hits = c.hits;
+    // Pages that came with their bytes (a new page brings none), and pages
+    // that left (down, or back up to the device tier after a miss).
+    ts.pagesIn = t == 0 ? c.pagesIn - s.newPages : c.pagesIn;
+    ts.pagesOut = t == 0 ? c.pagesDown : c.pagesDown + c.hits;
+    ts.bytesIn = ts.pagesIn * pageBytes;
+    ts.bytesOut = ts.pagesOut * pageBytes;
+    if (t == 0)
+      s.hits = c.hits;
+    else
+      s.misses += c.hits;
+    s.tiers.push_back(ts);
+  }
+  return s;
+}
