@@ -107,14 +107,15 @@ bool BackgroundCompressor::submit(const std::vector<SequenceId> &batch,
         return false;
       }
     }
-    const size_t d = size_t(c.dim), n = size_t(newTokens);
+    const size_t d = size_t(c.dim), n = size_t(newTokens),
+                 w = size_t(c.scoreWidth());
     for (size_t b = 0; b < batch.size(); ++b) {
       Front &f = fronts[batch[b]];
       for (size_t l = 0; l < size_t(c.layers); ++l) {
         f.keys[l].insert(f.keys[l].end(), keys[l] + b * n * d,
                          keys[l] + (b + 1) * n * d);
-        f.scores[l].insert(f.scores[l].end(), scores[l] + b * n,
-                           scores[l] + (b + 1) * n);
+        f.scores[l].insert(f.scores[l].end(), scores[l] + b * n * w,
+                           scores[l] + (b + 1) * n * w);
       }
       f.tokens += newTokens;
     }
@@ -125,7 +126,8 @@ bool BackgroundCompressor::submit(const std::vector<SequenceId> &batch,
 
 void BackgroundCompressor::work() {
   const CacheConfig &c = cache.config();
-  const size_t d = size_t(c.dim), layers = size_t(c.layers);
+  const size_t d = size_t(c.dim), layers = size_t(c.layers),
+               w = size_t(c.scoreWidth());
   std::unique_lock<std::mutex> guard(lock);
   while (true) {
     wake.wait(guard, [&] { return stopping || (failure.empty() && waiting()); });
@@ -150,7 +152,7 @@ void BackgroundCompressor::work() {
         keys[l].insert(keys[l].end(), f.keys[l].begin(),
                        f.keys[l].begin() + n * std::int64_t(d));
         scores[l].insert(scores[l].end(), f.scores[l].begin(),
-                         f.scores[l].begin() + n);
+                         f.scores[l].begin() + n * std::int64_t(w));
       }
     }
     std::vector<const float *> k, sc;
@@ -188,7 +190,7 @@ void BackgroundCompressor::work() {
         Front &f = it->second;
         for (size_t l = 0; l < layers; ++l) {
           f.keys[l].erase(f.keys[l].begin(), f.keys[l].begin() + n * std::int64_t(d));
-          f.scores[l].erase(f.scores[l].begin(), f.scores[l].begin() + n);
+          f.scores[l].erase(f.scores[l].begin(), f.scores[l].begin() + n * std::int64_t(w));
         }
         f.tokens -= n;
       }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -23,6 +24,16 @@ PagedCache::create(const CacheConfig &config,
     error = "cache configuration: expected 1 to 4096 layers, D from 1 to "
             "65536, P from 1 to 4096, 1 to 65536 entries per page, H >= 1 and "
             "k >= 0";
+    return nullptr;
+  }
+  if (c.biasCount() < 0 || std::int64_t(c.biasValues.size()) != c.biasCount() ||
+      !(c.temperature > 0.0f) || !std::isfinite(c.temperature)) {
+    error = "cache configuration: bias is none, slot (" +
+            std::to_string(c.poolSize) + " values) or channel (P x D = " +
+            std::to_string(c.poolSize * c.dim) +
+            " values) and the temperature finite and > 0; got bias '" +
+            c.bias + "' with " + std::to_string(c.biasValues.size()) +
+            " values, temperature " + std::to_string(c.temperature);
     return nullptr;
   }
   if (!kernels) {
@@ -277,7 +288,8 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
     prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
   // The batch's tails, contiguous; a new sequence's are empty (zeros, never
   // read before a token fills them).
-  const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim);
+  const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim),
+               w = size_t(cfg.scoreWidth());
   const size_t bsz = batch.size();
   prepared.tailKeys.assign(size_t(cfg.layers), {});
   prepared.tailScores.assign(size_t(cfg.layers), {});
@@ -285,13 +297,13 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
     auto &keys = prepared.tailKeys[size_t(l)];
     auto &scores = prepared.tailScores[size_t(l)];
     keys.assign(bsz * tailRows * d, 0.0f);
-    scores.assign(bsz * tailRows, 0.0f);
+    scores.assign(bsz * tailRows * w, 0.0f);
     for (size_t b = 0; b < bsz; ++b)
       if (const auto *t = tail(batch[b], l)) {
         std::copy(t->first.begin(), t->first.end(),
                   keys.begin() + b * tailRows * d);
         std::copy(t->second.begin(), t->second.end(),
-                  scores.begin() + b * tailRows);
+                  scores.begin() + b * tailRows * w);
       }
   }
   return true;
@@ -307,6 +319,7 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
                     prepared.maxPages,
                     keys[size_t(l)],
                     scores[size_t(l)],
+                    cfg.biasValues.empty() ? nullptr : cfg.biasValues.data(),
                     prepared.tailKeys[size_t(l)].data(),
                     prepared.tailScores[size_t(l)].data(),
                     prepared.lengths.data(),
@@ -321,7 +334,8 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
 }
 
 void PagedCache::commitAppend(PreparedAppend &prepared) {
-  const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim);
+  const size_t tailRows = size_t(cfg.poolSize - 1), d = size_t(cfg.dim),
+               w = size_t(cfg.scoreWidth());
   std::string ignored;
   for (size_t b = 0; b < prepared.batch.size(); ++b) {
     const SequenceId s = prepared.batch[b];
@@ -334,8 +348,8 @@ void PagedCache::commitAppend(PreparedAppend &prepared) {
       const auto &scores = prepared.tailScores[size_t(l)];
       t.first.assign(keys.begin() + b * tailRows * d,
                      keys.begin() + (b + 1) * tailRows * d);
-      t.second.assign(scores.begin() + b * tailRows,
-                      scores.begin() + (b + 1) * tailRows);
+      t.second.assign(scores.begin() + b * tailRows * w,
+                      scores.begin() + (b + 1) * tailRows * w);
     }
     table.commit(s, prepared.newTokens, ignored);
   }
@@ -483,7 +497,7 @@ PagedCache::restore(const CacheConfig &config,
   for (const SequenceTable::Restored &r : state.sequences)
     live.insert(r.id);
   const size_t tailKeys = size_t((config.poolSize - 1) * config.dim),
-               tailScores = size_t(config.poolSize - 1);
+               tailScores = size_t((config.poolSize - 1) * config.scoreWidth());
   for (std::int64_t l = 0; l < config.layers; ++l) {
     if (state.pages[size_t(l)].size() != layerBytes) {
       error = "restore: layer " + std::to_string(l) + " has " +

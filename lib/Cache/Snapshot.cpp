@@ -22,9 +22,11 @@ using namespace indexpool::cache;
 namespace {
 
 constexpr char kMagic[8] = {'I', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
-constexpr std::uint32_t kVersion = 2;
-constexpr size_t kHeaderBytes = 128;
-constexpr size_t kHashedHeader = 120; // the header's own hash follows
+// Version 3 added the pooling parameters (8 header bytes, the bias in the
+// body); version 2 files (no bias, temperature 1, scores per token) are
+// still read.
+constexpr std::uint32_t kVersion = 3;
+constexpr size_t kHeaderBytes = 136, kHeaderBytesV2 = 128;
 
 void put32(std::uint8_t *p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -48,6 +50,8 @@ std::uint64_t get64(const std::uint8_t *p) {
 }
 
 struct Header {
+  std::uint32_t version = kVersion;
+  size_t headerBytes = kHeaderBytes;
   CacheConfig config;
   std::uint64_t generation = 0, sequences = 0, storedPages = 0, nextId = 0,
                 bodyBytes = 0, bodyHash = 0;
@@ -58,8 +62,12 @@ enum : size_t {
   kVersionAt = 8, kSizeAt = 12, kLayersAt = 16, kDimAt = 24, kPoolAt = 32,
   kEntriesAt = 40, kHeadsAt = 48, kKAt = 56, kPagesAt = 64,
   kGenerationAt = 72, kSequencesAt = 80, kStoredAt = 88, kNextAt = 96,
-  kBodyBytesAt = 104, kBodyHashAt = 112, kHeaderHashAt = 120
+  kBodyBytesAt = 104, kBodyHashAt = 112, kTemperatureAt = 120,
+  kPoolingAt = 124, kHeaderHashAt = 128, kHeaderHashAtV2 = 120
 };
+
+// kPoolingAt: bit 0 scores per channel, bits 1-2 the bias kind.
+const char *const kBiasKinds[] = {"none", "slot", "channel"};
 
 void encodeHeader(const Header &h, std::uint8_t *out) {
   std::memset(out, 0, kHeaderBytes);
@@ -79,19 +87,39 @@ void encodeHeader(const Header &h, std::uint8_t *out) {
   put64(out + kNextAt, h.nextId);
   put64(out + kBodyBytesAt, h.bodyBytes);
   put64(out + kBodyHashAt, h.bodyHash);
-  put64(out + kHeaderHashAt, XXH64(out, kHashedHeader, 0));
+  std::uint32_t temperature;
+  std::memcpy(&temperature, &h.config.temperature, 4);
+  put32(out + kTemperatureAt, temperature);
+  std::uint32_t bias = 0;
+  while (bias < 2 && h.config.bias != kBiasKinds[bias])
+    ++bias;
+  put32(out + kPoolingAt,
+        (h.config.perChannelScores ? 1u : 0u) | (bias << 1));
+  put64(out + kHeaderHashAt, XXH64(out, kHeaderHashAt, 0));
 }
 
 /// "" when `bytes` is a header of this format, else why not.
 std::string decodeHeader(const std::uint8_t *in, Header &h) {
   if (std::memcmp(in, kMagic, 8) != 0)
     return "not an IndexPool cache snapshot";
-  if (get32(in + kVersionAt) != kVersion)
-    return "snapshot format version " + std::to_string(get32(in + kVersionAt)) +
-           ", this build reads version " + std::to_string(kVersion);
-  if (get64(in + kHeaderHashAt) != XXH64(in, kHashedHeader, 0) ||
-      get32(in + kSizeAt) != kHeaderBytes)
+  h.version = get32(in + kVersionAt);
+  if (h.version != kVersion && h.version != 2)
+    return "snapshot format version " + std::to_string(h.version) +
+           ", this build reads versions 2 and " + std::to_string(kVersion);
+  h.headerBytes = h.version == 2 ? kHeaderBytesV2 : kHeaderBytes;
+  const size_t hashAt = h.version == 2 ? kHeaderHashAtV2 : kHeaderHashAt;
+  if (get64(in + hashAt) != XXH64(in, hashAt, 0) ||
+      get32(in + kSizeAt) != h.headerBytes)
     return "corrupt header (checksum mismatch)";
+  if (h.version >= 3) {
+    const std::uint32_t temperature = get32(in + kTemperatureAt),
+                        pooling = get32(in + kPoolingAt);
+    std::memcpy(&h.config.temperature, &temperature, 4);
+    if ((pooling >> 1) > 2 || (pooling >> 3) != 0)
+      return "corrupt header (pooling parameters)";
+    h.config.perChannelScores = pooling & 1;
+    h.config.bias = kBiasKinds[pooling >> 1];
+  }
   auto i64 = [&](size_t at) { return std::int64_t(get64(in + at)); };
   h.config.layers = i64(kLayersAt);
   h.config.dim = i64(kDimAt);
@@ -220,10 +248,14 @@ private:
   size_t at = 0;
 };
 
+/// The same cache: shapes, every tier's pages together, and the pooling
+/// the kernels are compiled for (the bias values come from the snapshot).
 bool sameConfig(const CacheConfig &a, const CacheConfig &b) {
   return a.layers == b.layers && a.dim == b.dim && a.poolSize == b.poolSize &&
          a.pageEntries == b.pageEntries && a.heads == b.heads && a.k == b.k &&
-         a.totalPages() == b.totalPages();
+         a.totalPages() == b.totalPages() &&
+         a.perChannelScores == b.perChannelScores && a.bias == b.bias &&
+         std::memcmp(&a.temperature, &b.temperature, 4) == 0;
 }
 
 std::string describe(const CacheConfig &c) {
@@ -231,7 +263,9 @@ std::string describe(const CacheConfig &c) {
          ", P = " + std::to_string(c.poolSize) + ", E = " +
          std::to_string(c.pageEntries) + ", H = " + std::to_string(c.heads) +
          ", k = " + std::to_string(c.k) + ", " +
-         std::to_string(c.totalPages()) + " pages";
+         std::to_string(c.totalPages()) + " pages, scores per " +
+         (c.perChannelScores ? "channel" : "token") + ", bias " + c.bias +
+         ", temperature " + std::to_string(c.temperature);
 }
 
 /// The header of the file open as `fd` of `size` bytes.
@@ -246,16 +280,19 @@ bool readHeader(int fd, std::uint64_t size, Header &h, std::string &why) {
     why = "not an IndexPool cache snapshot";
     return false;
   }
-  if (have < kHeaderBytes) {
+  const size_t needed =
+      have >= 12 && get32(bytes + kVersionAt) == 2 ? kHeaderBytesV2
+                                                   : kHeaderBytes;
+  if (have < needed) {
     why = "truncated (" + std::to_string(size) + " bytes)";
     return false;
   }
   why = decodeHeader(bytes, h);
   if (!why.empty())
     return false;
-  if (size != kHeaderBytes + h.bodyBytes) {
+  if (size != h.headerBytes + h.bodyBytes) {
     why = "truncated or extended: " + std::to_string(size) + " bytes, the "
-          "header says " + std::to_string(kHeaderBytes + h.bodyBytes);
+          "header says " + std::to_string(h.headerBytes + h.bodyBytes);
     return false;
   }
   return true;
@@ -319,6 +356,8 @@ bool writeFile(const PagedCache &cache, const std::string &path,
   body.u64(kind);
   body.u64(baseHash);
   body.u64(index);
+  body.u64(c.biasValues.size());
+  body.floats(c.biasValues);
   const std::vector<SequenceId> ids = table.liveIds();
   for (SequenceId id : ids) {
     const std::vector<PageIndex> &row = table.blockTable(id);
@@ -407,6 +446,7 @@ struct Parsed {
       tails;
   // Page id -> its bytes in every layer, one after the other.
   std::map<PageIndex, std::vector<std::uint8_t>> pages;
+  std::vector<float> bias;
 };
 
 /// Reads and checks one snapshot file of `config`.
@@ -434,7 +474,7 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
   size_t done = 0;
   while (done < body.size()) {
     ssize_t n = ::pread(fd, body.data() + done, body.size() - done,
-                        off_t(kHeaderBytes + done));
+                        off_t(h.headerBytes + done));
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
@@ -457,9 +497,14 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
   if (!in.u64(out.kind) || !in.u64(out.baseHash) || !in.u64(out.index) ||
       out.kind > kIncrement)
     return bad("the file's kind");
+  std::uint64_t biasCount = 0;
+  if (h.version >= 3 &&
+      (!in.u64(biasCount) || biasCount != std::uint64_t(config.biasCount()) ||
+       !in.floats(size_t(biasCount), out.bias)))
+    return bad("the pooling bias");
   out.tails.assign(size_t(config.layers), {});
   const size_t tailKeys = size_t((config.poolSize - 1) * config.dim),
-               tailScores = size_t(config.poolSize - 1);
+               tailScores = size_t((config.poolSize - 1) * config.scoreWidth());
   if (h.sequences > body.size() / 32)
     return bad("more sequences than the body can hold");
   for (std::uint64_t s = 0; s < h.sequences; ++s) {
@@ -655,8 +700,10 @@ indexpool::cache::restoreSnapshot(const std::string &path,
                   it->second.data() + size_t(l) * pageBytes, pageBytes);
   }
   generation = newest.header.generation;
+  CacheConfig restored = config;
+  restored.biasValues = newest.bias;
   std::unique_ptr<PagedCache> cache =
-      PagedCache::restore(config, std::move(kernels), std::move(state), error);
+      PagedCache::restore(restored, std::move(kernels), std::move(state), error);
   if (!cache)
     error = path + ": " + error;
   return cache;

@@ -21,20 +21,33 @@ public:
   bool append(const AppendCall &c, std::string &error) override {
     const std::int64_t d = cfg.dim, tail = cfg.poolSize - 1;
     const std::int64_t pages = std::int64_t(cfg.pages);
-    // keys, scores, tail keys, tail scores, lengths, pages, block table;
-    // results: pages, tail keys, tail scores, written where they are.
+    auto scoreShape = [&](std::int64_t rows) {
+      return cfg.perChannelScores ? std::vector<std::int64_t>{c.batch, rows, d}
+                                  : std::vector<std::int64_t>{c.batch, rows};
+    };
+    // keys, scores, [bias,] tail keys, tail scores, lengths, pages, block
+    // table; results: pages, tail keys, tail scores, written where they are.
     std::vector<TensorRef> inputs = {
         TensorRef(const_cast<float *>(c.keys), DType::F32,
                   {c.batch, c.newTokens, d}),
         TensorRef(const_cast<float *>(c.scores), DType::F32,
-                  {c.batch, c.newTokens}),
-        TensorRef(c.tailKeys, DType::F32, {c.batch, tail, d}),
-        TensorRef(c.tailScores, DType::F32, {c.batch, tail}),
-        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32, {c.batch}),
-        TensorRef(c.pages, DType::I8, {pages, cfg.pageBytes()}),
-        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
-                  {c.batch, c.maxPages})};
-    std::vector<TensorRef> outputs = {inputs[5], inputs[2], inputs[3]};
+                  scoreShape(c.newTokens))};
+    if (cfg.bias == "slot")
+      inputs.push_back(TensorRef(const_cast<float *>(c.bias), DType::F32,
+                                 {cfg.poolSize}));
+    else if (cfg.bias == "channel")
+      inputs.push_back(TensorRef(const_cast<float *>(c.bias), DType::F32,
+                                 {cfg.poolSize, d}));
+    const size_t tailAt = inputs.size();
+    inputs.push_back(TensorRef(c.tailKeys, DType::F32, {c.batch, tail, d}));
+    inputs.push_back(TensorRef(c.tailScores, DType::F32, scoreShape(tail)));
+    inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.lengths),
+                               DType::I32, {c.batch}));
+    inputs.push_back(TensorRef(c.pages, DType::I8, {pages, cfg.pageBytes()}));
+    inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
+                               DType::I32, {c.batch, c.maxPages}));
+    std::vector<TensorRef> outputs = {inputs[tailAt + 3], inputs[tailAt],
+                                      inputs[tailAt + 1]};
     Status status = appendFn->call(inputs, outputs);
     if (!status.ok())
       error = "append_paged: " + status.message();
@@ -81,6 +94,9 @@ indexpool::cache::makeCpuCacheKernels(const CacheConfig &config, int threads,
   append.dim = config.dim;
   append.keyType = DType::F32;
   append.poolSize = config.poolSize;
+  append.perChannelScores = config.perChannelScores;
+  append.bias = config.bias;
+  append.temperature = config.temperature;
   append.layout = layout;
   SelectPagedSpec select;
   select.batch = -1;
@@ -100,7 +116,9 @@ indexpool::cache::makeCpuCacheKernels(const CacheConfig &config, int threads,
   }
   CompileOptions options;
   options.threads = threads;
-  options.inPlaceArguments = {5, 2, 3}; // pages, tail keys, tail scores
+  // pages, tail keys, tail scores (one place later after a bias)
+  const int shift = config.bias == "none" ? 0 : 1;
+  options.inPlaceArguments = {5 + shift, 2 + shift, 3 + shift};
   std::unique_ptr<CpuFunction> appendFn =
       compileForCpu(*appendModule, append.name, options, status);
   options.inPlaceArguments.clear();

@@ -161,7 +161,8 @@ static void compareSelection(const HostTensor &actual,
     if (selection.valid)
       limit =
           int64_t(std::clamp(selection.valid->data[m], 0.0, double(columns)));
-    const double *logits = &selection.logits.data[m * columns];
+    // data() + offset: a selection over no entries has no logits at all.
+    const double *logits = selection.logits.data.data() + m * columns;
     // The tail tokens are selected without a score: no near tie.
     for (int64_t t = ranked; t < width; ++t) {
       double a = actual.data[m * width + t], r = expected.data[m * width + t];

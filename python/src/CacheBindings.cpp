@@ -17,6 +17,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <optional>
 
 namespace py = pybind11;
 using namespace indexpool::cache;
@@ -53,7 +54,8 @@ public:
         std::int64_t pageEntries, std::uint64_t pages, std::int64_t heads,
         std::int64_t k, int threads, std::uint64_t hostPages,
         std::uint64_t filePages, const std::string &filePath,
-        const std::string &policy) {
+        const std::string &policy, bool perChannelScores,
+        std::optional<Floats> bias, float temperature) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -65,6 +67,17 @@ public:
     config.filePages = filePages;
     config.filePath = filePath;
     config.policy = policy;
+    config.perChannelScores = perChannelScores;
+    config.temperature = temperature;
+    if (bias) {
+      // [P]: a bias per slot; [P, D]: per slot and channel.
+      config.bias = bias->ndim() == 1 ? "slot" : "channel";
+      if (bias->ndim() == 1)
+        expectShape(*bias, {poolSize}, "bias", "(P)");
+      else
+        expectShape(*bias, {poolSize, dim}, "bias", "(P, D)");
+      config.biasValues.assign(bias->data(), bias->data() + bias->size());
+    }
     this->threads = threads;
     std::string error;
     auto kernels = makeCpuCacheKernels(config, threads, error);
@@ -148,12 +161,17 @@ public:
     const py::ssize_t n = keys.shape(2);
     expectShape(keys, {config.layers, b, n, config.dim}, "keys",
                 "(layers, batch, new tokens, D)");
-    expectShape(scores, {config.layers, b, n}, "scores",
-                "(layers, batch, new tokens)");
+    if (config.perChannelScores)
+      expectShape(scores, {config.layers, b, n, config.dim}, "scores",
+                  "(layers, batch, new tokens, D)");
+    else
+      expectShape(scores, {config.layers, b, n}, "scores",
+                  "(layers, batch, new tokens)");
+    const std::int64_t w = config.scoreWidth();
     std::vector<const float *> k, s;
     for (std::int64_t l = 0; l < config.layers; ++l) {
       k.push_back(keys.data() + l * b * n * config.dim);
-      s.push_back(scores.data() + l * b * n);
+      s.push_back(scores.data() + l * b * n * w);
     }
     std::string error;
     bool ok;
@@ -244,16 +262,20 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def(py::init<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                     std::uint64_t, std::int64_t, std::int64_t, int,
                     std::uint64_t, std::uint64_t, const std::string &,
-                    const std::string &>(),
+                    const std::string &, bool, std::optional<Floats>,
+                    float>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
            py::arg("threads") = 0, py::arg("host_pages") = 0,
            py::arg("file_pages") = 0, py::arg("file_path") = "",
-           py::arg("policy") = "lru-k",
+           py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
+           py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
-           "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD.")
+           "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
+           "scores per token or per token and channel; bias (P,) or (P, D) "
+           "float32 and temperature: the pooling's.")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -268,7 +290,8 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def("append", &Cache::append, py::arg("sequences"), py::arg("keys"),
            py::arg("scores"),
            "One decode step: keys (layers, batch, n, D) and scores (layers, "
-           "batch, n), float32, for the sequences in order.")
+           "batch, n) or, per channel, (layers, batch, n, D), float32, for "
+           "the sequences in order.")
       .def("select", &Cache::select, py::arg("sequences"), py::arg("layer"),
            py::arg("queries"), py::arg("weights"),
            "Tokens (batch, k * P + P - 1) int32 of one layer for queries "
@@ -289,5 +312,22 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def_property_readonly("page_entries",
                              [](const Cache &c) { return c.config.pageEntries; })
       .def_property_readonly("heads", [](const Cache &c) { return c.config.heads; })
-      .def_property_readonly("k", [](const Cache &c) { return c.config.k; });
+      .def_property_readonly("k", [](const Cache &c) { return c.config.k; })
+      .def_property_readonly("per_channel_scores",
+                             [](const Cache &c) { return c.config.perChannelScores; })
+      .def_property_readonly("temperature",
+                             [](const Cache &c) { return c.config.temperature; })
+      .def_property_readonly("bias", [](const Cache &c) -> py::object {
+        // A restored cache has its snapshot's values.
+        const CacheConfig &config = c.config;
+        if (config.bias == "none")
+          return py::none();
+        std::vector<py::ssize_t> shape = {py::ssize_t(config.poolSize)};
+        if (config.bias == "channel")
+          shape.push_back(py::ssize_t(config.dim));
+        py::array_t<float> out(shape);
+        std::memcpy(out.mutable_data(), config.biasValues.data(),
+                    config.biasValues.size() * 4);
+        return std::move(out);
+      });
 }

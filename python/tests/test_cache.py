@@ -152,3 +152,47 @@ def test_pages_move_between_tiers_and_come_back(rng, tmp_path):
     assert restored.residency()["tiers"][0]["pages"] == 32
     for layer in range(L):
         np.testing.assert_array_equal(restored.pages(layer), cache.pages(layer))
+
+
+def test_bias_temperature_and_per_channel_scores(rng, tmp_path):
+    """The pooling parameters reach the kernels (every select checked by
+    the reference, which reads the pages they wrote) and the snapshot."""
+    bias = rng.standard_normal((P, D), dtype=np.float32)
+    cache = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                            pages=64, heads=H, k=K, threads=2,
+                            per_channel_scores=True, bias=bias,
+                            temperature=0.5)
+    a = cache.add()
+    keys = rng.standard_normal((L, 1, 30, D), dtype=np.float32)
+    scores = rng.standard_normal((L, 1, 30, D), dtype=np.float32)
+    cache.append([a], keys, scores)
+    check_select(cache, [a], rng)
+    # The pages equal one compress_paged of the tokens with the same pooling.
+    module = indexpool.ops.compress_paged((-1, D), "f32", pool_size=P,
+                                          page_entries=E,
+                                          per_channel_scores=True,
+                                          bias="channel", temperature=0.5)
+    compress = indexpool.compile(module, threads=1)
+    groups = 30 // P
+    table = cache.block_table(a)
+    slots = np.array([table[g // E] * E + g % E for g in range(groups)],
+                     dtype=np.int64)
+    for layer in range(L):
+        expected = np.zeros_like(cache.pages(layer))
+        compress(keys[layer, 0, :groups * P], scores[layer, 0, :groups * P],
+                 bias, expected, slots, out=(expected,))
+        for g in range(groups):
+            page, entry = table[g // E], g % E
+            got, want = cache.pages(layer)[page], expected[page]
+            codes = slice(entry * D, (entry + 1) * D)
+            scale = slice(E * D + 4 * entry, E * D + 4 * entry + 4)
+            np.testing.assert_array_equal(got[codes], want[codes])
+            np.testing.assert_array_equal(got[scale], want[scale])
+    with pytest.raises(indexpool.IndexPoolError, match=r"scores must have "
+                       r"shape \(layers, batch, new tokens, D\)"):
+        cache.append([a], keys, scores[..., 0])
+    cache.snapshot(str(tmp_path / "pooled"))
+    restored, _ = indexpool.Cache.restore(str(tmp_path / "pooled"), threads=2)
+    assert restored.per_channel_scores and restored.temperature == 0.5
+    np.testing.assert_array_equal(restored.bias, bias)
+    np.testing.assert_array_equal(restored.pages(0), cache.pages(0))

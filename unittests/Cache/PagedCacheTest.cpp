@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 
 #include "indexpool/API/Builders.h"
@@ -71,7 +72,7 @@ protected:
     std::vector<const float *> keyPtrs, scorePtrs;
     for (std::int64_t l = 0; l < config.layers; ++l) {
       keys.push_back(random(batch.size() * size_t(n * config.dim)));
-      scores.push_back(random(batch.size() * size_t(n)));
+      scores.push_back(random(batch.size() * size_t(n * config.scoreWidth())));
     }
     for (size_t l = 0; l < keys.size(); ++l) {
       keyPtrs.push_back(keys[l].data());
@@ -86,8 +87,9 @@ protected:
       for (size_t l = 0; l < keys.size(); ++l) {
         const float *k = keys[l].data() + b * size_t(n * config.dim);
         h.keys[l].insert(h.keys[l].end(), k, k + n * config.dim);
-        const float *s = scores[l].data() + b * size_t(n);
-        h.scores[l].insert(h.scores[l].end(), s, s + n);
+        const std::int64_t w = config.scoreWidth();
+        const float *s = scores[l].data() + b * size_t(n * w);
+        h.scores[l].insert(h.scores[l].end(), s, s + n * w);
       }
     }
   }
@@ -102,6 +104,9 @@ protected:
     spec.dim = config.dim;
     spec.keyType = DType::F32;
     spec.poolSize = config.poolSize;
+    spec.perChannelScores = config.perChannelScores;
+    spec.bias = config.bias;
+    spec.temperature = config.temperature;
     spec.layout.pageEntries = config.pageEntries;
     Status status;
     auto module = buildCompressPaged(spec, status);
@@ -122,11 +127,20 @@ protected:
           TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
                     {tokens, d}),
           TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
-                    DType::F32, {tokens}),
-          TensorRef(expected.data(), DType::I8,
-                    {std::int64_t(config.totalPages()), config.pageBytes()}),
-          TensorRef(slots.data(), DType::I64, {groups})};
-      std::vector<TensorRef> outputs = {inputs[2]};
+                    DType::F32,
+                    config.perChannelScores ? std::vector<std::int64_t>{tokens, d}
+                                            : std::vector<std::int64_t>{tokens})};
+      if (config.bias != "none")
+        inputs.push_back(TensorRef(
+            config.biasValues.data(), DType::F32,
+            config.bias == "slot"
+                ? std::vector<std::int64_t>{config.poolSize}
+                : std::vector<std::int64_t>{config.poolSize, d}));
+      inputs.push_back(TensorRef(expected.data(), DType::I8,
+                                 {std::int64_t(config.totalPages()),
+                                  config.pageBytes()}));
+      inputs.push_back(TensorRef(slots.data(), DType::I64, {groups}));
+      std::vector<TensorRef> outputs = {inputs[inputs.size() - 2]};
       status = compress->call(inputs, outputs);
       ASSERT_TRUE(status.ok()) << status.message();
       for (std::int64_t g = 0; g < groups; ++g) {
@@ -424,4 +438,89 @@ TEST(TieredCacheConfig, AFileTierThatCannotBeReservedIsRefused) {
   EXPECT_EQ(error, "the file tier (" + c.filePath +
                        "): reserving 18432 bytes: File too large");
   EXPECT_NE(access(c.filePath.c_str(), F_OK), 0) << "no file is left";
+}
+
+namespace {
+
+/// Pooling parameters in the cache: a bias, a temperature, and (second
+/// fixture) scores per channel.
+class PooledCacheTest : public PagedCacheTest,
+                        public ::testing::WithParamInterface<bool> {
+protected:
+  PooledCacheTest() {
+    config.perChannelScores = GetParam();
+    config.bias = GetParam() ? "channel" : "slot";
+    config.biasValues = random(size_t(config.biasCount()));
+    config.temperature = 0.7f;
+  }
+};
+
+} // namespace
+
+TEST_P(PooledCacheTest, BiasTemperatureAndPerChannelScoresMatchTheReference) {
+  SequenceId a = cache->add(), b = cache->add();
+  step({a, b}, 7);
+  step({a}, 13);
+  SequenceId c;
+  std::string error;
+  ASSERT_TRUE(cache->fork(a, c, error)) << error;
+  histories[c] = histories[a];
+  for (int i = 0; i < 4; ++i)
+    step({c, b, a}, 1 + i);
+  for (SequenceId s : {a, b, c})
+    checkPages(s);
+  checkSelect({a, b, c});
+
+  // A snapshot keeps the pooling parameters: restored from a configuration
+  // with no bias values, the cache has the snapshot's and appends as the
+  // original does.
+  const std::string path = ::testing::TempDir() + "/pooled-" +
+                           std::to_string(getpid()) + "-" +
+                           std::to_string(GetParam());
+  ASSERT_TRUE(writeSnapshot(*cache, path, 1, error)) << error;
+  CacheConfig blank = config;
+  blank.biasValues.clear();
+  CacheConfig header;
+  std::uint64_t generation = 0;
+  ASSERT_TRUE(readSnapshotHeader(path, header, generation, error)) << error;
+  EXPECT_EQ(header.bias, config.bias);
+  EXPECT_EQ(header.perChannelScores, config.perChannelScores);
+  EXPECT_EQ(header.temperature, config.temperature);
+  auto restored = restoreSnapshot(path, blank, makeCpuCacheKernels(blank, 2, error),
+                                  generation, error);
+  ASSERT_TRUE(restored) << error;
+  EXPECT_EQ(restored->config().biasValues, config.biasValues);
+  CacheConfig otherTemperature = config;
+  otherTemperature.temperature = 1.0f;
+  EXPECT_FALSE(restoreSnapshot(path, otherTemperature,
+                               makeCpuCacheKernels(otherTemperature, 2, error),
+                               generation, error));
+  EXPECT_NE(error.find("a snapshot of another cache"), std::string::npos)
+      << error;
+  std::remove(path.c_str());
+  cache = std::move(restored);
+  step({a, b, c}, 5);
+  for (SequenceId s : {a, b, c})
+    checkPages(s);
+  checkSelect({c, a});
+}
+
+INSTANTIATE_TEST_SUITE_P(SlotBiasOrChannelBias, PooledCacheTest,
+                         ::testing::Bool());
+
+TEST(PagedCacheConfig, BadPoolingParameters) {
+  CacheConfig c = smallConfig();
+  std::string error;
+  auto kernels = makeCpuCacheKernels(c, 1, error);
+  ASSERT_TRUE(kernels) << error;
+  c.bias = "slot";
+  c.biasValues = {1.0f, 2.0f}; // P = 4 values expected
+  EXPECT_FALSE(PagedCache::create(c, std::move(kernels), error));
+  EXPECT_NE(error.find("got bias 'slot' with 2 values"), std::string::npos)
+      << error;
+  c.biasValues.assign(4, 0.5f);
+  c.temperature = 0.0f;
+  EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(smallConfig(), 1, error),
+                                  error));
+  EXPECT_NE(error.find("temperature 0"), std::string::npos) << error;
 }

@@ -44,7 +44,7 @@ public:
   bool free(SequenceId sequence, std::string &error);
 
   /// Queues `newTokens` tokens for each sequence of `batch` (distinct,
-  /// live): keys[l] [B, n, D], scores[l] [B, n] per layer. Waits for the
+  /// live): keys[l] [B, n, D], scores[l] [B, n, W] per layer. Waits for the
   /// lock only, never for compression.
   bool submit(const std::vector<SequenceId> &batch, std::int64_t newTokens,
               const std::vector<const float *> &keys,
@@ -73,7 +73,7 @@ public:
 
 private:
   struct Front {
-    std::vector<std::vector<float>> keys, scores; // per layer, tokens x D / 1
+    std::vector<std::vector<float>> keys, scores; // per layer, tokens x D / W
     std::int64_t tokens = 0;
     std::int64_t readers = 0; // selects reading the sequence now
   };

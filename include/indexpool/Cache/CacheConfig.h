@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace indexpool::cache {
 
@@ -32,6 +33,25 @@ struct CacheConfig {
   std::string filePath;        // at once (nothing is left after a crash)
   std::string policy = "lru-k"; // parsePolicy's names
 
+  // How groups are pooled (docs/IndexPoolOps.md, compress): gate scores
+  // per token ([n]) or per token and channel ([n, D]); a learned bias added
+  // to them, none, "slot" (biasValues [P]) or "channel" ([P, D]); the
+  // softmax temperature. Keys rotate, scales are not rounded to powers of
+  // two.
+  bool perChannelScores = false;
+  std::string bias = "none";
+  std::vector<float> biasValues;
+  float temperature = 1.0f;
+
+  /// Scores per token: 1 or D.
+  std::int64_t scoreWidth() const { return perChannelScores ? dim : 1; }
+  /// The values `bias` needs: 0, P or P * D (-1 for an unknown kind).
+  std::int64_t biasCount() const {
+    return bias == "none"    ? 0
+           : bias == "slot"  ? poolSize
+           : bias == "channel" ? poolSize * dim
+                               : -1;
+  }
   /// E * (D + 4): FP8 codes then f32 scales.
   std::int64_t pageBytes() const { return pageEntries * (dim + 4); }
   /// The pages the sequences may hold, every tier together.

@@ -11,7 +11,8 @@
 //
 // Pages live in tiers (ResidentPages): the device tier holds the arrays
 // the kernels read, and pages that do not fit wait in host memory or a
-// file until a call needs them. Keys are f32 with per-token f32 scores.
+// file until a call needs them. Keys are f32; scores are f32 per token or
+// per token and channel (CacheConfig::scoreWidth).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +32,10 @@ namespace indexpool::cache {
 struct AppendCall {
   std::int64_t batch, newTokens, maxPages;
   const float *keys;   // [B, n, D]
-  const float *scores; // [B, n]
+  const float *scores; // [B, n, W] (W = scoreWidth)
+  const float *bias;   // CacheConfig::biasValues, or null
   float *tailKeys;     // [B, P - 1, D], updated
-  float *tailScores;   // [B, P - 1], updated
+  float *tailScores;   // [B, P - 1, W], updated
   const std::int32_t *lengths;    // [B], tokens before the append
   std::int8_t *pages;             // [device pages, page bytes], updated
   const std::int32_t *blockTable; // [B, maxPages]
@@ -69,7 +71,7 @@ public:
   bool free(SequenceId sequence, std::string &error);
 
   /// One decode step: `newTokens` tokens for each sequence of `batch`
-  /// (distinct, live), keys[l] [B, n, D] and scores[l] [B, n] for every
+  /// (distinct, live), keys[l] [B, n, D] and scores[l] [B, n, W] for every
   /// layer l. On an error (an unknown or repeated sequence, the budget)
   /// no length changes; pages reserved before the error stay with their
   /// sequences for their next append.
@@ -141,9 +143,9 @@ public:
   std::vector<std::int8_t> logicalPages(std::int64_t layer) const;
   /// Hits, misses and bytes moved per tier.
   ResidencyStats residency() const { return resident->stats(); }
-  /// A live sequence's tail in `layer`: keys [P - 1, D] and scores [P - 1]
-  /// (rows past length mod P hold no token), or null before its first
-  /// append.
+  /// A live sequence's tail in `layer`: keys [P - 1, D] and scores
+  /// [P - 1, W] (rows past length mod P hold no token), or null before its
+  /// first append.
   const std::pair<std::vector<float>, std::vector<float>> *
   tail(SequenceId sequence, std::int64_t layer) const;
 
@@ -166,7 +168,7 @@ public:
                                              State state, std::string &error);
 
 private:
-  // Per sequence: the tail keys [P - 1, D] and scores [P - 1].
+  // Per sequence: the tail keys [P - 1, D] and scores [P - 1, W].
   using Tails =
       std::map<SequenceId, std::pair<std::vector<float>, std::vector<float>>>;
   PagedCache(const CacheConfig &config, std::unique_ptr<PageAllocator> ids,

@@ -15,15 +15,20 @@
 // increments a full snapshot starts a new chain; an increment left from an
 // older chain does not match and is ignored.
 //
-// Format (little-endian): a 128-byte header (magic "IPCACHE1", version 2,
-// the configuration, the caller's generation number, counts, the body's
-// size and XXH64, and the XXH64 of the header itself), then the body: u64
-// kind (0 full, 1 increment), u64 XXH64 of the previous file's body, u64
-// index in the chain; per sequence u64 id, i64 length, u64 table size, i32
-// page ids, and per layer u8 has-tail then (P - 1) x D + (P - 1) f32; then
-// per stored page i32 id and its bytes in each layer. A file that is
+// Format (little-endian): a 136-byte header (magic "IPCACHE1", version 3,
+// the configuration with every tier's pages together, the caller's
+// generation number, counts, the body's size and XXH64, the temperature
+// and the pooling flags (scores per channel, the bias kind), and the
+// XXH64 of the header itself), then the body: u64 kind (0 full, 1
+// increment), u64 XXH64 of the previous file's body, u64 index in the
+// chain, u64 bias count and the bias f32; per sequence u64 id, i64 length,
+// u64 table size, i32 page ids, and per layer u8 has-tail then (P - 1) x D
+// + (P - 1) x W f32; then per stored page i32 id and its bytes in each
+// layer. Version 2 files (128-byte header, no pooling parameters: no bias,
+// temperature 1, scores per token) are read too. A file that is
 // truncated, corrupt, of another format or version, or of another
-// configuration is refused with one line that says which.
+// configuration is refused with one line that says which; the bias values
+// come from the snapshot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +74,9 @@ bool readSnapshotHeader(const std::string &path, CacheConfig &config,
                         std::uint64_t &generation, std::string &error);
 
 /// The cache a snapshot (with its chain's increments) holds, run by
-/// `kernels`; refused unless the snapshot's configuration is `config`.
+/// `kernels`; refused unless the snapshot's configuration is `config`
+/// (tiers may split its pages differently; the bias values are the
+/// snapshot's).
 std::unique_ptr<PagedCache> restoreSnapshot(const std::string &path,
                                             const CacheConfig &config,
                                             std::unique_ptr<CacheKernels> kernels,
