@@ -145,6 +145,13 @@ void BackgroundCompressor::work() {
         batch.push_back(id);
         n = std::min(n, f.tokens);
       }
+    // A round writes at most what the device tier holds: fewer tokens,
+    // then fewer sequences (the others wait for the next round).
+    while (n > 1 && cache.appendFit(batch, n) == PagedCache::Fit::Never)
+      n = (n + 1) / 2;
+    while (batch.size() > 1 &&
+           cache.appendFit(batch, n) == PagedCache::Fit::Never)
+      batch.pop_back();
     std::vector<std::vector<float>> keys(layers), scores(layers);
     for (SequenceId s : batch) {
       const Front &f = fronts[s];

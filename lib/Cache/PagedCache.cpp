@@ -14,6 +14,12 @@ using namespace indexpool::cache;
 
 CacheKernels::~CacheKernels() = default;
 
+std::unique_ptr<PageStore>
+CacheKernels::makeDeviceStore(std::uint64_t slots, std::int64_t layers,
+                              std::int64_t pageBytes, std::string &) {
+  return makeMemoryStore(slots, layers, pageBytes);
+}
+
 std::unique_ptr<PagedCache>
 PagedCache::create(const CacheConfig &config,
                    std::unique_ptr<CacheKernels> kernels, std::string &error) {
@@ -72,7 +78,10 @@ PagedCache::create(const CacheConfig &config,
   std::optional<PageAllocator> ids = PageAllocator::create(c.totalPages(), error);
   if (!ids)
     return nullptr;
-  std::unique_ptr<ResidentPages> resident = ResidentPages::create(c, error);
+  std::unique_ptr<PageStore> device =
+      kernels->makeDeviceStore(c.pages, c.layers, c.pageBytes(), error);
+  std::unique_ptr<ResidentPages> resident =
+      device ? ResidentPages::create(c, std::move(device), error) : nullptr;
   if (!resident)
     return nullptr;
   return std::unique_ptr<PagedCache>(new PagedCache(
@@ -244,7 +253,7 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
   }
   // Pages next (all layers share the block tables); shared pages an append
   // writes are copied in every layer, from wherever they live.
-  const size_t pageBytes = size_t(cfg.pageBytes());
+  std::vector<std::int8_t> copy(size_t(cfg.pageBytes()));
   std::vector<PageIndex> pinned;
   for (SequenceId s : batch) {
     std::vector<PageCopy> copies;
@@ -259,10 +268,8 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
       }
       pinned.push_back(c.to);
       for (std::int64_t l = 0; l < cfg.layers; ++l)
-        if (!resident->read(c.from, l,
-                            resident->deviceLayer(l) +
-                                size_t(resident->slot(c.to)) * pageBytes,
-                            error)) {
+        if (!resident->read(c.from, l, copy.data(), error) ||
+            !resident->writeResident(c.to, l, copy.data(), error)) {
           unpin(pinned);
           return false;
         }
@@ -526,9 +533,10 @@ PagedCache::restore(const CacheConfig &config,
     if (!cache->resident->pin(one, error))
       return nullptr;
     for (std::int64_t l = 0; l < config.layers; ++l)
-      std::memcpy(cache->resident->deviceLayer(l) +
-                      size_t(cache->resident->slot(PageIndex(page))) * pageBytes,
-                  &state.pages[size_t(l)][size_t(page) * pageBytes], pageBytes);
+      if (!cache->resident->writeResident(
+              PageIndex(page), l,
+              &state.pages[size_t(l)][size_t(page) * pageBytes], error))
+        return nullptr;
     cache->resident->unpin(one);
   }
   return cache;

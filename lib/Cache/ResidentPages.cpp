@@ -9,11 +9,11 @@
 using namespace indexpool::cache;
 
 std::unique_ptr<ResidentPages>
-ResidentPages::create(const CacheConfig &config, std::string &error) {
+ResidentPages::create(const CacheConfig &config,
+                      std::unique_ptr<PageStore> device, std::string &error) {
   std::vector<TierConfig> tierConfigs = {{"device", config.pages}};
   std::vector<std::unique_ptr<PageStore>> stores;
-  stores.push_back(
-      makeMemoryStore(config.pages, config.layers, config.pageBytes()));
+  stores.push_back(std::move(device));
   if (config.hostPages) {
     tierConfigs.push_back({"host", config.hostPages});
     stores.push_back(
@@ -122,7 +122,9 @@ bool ResidentPages::makeResident(PageIndex page, std::string &error) {
   freeSlots[0].pop_back();
   slots[0][size_t(page)] = to;
   for (std::int64_t l = 0; l < cfg.layers; ++l)
-    stores[0]->write(std::uint64_t(to), l, &bytes[size_t(l) * pageBytes], error);
+    if (!stores[0]->write(std::uint64_t(to), l, &bytes[size_t(l) * pageBytes],
+                          error))
+      return false;
   return true;
 }
 

@@ -50,12 +50,19 @@ struct SelectCall {
   std::int32_t *tokens;           // [B, 1, k * P + P - 1], written
 };
 
-/// The paged kernels of one cache configuration.
+/// The paged kernels of one cache configuration, and the memory they read
+/// pages from.
 class CacheKernels {
 public:
   virtual ~CacheKernels();
   virtual bool append(const AppendCall &call, std::string &error) = 0;
   virtual bool select(const SelectCall &call, std::string &error) = 0;
+  /// The device tier's store: the calls' `pages` is its layerData(layer).
+  /// Host memory by default; a GPU backend's is device memory.
+  virtual std::unique_ptr<PageStore> makeDeviceStore(std::uint64_t slots,
+                                                     std::int64_t layers,
+                                                     std::int64_t pageBytes,
+                                                     std::string &error);
 };
 
 class PagedCache {

@@ -42,9 +42,11 @@ struct ResidencyStats {
 
 class ResidentPages {
 public:
-  /// The tiers `config` names, with their stores; null with `error` set for
-  /// a bad budget, an unknown policy or a file tier that cannot be made.
+  /// The tiers `config` names: `device` (config.pages slots), then stores
+  /// of their own for the host and file tiers; null with `error` set for a
+  /// bad budget, an unknown policy or a file tier that cannot be made.
   static std::unique_ptr<ResidentPages> create(const CacheConfig &config,
+                                               std::unique_ptr<PageStore> device,
                                                std::string &error);
 
   /// Makes every page of `pages` resident in the device tier and pins it
@@ -61,9 +63,15 @@ public:
 
   /// The device slot of a pinned page.
   PageIndex slot(PageIndex page) const { return slots[0][size_t(page)]; }
-  /// The device tier's array of `layer`, [device pages, page bytes].
+  /// The device tier's array of `layer`, [device pages, page bytes] (on a
+  /// GPU backend, a device pointer).
   std::int8_t *deviceLayer(std::int64_t layer) {
     return stores[0]->layerData(layer);
+  }
+  /// Writes layer `layer` of a pinned page in the device tier.
+  bool writeResident(PageIndex page, std::int64_t layer,
+                     const std::int8_t *bytes, std::string &error) {
+    return stores[0]->write(std::uint64_t(slot(page)), layer, bytes, error);
   }
   /// Layer `layer`'s bytes of `page` wherever it is (zeros if nowhere).
   bool read(PageIndex page, std::int64_t layer, std::int8_t *bytes,
