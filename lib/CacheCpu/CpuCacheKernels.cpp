@@ -83,47 +83,57 @@ private:
 
 } // namespace
 
+bool indexpool::cache::buildCacheModules(const CacheConfig &config,
+                                         CacheModules &modules,
+                                         std::string &error) {
+  PageLayout layout;
+  layout.pageEntries = config.pageEntries;
+  modules.append.batch = -1;
+  modules.append.newTokens = -1;
+  modules.append.dim = config.dim;
+  modules.append.keyType = DType::F32;
+  modules.append.poolSize = config.poolSize;
+  modules.append.perChannelScores = config.perChannelScores;
+  modules.append.bias = config.bias;
+  modules.append.temperature = config.temperature;
+  modules.append.layout = layout;
+  modules.select.batch = -1;
+  modules.select.heads = config.heads;
+  modules.select.dim = config.dim;
+  modules.select.queryType = DType::F32;
+  modules.select.k = config.k;
+  modules.select.poolSize = config.poolSize;
+  modules.select.layout = layout;
+  Status status;
+  modules.appendModule = buildAppendPaged(modules.append, status);
+  modules.selectModule =
+      modules.appendModule ? buildSelectPaged(modules.select, status) : nullptr;
+  if (!modules.selectModule) {
+    error = "the cache's kernels: " + status.message();
+    return false;
+  }
+  return true;
+}
+
 std::unique_ptr<CacheKernels>
 indexpool::cache::makeCpuCacheKernels(const CacheConfig &config, int threads,
                                       std::string &error) {
-  PageLayout layout;
-  layout.pageEntries = config.pageEntries;
-  AppendPagedSpec append;
-  append.batch = -1;
-  append.newTokens = -1;
-  append.dim = config.dim;
-  append.keyType = DType::F32;
-  append.poolSize = config.poolSize;
-  append.perChannelScores = config.perChannelScores;
-  append.bias = config.bias;
-  append.temperature = config.temperature;
-  append.layout = layout;
-  SelectPagedSpec select;
-  select.batch = -1;
-  select.heads = config.heads;
-  select.dim = config.dim;
-  select.queryType = DType::F32;
-  select.k = config.k;
-  select.poolSize = config.poolSize;
-  select.layout = layout;
-  Status status;
-  std::unique_ptr<Module> appendModule = buildAppendPaged(append, status);
-  std::unique_ptr<Module> selectModule =
-      appendModule ? buildSelectPaged(select, status) : nullptr;
-  if (!selectModule) {
-    error = "the cache's kernels: " + status.message();
+  CacheModules modules;
+  if (!buildCacheModules(config, modules, error))
     return nullptr;
-  }
+  const AppendPagedSpec &append = modules.append;
+  const SelectPagedSpec &select = modules.select;
+  Status status;
   CompileOptions options;
   options.threads = threads;
   // pages, tail keys, tail scores (one place later after a bias)
   const int shift = config.bias == "none" ? 0 : 1;
   options.inPlaceArguments = {5 + shift, 2 + shift, 3 + shift};
   std::unique_ptr<CpuFunction> appendFn =
-      compileForCpu(*appendModule, append.name, options, status);
+      compileForCpu(*modules.appendModule, append.name, options, status);
   options.inPlaceArguments.clear();
   std::unique_ptr<CpuFunction> selectFn =
-      appendFn ? compileForCpu(*selectModule, select.name, options, status)
+      appendFn ? compileForCpu(*modules.selectModule, select.name, options, status)
                : nullptr;
   if (!selectFn) {
     error = "the cache's kernels: " + status.message();
@@ -131,4 +141,29 @@ indexpool::cache::makeCpuCacheKernels(const CacheConfig &config, int threads,
   }
   return std::make_unique<CpuCacheKernels>(config, std::move(appendFn),
                                            std::move(selectFn));
+}
+
+bool indexpool::cache::compileCudaCacheArtifacts(const CacheConfig &config,
+                                                 const std::string &chip,
+                                                 CudaCacheArtifacts &artifacts,
+                                                 std::string &error) {
+  CacheModules modules;
+  if (!buildCacheModules(config, modules, error))
+    return false;
+  CompileOptions options;
+  GpuArtifact append, select;
+  Status status = compileForGpu(*modules.appendModule, modules.append.name,
+                                chip, options, append);
+  if (status.ok())
+    status = compileForGpu(*modules.selectModule, modules.select.name, chip,
+                           options, select);
+  if (!status.ok()) {
+    error = "the cache's GPU kernels for " + chip + ": " + status.message();
+    return false;
+  }
+  artifacts.appendManifest = std::move(append.manifest);
+  artifacts.appendBinary = std::move(append.binary);
+  artifacts.selectManifest = std::move(select.manifest);
+  artifacts.selectBinary = std::move(select.binary);
+  return true;
 }

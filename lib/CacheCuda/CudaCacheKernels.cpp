@@ -1,0 +1,338 @@
+//===- CudaCacheKernels.cpp - The cache's paged kernels on a CUDA GPU -----===//
+
+#include "indexpool/CacheCuda/CudaCacheKernels.h"
+
+#include "indexpool/Runtime/GpuFunction.h"
+
+using namespace indexpool;
+using namespace indexpool::cache;
+using runtime::CudaDevice;
+
+namespace {
+
+using DevicePointer = CudaDevice::DevicePointer;
+
+void *asData(DevicePointer pointer) {
+  return reinterpret_cast<void *>(uintptr_t(pointer));
+}
+DevicePointer asPointer(const void *data) {
+  return DevicePointer(reinterpret_cast<uintptr_t>(data));
+}
+
+/// The device's context current on this thread for a scope, the caller's
+/// restored after it.
+class CurrentContext {
+public:
+  CurrentContext(CudaDevice &device, std::string &error) : device(device) {
+    ok = device.makeCurrent(previous, error);
+  }
+  ~CurrentContext() {
+    if (ok)
+      device.restoreContext(previous);
+  }
+  bool ok = false;
+
+private:
+  CudaDevice &device;
+  CudaDevice::ContextHandle previous = nullptr;
+};
+
+/// Device memory that grows to the largest size asked for.
+class Scratch {
+public:
+  explicit Scratch(CudaDevice &device) : device(device) {}
+  ~Scratch() { device.release(pointer); }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  bool reserve(size_t bytes, std::string &error) {
+    if (bytes <= size)
+      return true;
+    device.release(pointer);
+    pointer = 0;
+    size = 0;
+    if (!device.allocate(bytes, pointer, error))
+      return false;
+    size = bytes;
+    return true;
+  }
+  DevicePointer pointer = 0;
+
+private:
+  CudaDevice &device;
+  size_t size = 0;
+};
+
+/// The device tier in device memory: one [slots, page bytes] array per
+/// layer, zeroed.
+class DeviceStore final : public PageStore {
+public:
+  DeviceStore(CudaDevice &device, std::int64_t pageBytes)
+      : device(device), pageBytes(size_t(pageBytes)) {}
+  ~DeviceStore() override {
+    std::string ignored;
+    CurrentContext current(device, ignored);
+    for (DevicePointer pointer : arrays)
+      device.release(pointer);
+  }
+  bool allocate(std::uint64_t slots, std::int64_t layers, std::string &error) {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    for (std::int64_t l = 0; l < layers; ++l) {
+      DevicePointer pointer = 0;
+      const size_t bytes = size_t(slots) * pageBytes;
+      if (!device.allocate(bytes, pointer, error))
+        return false;
+      arrays.push_back(pointer);
+      if (!device.fillZero(pointer, bytes, error))
+        return false;
+    }
+    return true;
+  }
+  bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
+            std::string &error) const override {
+    CurrentContext current(device, error);
+    return current.ok &&
+           device.copyToHost(bytes, arrays[size_t(layer)] + slot * pageBytes,
+                             pageBytes, error);
+  }
+  bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
+             std::string &error) override {
+    CurrentContext current(device, error);
+    return current.ok &&
+           device.copyToDevice(arrays[size_t(layer)] + slot * pageBytes, bytes,
+                               pageBytes, error);
+  }
+  std::int8_t *layerData(std::int64_t layer) override {
+    return static_cast<std::int8_t *>(asData(arrays[size_t(layer)]));
+  }
+
+private:
+  CudaDevice &device;
+  size_t pageBytes;
+  std::vector<DevicePointer> arrays;
+};
+
+/// One kind of call (appends or selects): its function, its stream and
+/// its operands' device memory. Used by one thread at a time.
+struct Lane {
+  explicit Lane(CudaDevice &device) : device(device) {}
+  ~Lane() {
+    if (stream)
+      device.destroyStream(stream);
+  }
+  /// A device copy of `bytes` host bytes in scratch `index`, queued.
+  bool upload(size_t index, const void *host, size_t bytes,
+              DevicePointer &out, std::string &error) {
+    while (scratch.size() <= index)
+      scratch.push_back(std::make_unique<Scratch>(device));
+    if (!scratch[index]->reserve(bytes, error) ||
+        !device.copyToDeviceAsync(scratch[index]->pointer, host, bytes, stream,
+                                  error))
+      return false;
+    out = scratch[index]->pointer;
+    return true;
+  }
+  CudaDevice &device;
+  CudaDevice::StreamHandle stream = nullptr;
+  std::unique_ptr<GpuFunction> function;
+  std::vector<std::unique_ptr<Scratch>> scratch;
+};
+
+class CudaCacheKernels final : public CacheKernels {
+public:
+  CudaCacheKernels(CudaDevice &device, const CacheConfig &config)
+      : device(device), cfg(config), appends(device), selects(device) {}
+
+  /// Loads both functions and makes their streams; false with `error`.
+  bool load(const CudaCacheArtifacts &artifacts, std::string &error) {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    Status status;
+    appends.function = GpuFunction::fromMemory(
+        device, artifacts.appendManifest, artifacts.appendBinary,
+        "append_paged", status);
+    if (appends.function)
+      selects.function = GpuFunction::fromMemory(
+          device, artifacts.selectManifest, artifacts.selectBinary,
+          "select_paged", status);
+    if (!selects.function) {
+      error = "the cache's GPU kernels: " + status.message();
+      return false;
+    }
+    return fits(error) && device.createStream(appends.stream, error) &&
+           device.createStream(selects.stream, error);
+  }
+
+  bool append(const AppendCall &c, std::string &error) override {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    const std::int64_t d = cfg.dim, w = cfg.scoreWidth(), tail = cfg.poolSize - 1;
+    auto scoreShape = [&](std::int64_t rows) {
+      return w == 1 ? std::vector<std::int64_t>{c.batch, rows}
+                    : std::vector<std::int64_t>{c.batch, rows, d};
+    };
+    const size_t f = sizeof(float);
+    const size_t keyBytes = size_t(c.batch * c.newTokens * d) * f,
+                 scoreBytes = size_t(c.batch * c.newTokens * w) * f,
+                 tailKeyBytes = size_t(c.batch * tail * d) * f,
+                 tailScoreBytes = size_t(c.batch * tail * w) * f;
+    DevicePointer keys, scores, bias = 0, tailKeys, tailScores, lengths, table;
+    if (!appends.upload(0, c.keys, keyBytes, keys, error) ||
+        !appends.upload(1, c.scores, scoreBytes, scores, error) ||
+        (cfg.biasCount() > 0 &&
+         !appends.upload(2, c.bias, size_t(cfg.biasCount()) * f, bias, error)) ||
+        !appends.upload(3, c.tailKeys, tailKeyBytes, tailKeys, error) ||
+        !appends.upload(4, c.tailScores, tailScoreBytes, tailScores, error) ||
+        !appends.upload(5, c.lengths, size_t(c.batch) * 4, lengths, error) ||
+        !appends.upload(6, c.blockTable, size_t(c.batch * c.maxPages) * 4,
+                        table, error))
+      return false;
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(keys), DType::F32, {c.batch, c.newTokens, d}),
+        TensorRef(asData(scores), DType::F32, scoreShape(c.newTokens))};
+    if (cfg.bias == "slot")
+      inputs.push_back(TensorRef(asData(bias), DType::F32, {cfg.poolSize}));
+    else if (cfg.bias == "channel")
+      inputs.push_back(
+          TensorRef(asData(bias), DType::F32, {cfg.poolSize, d}));
+    const size_t tailAt = inputs.size();
+    inputs.push_back(TensorRef(asData(tailKeys), DType::F32, {c.batch, tail, d}));
+    inputs.push_back(TensorRef(asData(tailScores), DType::F32, scoreShape(tail)));
+    inputs.push_back(TensorRef(asData(lengths), DType::I32, {c.batch}));
+    inputs.push_back(TensorRef(c.pages, DType::I8,
+                               {std::int64_t(cfg.pages), cfg.pageBytes()}));
+    inputs.push_back(TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}));
+    // Pages and tails are written where they are (in_place_of).
+    std::vector<TensorRef> outputs = {inputs[tailAt + 3], inputs[tailAt],
+                                      inputs[tailAt + 1]};
+    Status status = appends.function->launch(inputs, outputs, appends.stream);
+    if (!status.ok()) {
+      error = "append_paged: " + status.message();
+      return false;
+    }
+    return device.copyToHostAsync(c.tailKeys, tailKeys, tailKeyBytes,
+                                  appends.stream, error) &&
+           device.copyToHostAsync(c.tailScores, tailScores, tailScoreBytes,
+                                  appends.stream, error) &&
+           device.synchronizeStream(appends.stream, error);
+  }
+
+  bool select(const SelectCall &c, std::string &error) override {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    const std::int64_t h = cfg.heads, d = cfg.dim,
+                       row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
+    DevicePointer queries, weights, table, lengths;
+    if (!selects.upload(0, c.queries, size_t(c.batch * h * d) * 4, queries,
+                        error) ||
+        !selects.upload(1, c.weights, size_t(c.batch * h) * 4, weights, error) ||
+        !selects.upload(2, c.blockTable, size_t(c.batch * c.maxPages) * 4,
+                        table, error) ||
+        !selects.upload(3, c.lengths, size_t(c.batch) * 4, lengths, error))
+      return false;
+    if (selects.scratch.size() < 5)
+      selects.scratch.push_back(std::make_unique<Scratch>(device));
+    const size_t tokenBytes = size_t(c.batch * row) * 4;
+    if (!selects.scratch[4]->reserve(tokenBytes, error))
+      return false;
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(queries), DType::F32, {c.batch, 1, h, d}),
+        TensorRef(asData(weights), DType::F32, {c.batch, 1, h}),
+        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
+                  {std::int64_t(cfg.pages), cfg.pageBytes()}),
+        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}),
+        TensorRef(asData(lengths), DType::I32, {c.batch, 1})};
+    std::vector<TensorRef> outputs = {TensorRef(
+        asData(selects.scratch[4]->pointer), DType::I32, {c.batch, 1, row})};
+    Status status = selects.function->launch(inputs, outputs, selects.stream);
+    if (!status.ok()) {
+      error = "select_paged: " + status.message();
+      return false;
+    }
+    return device.copyToHostAsync(c.tokens, selects.scratch[4]->pointer,
+                                  tokenBytes, selects.stream, error) &&
+           device.synchronizeStream(selects.stream, error);
+  }
+
+  std::unique_ptr<PageStore> makeDeviceStore(std::uint64_t slots,
+                                             std::int64_t layers,
+                                             std::int64_t pageBytes,
+                                             std::string &error) override {
+    auto store = std::make_unique<DeviceStore>(device, pageBytes);
+    if (!store->allocate(slots, layers, error)) {
+      error = "the device tier (" + std::to_string(slots) + " pages of " +
+              std::to_string(pageBytes) + " bytes in " +
+              std::to_string(layers) + " layers): " + error;
+      return nullptr;
+    }
+    return store;
+  }
+
+  ~CudaCacheKernels() override {
+    std::string ignored;
+    CurrentContext current(device, ignored);
+    for (Lane *lane : {&appends, &selects}) {
+      lane->scratch.clear();
+      lane->function.reset();
+      if (lane->stream)
+        device.destroyStream(lane->stream);
+      lane->stream = nullptr;
+    }
+  }
+
+private:
+  /// The artifacts are this configuration's: operand counts, element types
+  /// and the sizes they fix.
+  bool fits(std::string &error) const {
+    const GpuFunction &a = *appends.function, &s = *selects.function;
+    const size_t appendInputs = cfg.bias == "none" ? 7 : 8;
+    auto fixed = [](const TensorType &t, size_t dim, std::int64_t want) {
+      return t.shape.size() > dim &&
+             (t.shape[dim] == want || t.shape[dim] < 0);
+    };
+    const size_t pagesAt = appendInputs - 2;
+    const std::int64_t row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
+    bool ok = a.numInputs() == appendInputs && a.numOutputs() == 3 &&
+              a.inputType(0).dtype == DType::F32 &&
+              fixed(a.inputType(0), 2, cfg.dim) &&
+              a.inputType(1).shape.size() == (cfg.perChannelScores ? 3u : 2u) &&
+              fixed(a.inputType(pagesAt), 1, cfg.pageBytes()) &&
+              a.inPlaceInput(0) == std::int64_t(pagesAt) &&
+              s.numInputs() == 5 && s.numOutputs() == 1 &&
+              s.inputType(0).dtype == DType::F32 &&
+              fixed(s.inputType(0), 2, cfg.heads) &&
+              fixed(s.inputType(0), 3, cfg.dim) &&
+              fixed(s.inputType(2), 1, cfg.pageBytes()) &&
+              fixed(s.outputType(0), 2, row);
+    if (!ok)
+      error = "the cache's GPU kernels are not append_paged and select_paged "
+              "of this configuration (f32 keys, D = " +
+              std::to_string(cfg.dim) + ", H = " + std::to_string(cfg.heads) +
+              ", k = " + std::to_string(cfg.k) + ", page bytes " +
+              std::to_string(cfg.pageBytes()) + ", bias " + cfg.bias +
+              ", scores per " + (cfg.perChannelScores ? "channel" : "token") +
+              ")";
+    return ok;
+  }
+
+  CudaDevice &device;
+  CacheConfig cfg;
+  Lane appends, selects;
+};
+
+} // namespace
+
+std::unique_ptr<CacheKernels>
+indexpool::cache::makeCudaCacheKernels(CudaDevice &device,
+                                       const CacheConfig &config,
+                                       const CudaCacheArtifacts &artifacts,
+                                       std::string &error) {
+  auto kernels = std::make_unique<CudaCacheKernels>(device, config);
+  if (!kernels->load(artifacts, error))
+    return nullptr;
+  return kernels;
+}
