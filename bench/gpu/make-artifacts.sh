@@ -45,6 +45,10 @@ for chip in sm_90 sm_80; do
   done
 done
 rm -f "$OUT/why.log"
+# The cache runtime's kernels (indexpool-cache-gpu-check, run-on-device.sh).
+for chip in sm_90 sm_80; do
+  "$COMPILE" "$ROOT/bench/gpu/cache.mlir" --chip=$chip --emit=cubin -o "$OUT/cache/$chip" >/dev/null
+done
 # The tuner's candidates for the benchmark functions (indexpool-tune: the
 # cost model's launch is candidate 0 of every op), measured on the GPU
 # machine by run-on-device.sh with indexpool-tune-measure.

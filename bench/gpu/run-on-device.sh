@@ -2,6 +2,7 @@
 # Runs ON THE GPU MACHINE, as it is (CUDA, CMake, a C++ compiler, maybe
 # PyTorch and Triton; no LLVM/MLIR): a runtime-only build, every artifact of
 # make-artifacts.sh through indexpool-launch --random-inputs --verify, the
+# cache runtime on the CUDA backend with every call checked, the
 # autotuner's candidates (indexpool-tune-measure, tuned vs cost model), then the
 # compress / select benchmarks against a device-to-device copy of the same
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
@@ -22,7 +23,7 @@ trap pack EXIT
 START=$(date +%s)
 BUDGET_S=${BUDGET_S:-540}
 # STAGES picks what runs (default: all, in this order).
-STAGES=" ${STAGES:-verify bench anchors profile tune} "
+STAGES=" ${STAGES:-verify cache bench anchors profile tune} "
 # BENCHES: the benchmark functions the bench and profile stages run;
 # CUDA_CORES=0 leaves out the CUDA-core selects.
 BENCHES=${BENCHES:-compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64}
@@ -68,6 +69,15 @@ ls "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json |
 grep -v '^PASS' "$RESULTS/verify-all.txt"
 pass=$(grep -c '^PASS' "$RESULTS/verify-all.txt"); failed=$(grep -c '^FAILED' "$RESULTS/verify-all.txt")
 echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
+fi
+
+if want cache && stage "the cache runtime on $chip, every call checked" 30; then
+# A PagedCache on the CUDA backend (device memory, host and file tiers):
+# appends, forks, frees and selects, each checked against the float64
+# reference (bench/gpu/cache_check.cpp).
+timeout 240 "$BUILD/bin/indexpool-cache-gpu-check" \
+  "$ARTS/cache/$art_chip/append_paged.$art_chip.json" \
+  "$ARTS/cache/$art_chip/select_paged.$art_chip.json" 60 2>&1 | tee "$RESULTS/cache-check.txt"
 fi
 
 if want bench && stage "benchmarks" 30; then

@@ -6,11 +6,13 @@
 // artifacts of another configuration are refused, and a cache whose device
 // tier is device memory keeps every page's bytes while appends and selects
 // move pages between device memory, host memory and a file. The kernels'
-// numerics need a GPU (bench/gpu/run-on-device.sh).
+// numerics need a GPU (bench/gpu/run-on-device.sh runs the cache there
+// under VerifyingCacheKernels, which this file tests over the CPU kernels).
 //
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
+#include "indexpool/CacheCuda/VerifyingCacheKernels.h"
 
 #include <gtest/gtest.h>
 
@@ -134,3 +136,166 @@ TEST_F(CudaCacheTest, PagesKeepTheirBytesThroughDeviceMemoryAndTheTiers) {
 }
 
 #endif // INDEXPOOL_FAKE_CUDA_PATH
+
+using namespace indexpool;
+using namespace indexpool::cache;
+
+// The verifier needs no GPU: over the CPU kernels, every call of a decode
+// workload with forks, frees and tier moves is checked by the reference of
+// the sm_90 artifacts' computes.
+TEST(VerifyingCacheKernels, EveryCallOfTheCpuKernelsPassesTheReference) {
+  CacheConfig config;
+  config.layers = 2;
+  config.dim = 32;
+  config.pageEntries = 4;
+  config.pages = 8;
+  config.hostPages = 24;
+  config.heads = 4;
+  config.k = 6;
+  config.perChannelScores = true;
+  config.bias = "channel";
+  config.temperature = 0.5f;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  config.biasValues.resize(size_t(config.biasCount()));
+  for (float &b : config.biasValues)
+    b = normal(rng);
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  CacheConfig derived;
+  ASSERT_TRUE(configFromArtifacts(artifacts, derived, error)) << error;
+  EXPECT_EQ(derived.dim, 32);
+  EXPECT_EQ(derived.heads, 4);
+  EXPECT_EQ(derived.k, 6);
+  EXPECT_EQ(derived.pageEntries, 4);
+  EXPECT_EQ(derived.bias, "channel");
+  EXPECT_TRUE(derived.perChannelScores);
+  EXPECT_EQ(derived.temperature, 0.5f);
+
+  VerifiedCalls calls;
+  auto kernels = makeVerifyingCacheKernels(
+      makeCpuCacheKernels(config, 2, error), config, artifacts, &calls, error);
+  ASSERT_TRUE(kernels) << error;
+  auto cache = PagedCache::create(config, std::move(kernels), error);
+  ASSERT_TRUE(cache) << error;
+  std::vector<SequenceId> live = {cache->add(), cache->add(), cache->add()};
+  auto randoms = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = normal(rng);
+    return v;
+  };
+  for (int step = 0; step < 24; ++step) {
+    const std::int64_t n = 1 + step % 7;
+    const size_t b = live.size();
+    std::vector<float> keys = randoms(b * size_t(n * config.dim)),
+                       scores = randoms(b * size_t(n * config.dim));
+    ASSERT_TRUE(cache->append(live, n, {keys.data(), keys.data()},
+                              {scores.data(), scores.data()}, error))
+        << error;
+    for (SequenceId s : live) {
+      std::vector<float> q = randoms(size_t(config.heads * config.dim)),
+                         w = randoms(size_t(config.heads));
+      std::vector<std::int32_t> tokens;
+      ASSERT_TRUE(cache->select({s}, step % 2, q.data(), w.data(), tokens,
+                                error))
+          << error;
+    }
+    if (step == 8) {
+      SequenceId child;
+      ASSERT_TRUE(cache->fork(live[0], child, error)) << error;
+      live.push_back(child);
+    }
+    if (step == 16) {
+      ASSERT_TRUE(cache->free(live[1], error)) << error;
+      live.erase(live.begin() + 1);
+    }
+  }
+  EXPECT_EQ(calls.appends.load(), 24u * 2);
+  // One select per live sequence and step: 3 for 9 steps, 4 for 8, 3 for 7.
+  EXPECT_EQ(calls.selects.load(), 9u * 3 + 8u * 4 + 7u * 3);
+  EXPECT_GT(cache->residency().misses, 0u) << "pages came back from the host";
+}
+
+namespace {
+
+/// The CPU kernels with one wrong byte: a token of every select, or a code
+/// of every append's first written entry.
+class WrongKernels final : public CacheKernels {
+public:
+  WrongKernels(std::unique_ptr<CacheKernels> inner, bool wrongSelect,
+               const CacheConfig &config)
+      : inner(std::move(inner)), wrongSelect(wrongSelect), config(config) {}
+  bool append(const AppendCall &c, std::string &error) override {
+    if (!inner->append(c, error))
+      return false;
+    if (!wrongSelect) {
+      const std::int64_t g = c.lengths[0] / config.poolSize;
+      const std::int64_t page = c.blockTable[g / config.pageEntries];
+      c.pages[page * config.pageBytes() + (g % config.pageEntries) * config.dim] ^= 0x40;
+    }
+    return true;
+  }
+  bool select(const SelectCall &c, std::string &error) override {
+    if (!inner->select(c, error))
+      return false;
+    if (wrongSelect)
+      c.tokens[0] = c.tokens[0] < 0 ? 0 : -1;
+    return true;
+  }
+
+private:
+  std::unique_ptr<CacheKernels> inner;
+  bool wrongSelect;
+  CacheConfig config;
+};
+
+} // namespace
+
+TEST(VerifyingCacheKernels, AWrongTokenOrCodeFailsTheCall) {
+  CacheConfig config;
+  config.dim = 32;
+  config.pageEntries = 4;
+  config.pages = 16;
+  config.heads = 4;
+  config.k = 6;
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> keys(size_t(40 * config.dim)), scores(40),
+      q(size_t(config.heads * config.dim)), w(size_t(config.heads));
+  for (auto *v : {&keys, &scores, &q, &w})
+    for (float &x : *v)
+      x = normal(rng);
+  for (bool wrongSelect : {false, true}) {
+    auto kernels = makeVerifyingCacheKernels(
+        std::make_unique<WrongKernels>(makeCpuCacheKernels(config, 1, error),
+                                       wrongSelect, config),
+        config, artifacts, nullptr, error);
+    ASSERT_TRUE(kernels) << error;
+    auto cache = PagedCache::create(config, std::move(kernels), error);
+    ASSERT_TRUE(cache) << error;
+    SequenceId s = cache->add();
+    const bool appended =
+        cache->append({s}, 40, {keys.data()}, {scores.data()}, error);
+    if (!wrongSelect) {
+      EXPECT_FALSE(appended);
+      EXPECT_NE(error.find("append_paged result #0 differs from the "
+                           "reference"),
+                std::string::npos)
+          << error;
+      continue;
+    }
+    ASSERT_TRUE(appended) << error;
+    std::vector<std::int32_t> tokens;
+    EXPECT_FALSE(cache->select({s}, 0, q.data(), w.data(), tokens, error));
+    EXPECT_NE(error.find("select_paged differs from the reference"),
+              std::string::npos)
+        << error;
+  }
+}

@@ -1,0 +1,49 @@
+//===- VerifyingCacheKernels.h - Every cache call checked by the reference ===//
+//
+// A CacheKernels backend that runs another one and checks each call
+// against the float64 reference of the artifacts' computes
+// (Runtime/ReferenceRun.h), as indexpool-launch --verify checks a launch:
+// an append's pages by entries and its tails by their type's tolerance,
+// a select's tokens with the near-tie rule. The inputs are the call's own,
+// the pages read back from the inner backend's device store before and
+// after the call, so this works on any backend, the CUDA one included, and
+// needs no compiler (MLIR-free). A call whose results differ fails with
+// the comparison's line. For tests and GPU checks: it reads the whole
+// device tier of a layer per call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_CACHECUDA_VERIFYINGCACHEKERNELS_H
+#define INDEXPOOL_CACHECUDA_VERIFYINGCACHEKERNELS_H
+
+#include "indexpool/CacheCuda/CudaCacheKernels.h"
+
+#include <atomic>
+
+namespace indexpool::cache {
+
+struct VerifiedCalls {
+  std::atomic<std::uint64_t> appends{0}, selects{0};
+  /// Near-tie swaps the selects' comparisons allowed, pages entries one
+  /// code away.
+  std::atomic<std::uint64_t> nearTieSwaps{0}, offByOneCodes{0};
+};
+
+/// `inner` checked against the computes of `artifacts` (manifests of the
+/// configuration's append_paged and select_paged; their binaries are not
+/// used). `calls` (optional, must outlive the kernels) counts what passed.
+std::unique_ptr<CacheKernels>
+makeVerifyingCacheKernels(std::unique_ptr<CacheKernels> inner,
+                          const CacheConfig &config,
+                          const CudaCacheArtifacts &artifacts,
+                          VerifiedCalls *calls, std::string &error);
+
+/// The configuration a pair of artifacts was compiled for (shapes, bias
+/// kind, scores per channel and temperature, from their manifests); the
+/// page budgets and tiers are left as they are in `config`.
+bool configFromArtifacts(const CudaCacheArtifacts &artifacts,
+                         CacheConfig &config, std::string &error);
+
+} // namespace indexpool::cache
+
+#endif // INDEXPOOL_CACHECUDA_VERIFYINGCACHEKERNELS_H
