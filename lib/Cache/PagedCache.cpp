@@ -20,6 +20,12 @@ CacheKernels::makeDeviceStore(std::uint64_t slots, std::int64_t layers,
   return makeMemoryStore(slots, layers, pageBytes);
 }
 
+std::unique_ptr<PageStore>
+CacheKernels::makeHostStore(std::uint64_t slots, std::int64_t layers,
+                            std::int64_t pageBytes, std::string &) {
+  return makeMemoryStore(slots, layers, pageBytes);
+}
+
 std::unique_ptr<PagedCache>
 PagedCache::create(const CacheConfig &config,
                    std::unique_ptr<CacheKernels> kernels, std::string &error) {
@@ -80,8 +86,14 @@ PagedCache::create(const CacheConfig &config,
     return nullptr;
   std::unique_ptr<PageStore> device =
       kernels->makeDeviceStore(c.pages, c.layers, c.pageBytes(), error);
+  std::unique_ptr<PageStore> host =
+      device && c.hostPages
+          ? kernels->makeHostStore(c.hostPages, c.layers, c.pageBytes(), error)
+          : nullptr;
   std::unique_ptr<ResidentPages> resident =
-      device ? ResidentPages::create(c, std::move(device), error) : nullptr;
+      device && (host || !c.hostPages)
+          ? ResidentPages::create(c, std::move(device), std::move(host), error)
+          : nullptr;
   if (!resident)
     return nullptr;
   return std::unique_ptr<PagedCache>(new PagedCache(

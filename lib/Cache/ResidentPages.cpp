@@ -10,14 +10,14 @@ using namespace indexpool::cache;
 
 std::unique_ptr<ResidentPages>
 ResidentPages::create(const CacheConfig &config,
-                      std::unique_ptr<PageStore> device, std::string &error) {
+                      std::unique_ptr<PageStore> device,
+                      std::unique_ptr<PageStore> host, std::string &error) {
   std::vector<TierConfig> tierConfigs = {{"device", config.pages}};
   std::vector<std::unique_ptr<PageStore>> stores;
   stores.push_back(std::move(device));
   if (config.hostPages) {
     tierConfigs.push_back({"host", config.hostPages});
-    stores.push_back(
-        makeMemoryStore(config.hostPages, config.layers, config.pageBytes()));
+    stores.push_back(std::move(host));
   }
   if (config.filePages) {
     tierConfigs.push_back({"file", config.filePages});

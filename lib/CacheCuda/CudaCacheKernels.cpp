@@ -4,6 +4,8 @@
 
 #include "indexpool/Runtime/GpuFunction.h"
 
+#include <cstring>
+
 using namespace indexpool;
 using namespace indexpool::cache;
 using runtime::CudaDevice;
@@ -111,6 +113,51 @@ private:
   CudaDevice &device;
   size_t pageBytes;
   std::vector<DevicePointer> arrays;
+};
+
+/// The host tier in pinned memory: one [slots, page bytes] array per
+/// layer, zeroed (copies to and from it are plain memcpy on the host side).
+class PinnedStore final : public PageStore {
+public:
+  PinnedStore(CudaDevice &device, std::int64_t pageBytes)
+      : device(device), pageBytes(size_t(pageBytes)) {}
+  ~PinnedStore() override {
+    std::string ignored;
+    CurrentContext current(device, ignored);
+    for (void *array : arrays)
+      device.releaseHost(array);
+  }
+  bool allocate(std::uint64_t slots, std::int64_t layers, std::string &error) {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    for (std::int64_t l = 0; l < layers; ++l) {
+      void *array = nullptr;
+      if (!device.allocateHost(size_t(slots) * pageBytes, array, error))
+        return false;
+      std::memset(array, 0, size_t(slots) * pageBytes);
+      arrays.push_back(static_cast<std::int8_t *>(array));
+    }
+    return true;
+  }
+  bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
+            std::string &) const override {
+    std::memcpy(bytes, arrays[size_t(layer)] + slot * pageBytes, pageBytes);
+    return true;
+  }
+  bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
+             std::string &) override {
+    std::memcpy(arrays[size_t(layer)] + slot * pageBytes, bytes, pageBytes);
+    return true;
+  }
+  std::int8_t *layerData(std::int64_t layer) override {
+    return arrays[size_t(layer)];
+  }
+
+private:
+  CudaDevice &device;
+  size_t pageBytes;
+  std::vector<std::int8_t *> arrays;
 };
 
 /// One kind of call (appends or selects): its function, its stream and
@@ -265,6 +312,20 @@ public:
     auto store = std::make_unique<DeviceStore>(device, pageBytes);
     if (!store->allocate(slots, layers, error)) {
       error = "the device tier (" + std::to_string(slots) + " pages of " +
+              std::to_string(pageBytes) + " bytes in " +
+              std::to_string(layers) + " layers): " + error;
+      return nullptr;
+    }
+    return store;
+  }
+
+  std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
+                                           std::int64_t layers,
+                                           std::int64_t pageBytes,
+                                           std::string &error) override {
+    auto store = std::make_unique<PinnedStore>(device, pageBytes);
+    if (!store->allocate(slots, layers, error)) {
+      error = "the host tier (" + std::to_string(slots) + " pages of " +
               std::to_string(pageBytes) + " bytes in " +
               std::to_string(layers) + " layers): " + error;
       return nullptr;

@@ -54,6 +54,13 @@ public:
     return made;
   }
 
+  std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
+                                           std::int64_t layers,
+                                           std::int64_t pageBytes,
+                                           std::string &error) override {
+    return inner->makeHostStore(slots, layers, pageBytes, error);
+  }
+
   bool append(const AppendCall &c, std::string &error) override {
     const std::int64_t d = cfg.dim, w = cfg.scoreWidth(), tail = cfg.poolSize - 1;
     auto scoreShape = [&](std::int64_t rows) {

@@ -91,6 +91,8 @@ struct CudaDevice::Driver {
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemHostAlloc)(void **, size_t, unsigned) = nullptr;
+  CUresult (*cuMemFreeHost)(void *) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
@@ -148,6 +150,8 @@ struct CudaDevice::Driver {
         {slot(cuCtxSynchronize), {"cuCtxSynchronize"}},
         {slot(cuMemAlloc), {"cuMemAlloc_v2"}},
         {slot(cuMemFree), {"cuMemFree_v2"}},
+        {slot(cuMemHostAlloc), {"cuMemHostAlloc"}},
+        {slot(cuMemFreeHost), {"cuMemFreeHost"}},
         {slot(cuMemcpyHtoD), {"cuMemcpyHtoD_v2"}},
         {slot(cuMemcpyDtoH), {"cuMemcpyDtoH_v2"}},
         {slot(cuMemcpyDtoD), {"cuMemcpyDtoD_v2"}},
@@ -392,6 +396,24 @@ bool CudaDevice::allocate(size_t bytes, DevicePointer &out,
 void CudaDevice::release(DevicePointer pointer) {
   if (pointer)
     driver->cuMemFree(pointer);
+}
+
+bool CudaDevice::allocateHost(size_t bytes, void *&out, std::string &error) {
+  out = nullptr;
+  if (bytes == 0)
+    return true;
+  if (!driver->check(driver->cuMemHostAlloc(&out, bytes, 0), "cuMemHostAlloc",
+                     error)) {
+    out = nullptr;
+    error += " allocating " + std::to_string(bytes) + " bytes of pinned memory";
+    return false;
+  }
+  return true;
+}
+
+void CudaDevice::releaseHost(void *pointer) {
+  if (pointer)
+    driver->cuMemFreeHost(pointer);
 }
 
 bool CudaDevice::copyToDevice(DevicePointer destination, const void *source,

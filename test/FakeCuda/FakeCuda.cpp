@@ -442,6 +442,24 @@ FAKE_CUDA_API CUresult cuMemFree_v2(CUdeviceptr pointer) {
   return kSuccess;
 }
 
+// Pinned host memory is plain host memory here.
+FAKE_CUDA_API CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned) {
+  if (!currentContext())
+    return kInvalidContext;
+  if (bytes == 0)
+    return kInvalidValue;
+  *pointer = std::calloc(1, bytes);
+  if (!*pointer)
+    return kOutOfMemory;
+  logLine("host alloc " + std::to_string(bytes) + " bytes");
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuMemFreeHost(void *pointer) {
+  std::free(pointer);
+  return kSuccess;
+}
+
 FAKE_CUDA_API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination,
                                        const void *source, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);

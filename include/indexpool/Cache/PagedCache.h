@@ -63,6 +63,12 @@ public:
                                                      std::int64_t layers,
                                                      std::int64_t pageBytes,
                                                      std::string &error);
+  /// The host tier's store: host memory by default; pinned memory on a
+  /// GPU backend, so pages move at the bus's speed.
+  virtual std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
+                                                   std::int64_t layers,
+                                                   std::int64_t pageBytes,
+                                                   std::string &error);
 };
 
 class PagedCache {

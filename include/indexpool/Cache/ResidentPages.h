@@ -42,11 +42,13 @@ struct ResidencyStats {
 
 class ResidentPages {
 public:
-  /// The tiers `config` names: `device` (config.pages slots), then stores
-  /// of their own for the host and file tiers; null with `error` set for a
-  /// bad budget, an unknown policy or a file tier that cannot be made.
+  /// The tiers `config` names: `device` (config.pages slots), `host`
+  /// (config.hostPages slots, null when there are none), then a file tier
+  /// of its own; null with `error` set for a bad budget, an unknown policy
+  /// or a file tier that cannot be made.
   static std::unique_ptr<ResidentPages> create(const CacheConfig &config,
                                                std::unique_ptr<PageStore> device,
+                                               std::unique_ptr<PageStore> host,
                                                std::string &error);
 
   /// Makes every page of `pages` resident in the device tier and pins it

@@ -97,6 +97,10 @@ public:
   // Memory. `allocate` of 0 bytes gives a null pointer (and succeeds).
   bool allocate(size_t bytes, DevicePointer &out, std::string &error);
   void release(DevicePointer pointer);
+  /// Pinned (page-locked) host memory (cuMemHostAlloc): copies between it
+  /// and the device run at the bus's speed and may overlap kernels.
+  bool allocateHost(size_t bytes, void *&out, std::string &error);
+  void releaseHost(void *pointer);
   bool copyToDevice(DevicePointer destination, const void *source,
                     size_t bytes, std::string &error);
   bool copyToHost(void *destination, DevicePointer source, size_t bytes,
