@@ -12,6 +12,7 @@
 
 #include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
+#include "indexpool/CacheCuda/CudaCacheKernels.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -21,6 +22,7 @@
 
 namespace py = pybind11;
 using namespace indexpool::cache;
+namespace runtime = indexpool::runtime;
 
 namespace {
 
@@ -55,7 +57,8 @@ public:
         std::int64_t k, int threads, std::uint64_t hostPages,
         std::uint64_t filePages, const std::string &filePath,
         const std::string &policy, bool perChannelScores,
-        std::optional<Floats> bias, float temperature) {
+        std::optional<Floats> bias, float temperature,
+        const std::string &device) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -80,15 +83,44 @@ public:
     }
     this->threads = threads;
     std::string error;
-    auto kernels = makeCpuCacheKernels(config, threads, error);
+    auto kernels = makeKernels(config, threads, device, gpu, error);
     if (kernels)
       cache = PagedCache::create(config, std::move(kernels), error);
     if (!cache)
       fail(error);
   }
-  explicit Cache(std::unique_ptr<PagedCache> restored, int threads)
-      : config(restored->config()), threads(threads),
+  Cache(std::unique_ptr<PagedCache> restored, int threads,
+        std::shared_ptr<runtime::CudaDevice> gpu)
+      : config(restored->config()), threads(threads), gpu(std::move(gpu)),
         cache(std::move(restored)) {}
+
+  /// The kernels for `device`: "cpu" (compiled here), "cuda" or "cuda:N"
+  /// (compiled for that GPU's chip and run through the CUDA runtime, which
+  /// `gpu` then holds open).
+  static std::unique_ptr<CacheKernels>
+  makeKernels(const CacheConfig &config, int threads, const std::string &device,
+              std::shared_ptr<runtime::CudaDevice> &gpu, std::string &error) {
+    if (device == "cpu")
+      return makeCpuCacheKernels(config, threads, error);
+    int ordinal = 0;
+    if (device.rfind("cuda", 0) != 0 ||
+        (device.size() > 4 &&
+         (device[4] != ':' || device.size() == 5 ||
+          device.find_first_not_of("0123456789", 5) != std::string::npos ||
+          device.size() > 8))) {
+      error = "device must be 'cpu', 'cuda' or 'cuda:N', got '" + device + "'";
+      return nullptr;
+    }
+    if (device.size() > 5)
+      ordinal = std::stoi(device.substr(5));
+    gpu = runtime::CudaDevice::open(error, ordinal);
+    if (!gpu)
+      return nullptr;
+    CudaCacheArtifacts artifacts;
+    if (!compileCudaCacheArtifacts(config, gpu->info().chip(), artifacts, error))
+      return nullptr;
+    return makeCudaCacheKernels(*gpu, config, artifacts, error);
+  }
 
   SequenceId add() { return cache->add(); }
   SequenceId fork(SequenceId parent) {
@@ -220,7 +252,8 @@ public:
   static py::tuple restore(const std::string &path, int threads,
                            std::uint64_t hostPages, std::uint64_t filePages,
                            const std::string &filePath,
-                           const std::string &policy) {
+                           const std::string &policy,
+                           const std::string &device) {
     CacheConfig config;
     std::uint64_t generation = 0;
     std::string error;
@@ -235,20 +268,28 @@ public:
     config.filePages = filePages;
     config.filePath = filePath;
     config.policy = policy;
-    auto kernels = makeCpuCacheKernels(config, threads, error);
+    std::shared_ptr<runtime::CudaDevice> gpu;
+    auto kernels = makeKernels(config, threads, device, gpu, error);
     std::unique_ptr<PagedCache> cache =
         kernels ? restoreSnapshot(path, config, std::move(kernels), generation,
                                   error)
                 : nullptr;
     if (!cache)
       fail(error);
-    return py::make_tuple(Cache(std::move(cache), threads), generation);
+    return py::make_tuple(Cache(std::move(cache), threads, std::move(gpu)),
+                          generation);
+  }
+
+  std::string device() const {
+    return gpu ? "cuda:" + std::to_string(gpu->info().ordinal) : "cpu";
   }
 
   CacheConfig config;
   int threads = 0;
 
 private:
+  // Declared before the cache: the device outlives it.
+  std::shared_ptr<runtime::CudaDevice> gpu;
   std::shared_ptr<PagedCache> cache;
 };
 
@@ -263,7 +304,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     std::uint64_t, std::int64_t, std::int64_t, int,
                     std::uint64_t, std::uint64_t, const std::string &,
                     const std::string &, bool, std::optional<Floats>,
-                    float>(),
+                    float, const std::string &>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -271,11 +312,15 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("file_pages") = 0, py::arg("file_path") = "",
            py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
            py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
+           py::arg("device") = "cpu",
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
            "scores per token or per token and channel; bias (P,) or (P, D) "
-           "float32 and temperature: the pooling's.")
+           "float32 and temperature: the pooling's; device: 'cpu', or "
+           "'cuda' / 'cuda:N' (the kernels compiled for that GPU's chip, "
+           "the device tier in its memory, the host tier pinned; the "
+           "arrays stay NumPy and are copied per call).")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -302,9 +347,9 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def_static("restore", &Cache::restore, py::arg("path"),
                   py::arg("threads") = 0, py::arg("host_pages") = 0,
                   py::arg("file_pages") = 0, py::arg("file_path") = "",
-                  py::arg("policy") = "lru-k",
+                  py::arg("policy") = "lru-k", py::arg("device") = "cpu",
                   "(cache, generation) from a snapshot file, its pages "
-                  "split into the tiers given.")
+                  "split into the tiers given, on `device`.")
       .def_property_readonly("layers", [](const Cache &c) { return c.config.layers; })
       .def_property_readonly("dim", [](const Cache &c) { return c.config.dim; })
       .def_property_readonly("pool_size",
@@ -313,6 +358,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                              [](const Cache &c) { return c.config.pageEntries; })
       .def_property_readonly("heads", [](const Cache &c) { return c.config.heads; })
       .def_property_readonly("k", [](const Cache &c) { return c.config.k; })
+      .def_property_readonly("device", &Cache::device)
       .def_property_readonly("per_channel_scores",
                              [](const Cache &c) { return c.config.perChannelScores; })
       .def_property_readonly("temperature",

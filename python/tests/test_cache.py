@@ -3,6 +3,8 @@ of random keys (never zeros); every select passes the float64 reference
 (indexpool.verify on the cache's own pages); snapshots round-trip and bad
 files and calls raise IndexPoolError with the C++ message."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -196,3 +198,44 @@ def test_bias_temperature_and_per_channel_scores(rng, tmp_path):
     assert restored.per_channel_scores and restored.temperature == 0.5
     np.testing.assert_array_equal(restored.bias, bias)
     np.testing.assert_array_equal(restored.pages(0), cache.pages(0))
+
+
+FAKE_CUDA = os.environ.get("INDEXPOOL_TEST_FAKE_CUDA")
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="needs INDEXPOOL_TEST_FAKE_CUDA "
+                    "(ctest): the fake CUDA driver")
+def test_the_cuda_backend_on_the_fake_driver(monkeypatch, rng, tmp_path):
+    """device="cuda": the kernels compile for the device's chip and run
+    through the CUDA runtime, the pages live in its memory. The fake
+    driver's kernels compute nothing, so this checks the plumbing (shapes,
+    tiers, snapshots through device memory), not the numbers (a GPU does:
+    bench/gpu/run-on-device.sh)."""
+    monkeypatch.setenv("INDEXPOOL_LIBCUDA_PATH", FAKE_CUDA)
+    monkeypatch.setenv("INDEXPOOL_FAKE_CUDA_ANY_KERNEL", "1")
+    cache = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                            pages=4, heads=H, k=K, host_pages=8,
+                            device="cuda")
+    assert cache.device == "cuda:0"
+    seqs = [cache.add() for _ in range(3)]
+    for s in seqs:
+        step(cache, [s], 40, rng)
+    q = rng.standard_normal((1, H, D), dtype=np.float32)
+    w = rng.standard_normal((1, H), dtype=np.float32)
+    for s in seqs:
+        assert cache.select([s], 1, q, w).shape == (1, K * P + P - 1)
+    assert cache.residency()["misses"] > 0
+    cache.snapshot(str(tmp_path / "gpu"))
+    restored, _ = indexpool.Cache.restore(str(tmp_path / "gpu"), host_pages=8,
+                                          device="cuda:0")
+    assert restored.device == "cuda:0"
+    for layer in range(L):
+        np.testing.assert_array_equal(restored.pages(layer), cache.pages(layer))
+    for bad in ("gpu", "cuda:", "cuda:x", "cuda0"):
+        with pytest.raises(indexpool.IndexPoolError,
+                           match="device must be 'cpu', 'cuda' or 'cuda:N'"):
+            indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                            pages=4, heads=H, k=K, device=bad)
+    with pytest.raises(indexpool.IndexPoolError, match="no CUDA device 3"):
+        indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                        pages=4, heads=H, k=K, device="cuda:3")
