@@ -228,6 +228,11 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   engineOptions.sharedLibPaths = sharedLibs;
+  // MLIR's default writes a perf jitdump file per process (under
+  // $JITDUMPDIR, ~/.debug or /tmp/.debug) for every compilation: a cost
+  // and files nobody asked for. Only when asked (docs/embedding.md).
+  engineOptions.enablePerfNotificationListener =
+      std::getenv("INDEXPOOL_PERF_JITDUMP") != nullptr;
   auto engineOrError = ExecutionEngine::create(*lowered, engineOptions);
   if (!engineOrError) {
     error = "JIT compilation of @" + name.str() +

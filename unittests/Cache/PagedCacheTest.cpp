@@ -422,15 +422,18 @@ TEST(TieredCacheConfig, AFileTierThatCannotBeReservedIsRefused) {
   ASSERT_EQ(unlink(c.filePath.c_str()), 0);
   // A disk too small for the tier: a 4 KiB file size limit against 64
   // pages of 144 bytes in 2 layers. The whole file is reserved when the
-  // cache is made, so the error comes now, never while a page moves.
+  // cache is made, so the error comes now, never while a page moves. The
+  // limit holds only around create(): every file the process writes
+  // meanwhile (its own output redirected to one, say) is limited too.
+  auto kernels = makeCpuCacheKernels(c, 1, error);
+  ASSERT_TRUE(kernels) << error;
+  std::fflush(nullptr);
   std::signal(SIGXFSZ, SIG_IGN);
   rlimit old;
   ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
   rlimit small = old;
   small.rlim_cur = 4096;
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-  auto kernels = makeCpuCacheKernels(c, 1, error);
-  ASSERT_TRUE(kernels) << error;
   std::unique_ptr<PagedCache> cache =
       PagedCache::create(c, std::move(kernels), error);
   setrlimit(RLIMIT_FSIZE, &old);
