@@ -195,6 +195,12 @@ std::vector<std::int32_t> PagedCache::deviceTables(
   return rows;
 }
 
+/// How many block-table entries of a sequence of `length` tokens hold its
+/// pooled entries (what a select reads).
+static std::int64_t readPages(std::int64_t length, const CacheConfig &c) {
+  return (length / c.poolSize + c.pageEntries - 1) / c.pageEntries;
+}
+
 /// The block-table indices [first, end) of the pages an append of
 /// `newTokens` to a sequence of `length` tokens writes (the entries of the
 /// groups it completes).
@@ -392,10 +398,8 @@ PagedCache::selectFit(const std::vector<SequenceId> &batch) const {
   for (SequenceId s : batch) {
     if (!table.live(s))
       return Fit::Now;
-    const std::int64_t entries = table.length(s) / cfg.poolSize;
     const std::vector<PageIndex> &row = table.blockTable(s);
-    pages.insert(row.begin(),
-                 row.begin() + (entries + cfg.pageEntries - 1) / cfg.pageEntries);
+    pages.insert(row.begin(), row.begin() + readPages(table.length(s), cfg));
   }
   return fit(pages, 0);
 }
@@ -433,8 +437,7 @@ bool PagedCache::prepareSelect(const std::vector<SequenceId> &batch,
   std::vector<std::pair<std::int64_t, std::int64_t>> used;
   std::vector<PageIndex> reads;
   for (SequenceId s : batch) {
-    const std::int64_t entries = table.length(s) / cfg.poolSize;
-    used.push_back({0, (entries + cfg.pageEntries - 1) / cfg.pageEntries});
+    used.push_back({0, readPages(table.length(s), cfg)});
     const std::vector<PageIndex> &row = table.blockTable(s);
     reads.insert(reads.end(), row.begin(), row.begin() + used.back().second);
   }

@@ -309,28 +309,14 @@ public:
                                              std::int64_t layers,
                                              std::int64_t pageBytes,
                                              std::string &error) override {
-    auto store = std::make_unique<DeviceStore>(device, pageBytes);
-    if (!store->allocate(slots, layers, error)) {
-      error = "the device tier (" + std::to_string(slots) + " pages of " +
-              std::to_string(pageBytes) + " bytes in " +
-              std::to_string(layers) + " layers): " + error;
-      return nullptr;
-    }
-    return store;
+    return makeStore<DeviceStore>("device", slots, layers, pageBytes, error);
   }
 
   std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
                                            std::int64_t layers,
                                            std::int64_t pageBytes,
                                            std::string &error) override {
-    auto store = std::make_unique<PinnedStore>(device, pageBytes);
-    if (!store->allocate(slots, layers, error)) {
-      error = "the host tier (" + std::to_string(slots) + " pages of " +
-              std::to_string(pageBytes) + " bytes in " +
-              std::to_string(layers) + " layers): " + error;
-      return nullptr;
-    }
-    return store;
+    return makeStore<PinnedStore>("host", slots, layers, pageBytes, error);
   }
 
   ~CudaCacheKernels() override {
@@ -346,6 +332,23 @@ public:
   }
 
 private:
+  /// A tier's store of `slots` pages, allocated; null with `error` naming
+  /// the tier otherwise.
+  template <typename Store>
+  std::unique_ptr<PageStore> makeStore(const char *tier, std::uint64_t slots,
+                                       std::int64_t layers,
+                                       std::int64_t pageBytes,
+                                       std::string &error) {
+    auto store = std::make_unique<Store>(device, pageBytes);
+    if (!store->allocate(slots, layers, error)) {
+      error = std::string("the ") + tier + " tier (" + std::to_string(slots) +
+              " pages of " + std::to_string(pageBytes) + " bytes in " +
+              std::to_string(layers) + " layers): " + error;
+      return nullptr;
+    }
+    return store;
+  }
+
   /// The artifacts are this configuration's: operand counts, element types
   /// and the sizes they fix.
   bool fits(std::string &error) const {
