@@ -9,6 +9,7 @@
 // RUN: indexpool-run %s --function=hadamard_bf16 --input=@%t/hadamard.x.npy --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_f32 --input=@%t/score.q.npy --input=@%t/score.w.npy --input=@%t/score.keys.npy --input=@%t/score.scales.npy --verify --output=@%t/l.npy | FileCheck %s --check-prefix=ONE
 // RUN: /usr/bin/python3 %S/../Inputs/print_npy.py %t/l.npy logits 0 7 | FileCheck %s --check-prefix=SCORE
+// RUN: indexpool-run %s --function=score_fp8_codes --input=@%t/codes.q0.npy --input=@%t/codes.w.npy --input=@%t/codes.keys.npy --input=@%t/codes.scales.npy --verify | FileCheck %s --check-prefix=ONE
 
 // ONE: result #0 {{.*}} -> ok
 // ONE-NOT: FAILED
@@ -40,4 +41,15 @@ func.func @score_f32(%q: tensor<1x2x64xf32>, %w: tensor<1x2xf32>, %k: tensor<64x
   %l = indexpool.score %q, %w, %k scales(%s)
       : (tensor<1x2x64xf32>, tensor<1x2xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<1x64xf32>
   return %l : tensor<1x64xf32>
+}
+
+// Every e4m3 code as a key value (Inputs/special_values.py,
+// fp8_code_inputs): the logits follow the code in one channel, which the
+// query selects (codes.q0, .q1, .q29). The GPU emulator runs it through the
+// tensor cores' FP8 decoders (../GPUEmulator/special-values.mlir).
+func.func @score_fp8_codes(%q: tensor<1x16x32xbf16>, %w: tensor<1x16xf32>, %k: tensor<256x32xf8E4M3FN>,
+                           %s: tensor<256xf32>) -> tensor<1x256xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<1x16x32xbf16>, tensor<1x16xf32>, tensor<256x32xf8E4M3FN>, tensor<256xf32>) -> tensor<1x256xf32>
+  return %l : tensor<1x256xf32>
 }

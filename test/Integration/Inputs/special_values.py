@@ -163,6 +163,45 @@ def score_inputs(outdir, rng):
     save(outdir, "score.scales", scales)
 
 
+def e4m3(code):
+    """The value of an e4m3 (FN) code: no infinities, S.1111.111 is NaN."""
+    sign = -1.0 if code & 0x80 else 1.0
+    exponent, mantissa = (code >> 3) & 15, code & 7
+    if exponent == 15 and mantissa == 7:
+        return NAN
+    if exponent == 0:
+        return sign * mantissa / 8 * 2.0**-6
+    return sign * (1 + mantissa / 8) * 2.0**(exponent - 7)
+
+
+# The channels that hold the codes under test: both halves of a pair of the
+# first lane's first word (0, 1) and the last lane's last word (29, with
+# D = 32: lane t of the tensor-core score reads channels [8t, 8t + 8)).
+FP8_CODE_CHANNELS = (0, 1, 29)
+
+
+def fp8_code_inputs(outdir, rng):
+    # Every e4m3 code (subnormals, -0, both NaNs, +-448) as a key value in
+    # each channel of FP8_CODE_CHANNELS: row r holds code (r + 85 i) % 256 in
+    # channel i of them, small random values (|x| < 2^-4) elsewhere. Query
+    # codes.qI is ~1 in channel I (sign alternating by head, so negative key
+    # values give positive products on odd heads) and < 2^-20 elsewhere: a
+    # logit is ~ the code in channel I times sum of weights x query, and
+    # decoding any code wrong (the smallest subnormal, 2^-9, included) moves
+    # it far beyond the tolerance.
+    t, h, d = 256, 16, 32
+    keys = np.clip(normal(rng, (t, d), 2.0**-6), -2.0**-4, 2.0**-4).astype(F32)
+    for i, channel in enumerate(FP8_CODE_CHANNELS):
+        keys[:, channel] = [e4m3((r + 85 * i) % 256) for r in range(t)]
+    save(outdir, "codes.keys", keys)
+    save(outdir, "codes.w", rng.uniform(0.5, 1.5, size=(1, h)).astype(F32))
+    save(outdir, "codes.scales", rng.uniform(0.5, 2.0, size=(t,)).astype(F32))
+    for channel in FP8_CODE_CHANNELS:
+        q = normal(rng, (1, h, d), 2.0**-24)
+        q[0, :, channel] = [(-1) ** head * (1 + head / 16) for head in range(h)]
+        save(outdir, f"codes.q{channel}", q.astype(F32))
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -172,6 +211,7 @@ def main():
     quantize_inputs(outdir, rng)
     hadamard_inputs(outdir, rng)
     score_inputs(outdir, rng)
+    fp8_code_inputs(outdir, rng)
 
 
 if __name__ == "__main__":
