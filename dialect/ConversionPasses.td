@@ -77,18 +77,20 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     one query row per block for refine's candidates and a sequence's pages,
     FP8 codes read from the pages as they are) runs on the tensor cores:
     `nvvm.mma.sync` m16n8k16 on bf16 (`nvgpu.mma.sync` does not lower bf16
-    in MLIR 22), each warp up to 4 tiles of 8 key rows (blocks of at most
-    256 threads) against all heads (16 per
-    MMA row tile) of a tile of up to 128 / H query rows (the keys are read
-    once per query tile), in k-steps of 16 channels, each lane's channels
+    in MLIR 22), the keys as the MMA's A operand (16 key rows per tile)
+    and the query as its B (8 heads per tile): each warp loads and decodes
+    the fragments of its key tiles once, into registers, and streams every
+    query row past them (the keys are read once for all query rows; blocks
+    of at most 256 threads), in k-steps of 16 channels, each lane's channels
     contiguous so that one load of `vector_bytes` (default 16) feeds several
     k-steps; FP8 keys decoded to bf16 exactly (`cvt.rn.f16x2.e4m3x2` from
     sm_89, in software before), the scale, ReLU, head weights and the sum
     over heads in registers and xor shuffles. An FP8 e4m3 query with FP8
     keys takes `mma.sync` m16n8k32 on e4m3 from sm_89 (the LLVM intrinsic:
     `nvvm.mma.sync` has no e4m3 in MLIR 22; it needs PTX ISA 8.4, which the
-    NVVM pipeline then targets), D a multiple of 32. Otherwise it takes a
-    bf16 query with H a multiple of 16 up to 128, D a multiple of 16, and
+    NVVM pipeline then targets), D a multiple of 32 up to 512. Otherwise it
+    takes a bf16 query with H a multiple of 16 up to 128, D a multiple of 16
+    up to 256, and
     FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
     kernel, silently. On by default: the logits then differ from the CPU's
     in the last bits (a different summation order); `tensor-cores=false`

@@ -14,7 +14,8 @@
 // MMA on every chip from sm_80, FP8 keys decoded by cvt.rn.f16x2.e4m3x2
 // from sm_89 with 16-byte key loads (software before, 8-byte loads: its
 // f32 values cost registers); a prefill chunk
-// (M = 64, H = 64) takes query tiles of 2 rows: grid y = 32, no spills.
+// (M = 64, H = 64) is scored by every block (grid y = 1: the keys are read
+// once for all query rows), no spills.
 // RUN: rm -rf %t.chips && indexpool-compile %s --function=score_m64 --chip=sm_89 --tensor-cores --emit=ptx -o %t.chips
 // RUN: indexpool-compile %s --function=score_m64 --chip=sm_120 --tensor-cores --emit=ptx -o %t.chips
 // RUN: indexpool-compile %s --function=score_m64 --chip=sm_80 --tensor-cores --emit=ptx -o %t.chips
@@ -55,8 +56,8 @@
 // NOE4M3-NOT: mma.sync
 // E4M3: .version 8.4
 // E4M3-COUNT-4: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
-// 4096 keys in tiles of 8 rows per warp, query tiles of 2: 32 in y.
-// TILES: launch score_m64_kernel grid {{[0-9]+}}x32x1
+// 4096 keys in tiles of 16 rows per warp, every query row in each block.
+// TILES: launch score_m64_kernel grid {{[0-9]+}}x1x1
 // PLAIN: .entry score_fp8_kernel(
 // PLAIN-NOT: mma.sync
 

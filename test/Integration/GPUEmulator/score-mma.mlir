@@ -11,12 +11,12 @@
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=5 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_bf16 --random-inputs=6 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_fp8 --random-inputs=7 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
-// Query tiles (a block takes up to 128 / H query rows; keys read once per
-// tile): M = 5 with H = 64 (tiles of 2, the third skips a row) on
-// sm_89 (FP8 keys by cvt.rn.f16x2.e4m3x2) and sm_86 (software decoder);
-// a dynamic M with H = 32 (tiles of 4: M = 3 and M = 11 skip rows at run
-// time) and D = 96 (6 k-steps: one 4-byte FP8 load per step, not 16 bytes
-// per 4 steps); H = 16, D = 16 (one k-step, 8 query rows per tile).
+// Several query rows (each warp's key fragments held in registers, every
+// query row streamed past them): M = 5 with H = 64 on sm_89 (FP8 keys by
+// cvt.rn.f16x2.e4m3x2) and sm_86 (software decoder); a dynamic M (3 and
+// 11 at run time) with H = 32 and D = 96 (6 k-steps: one 4-byte FP8 load
+// per step, not 16 bytes per 4 steps; one key tile per warp); H = 16,
+// D = 16 (one k-step, 4 key tiles per warp).
 // RUN: indexpool-run %s --function=score_tiles --random-inputs=8 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_tiles --random-inputs=9 --device=gpu-emulator --chip=sm_86 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_dynamic --random-inputs=10 --input-shape=0:3x32x96 --input-shape=1:3x32 --input-shape=2:45x96 --input-shape=3:45 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE

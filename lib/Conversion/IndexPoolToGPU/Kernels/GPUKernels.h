@@ -61,11 +61,9 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
 /// Whether the tensor-core score kernel covers these buffers: a chip of
 /// compute capability 8.0 or newer (mma.sync m16n8k16 on bf16), a bf16
 /// query with static H (a multiple of 16 up to 128) and D (a multiple of
-/// 16), FP8 e4m3 or bf16 keys of D channels.
+/// 16 up to 256), FP8 e4m3 or bf16 keys of D channels; or from 8.9 an FP8
+/// e4m3 query (D a multiple of 32 up to 512) with FP8 keys.
 bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
-/// The query rows one block of the tensor-core score takes (its keys are
-/// read once per such tile): up to 128 / H, at most M when M is static.
-int64_t mmaQueryTileRows(MemRefType query);
 /// A key row of the tensor-core score: its elements are
 /// memref[lead..., offset + channel] (`MmaKeys::codeType` values, or their
 /// bytes in an i8 memref), with its f32 scale (null: none); `present` (i1,
@@ -104,11 +102,10 @@ void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
                               Value weights, Value candidates, Value keys,
                               Value scales, Value logits,
                               const KernelLaunch &launch, bool hardwareFp8);
-/// score on the tensor cores (MmaScoreKernel.cpp): per warp 8 key rows
-/// per key tile (up to 4 tiles per warp)
-/// against all heads of a tile of query rows; grid-stride over tiles of 8
-/// rows per warp, one wave; grid y: the query tiles. FP8 keys are decoded
-/// by cvt.rn.f16x2.e4m3x2 with `hardwareFp8` (sm_89+), else in software.
+/// score on the tensor cores (MmaScoreKernel.cpp): per warp up to 4 tiles
+/// of 16 key rows, their fragments loaded once for every query row;
+/// grid-stride over the key rows, one wave. FP8 keys are decoded by
+/// cvt.rn.f16x2.e4m3x2 with `hardwareFp8` (sm_89+), else in software.
 /// Its logits differ from the CUDA-core kernel's in the last bits.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value keys, Value scales, Value logits,

@@ -1,34 +1,44 @@
 //===- MmaScoreKernel.cpp - indexpool.score on the tensor cores -----------===//
 //
 // logits[m, n] with mma.sync m16n8k16 (bf16 A and B, f32 accumulators;
-// nvvm.mma.sync, since nvgpu.mma.sync does not lower bf16 in MLIR 22):
-// per warp up to 4 tiles of 8 key rows (the MMA's N: each query fragment
-// loaded serves them all) against all H heads of a tile
-// of query rows (A: 16-row tiles of the heads) in k-steps of 16 channels.
-// Block (x, y) takes query tile y; its warps take consecutive key tiles,
-// grid-stride over the key rows (one wave). Each key fragment is loaded and
-// decoded once per k-step and used by every query row of the tile, so the
-// keys are read ceil(M / tile) times instead of M times.
+// nvvm.mma.sync, since nvgpu.mma.sync does not lower bf16 in MLIR 22), or
+// m16n8k32 on e4m3 for an FP8 query. The keys are the A operand (16 key
+// rows per tile, the MMA's M), the query the B operand (8 heads per head
+// tile, the MMA's N), the channels k.
+//
+// Each warp takes up to 4 key tiles and loads and decodes their A
+// fragments ONCE, into registers, for every query row: then per query row
+// and head tile one 16-byte query load serves the MMAs of all its key
+// tiles, and the epilogue (scale, ReLU, head weight, the lane's part of the
+// sum over heads) runs per head tile, so 4 accumulators per key tile
+// suffice whatever M and H are. The keys are read from memory once for all
+// query rows. A block's warps take consecutive key tiles, grid-stride over
+// the key rows (one wave), and score every query row in turn; rows that
+// depend on the query row (pages, candidates: MmaKeys::perQuery) take one
+// query row per block (grid y).
 //
 // The dot products' channel order is free (the MMA sums in its own order
 // anyway), so the MMA's k index is permuted to make each lane's channels
-// contiguous: with S = D / 16 steps, lane t = lane % 4 takes channels
-// [4 S t, 4 S t + 4 S), in k-step s the four at 4 S t + 4 s: one load of
-// the launch's vector_bytes (16 by default: 4 k-steps of FP8, 2 of bf16,
-// fewer where S does not divide) for several k-steps, and the query's
-// channels of those steps per head row in one load. A lane holds (PTX ISA fragment layouts, g = lane / 4): query
-// rows (heads) g and g + 8 of each head tile; key row g of the tile; the
-// accumulators of heads g, g + 8 x key rows 2t, 2t + 1. FP8 keys become
-// bf16 exactly (every e4m3 value is a bf16 value): cvt.rn.f16x2.e4m3x2 and
-// integer moves of the exponent on sm_89+, the software decoder before.
-// The epilogue (scale, ReLU, head weight) sums the lane's heads, then the 8
-// lanes of the same t by xor shuffles (4, 8, 16); lanes 0..3 store two
-// logits each. Key rows beyond N read row N - 1 and are not stored; query
-// rows beyond M are skipped (a branch uniform over the block).
+// contiguous: with S k-steps, lane t = lane % 4 takes channels
+// [(K / 4) S t, (K / 4) S (t + 1)), in step s the K / 4 at (K / 4)(S t + s):
+// one key load of the launch's vector_bytes (16 by default: 4 k-steps of
+// FP8 decoded to bf16, 2 of bf16) for several steps, one query load for
+// two. A lane holds (PTX ISA fragment layouts, g = lane / 4): key rows g
+// and g + 8 of each key tile (A: {row g, row g + 8} x {first, second half
+// of its step channels}, in that register order); head g of each head
+// tile (B: its step channels, as loaded); the accumulators of key rows
+// g, g + 8 x heads 2t, 2t + 1. FP8 keys become bf16 exactly (every e4m3
+// value is a bf16 value): cvt.rn.f16x2.e4m3x2 on sm_89+, the software
+// decoder before. The lane sums its heads head tile by head tile, then the
+// 4 lanes of the same g by xor shuffles (1, 2); lane t = 0 stores key row
+// g's logits, t = 1 row g + 8's. Key rows beyond N read row N - 1 and are
+// not stored.
 //
-// Sums are in another order than the CPU's (in-MMA k order, then heads by
-// lanes), so the logits differ from the CPU's in the last bits: opt-in
-// (--indexpool-to-gpu-kernels tensor-cores).
+// Every logit goes through the same operations in the same order whatever
+// M is and wherever its rows are, so refine over every token equals
+// topk(score) bit for bit; sums are in another order than the CPU's
+// (in-MMA k order, then heads by lanes): the logits differ from the CPU's
+// in the last bits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +63,7 @@ using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 using mlir::indexpool::loops::Emitter;
 
-// The MMA's shape: M (heads) x N (key rows) x K (channels): K = 16 on
+// The MMA's shape: M (key rows) x N (heads) x K (channels): K = 16 on
 // bf16, 32 on e4m3.
 static constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 static constexpr int64_t kTileKFp8 = 32;
@@ -61,14 +71,14 @@ static constexpr int64_t kTileKFp8 = 32;
 // selects the intrinsic from PTX ISA 8.4 on sm_89+).
 static constexpr llvm::StringLiteral kFp8Mma =
     "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32";
-// Accumulators: 4 f32 registers per head tile.
 static constexpr int64_t kMaxHeads = 128;
-// Query rows x heads a warp accumulates at once: 32 f32 registers (at 64,
-// ptxas spills on sm_80 and sm_90 under the launch's register cap).
-static constexpr int64_t kMaxAccumulatorRows = 128;
-// Threads per block at most (registers, below).
+// A-fragment registers a lane holds for its key tiles (4 per k-step and
+// tile): with the accumulators, sums and addresses about 100 registers,
+// two blocks of 256 threads per SM. Also the bound on D: one key tile's
+// k-steps must fit (D <= 256 on bf16, 512 with an FP8 query).
+static constexpr int64_t kKeyRegisters = 32;
+// Threads per block at most (registers, above).
 static constexpr int64_t kMaxThreads = 256;
-// Key tiles per warp at most (registers for their B fragments).
 static constexpr int64_t kMaxKeyTilesPerWarp = 4;
 
 bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
@@ -84,16 +94,8 @@ bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
                               (isa<Float8E4M3FNType>(key) || key.isBF16());
   return types && !ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
          keys.getDimSize(1) == d && h > 0 && h <= kMaxHeads &&
-         h % kTileM == 0 && d > 0 && d % (fp8Query ? kTileKFp8 : kTileK) == 0;
-}
-
-int64_t mlir::indexpool::gpukernels::mmaQueryTileRows(MemRefType query) {
-  int64_t rows = std::max<int64_t>(1, kMaxAccumulatorRows /
-                                          query.getDimSize(1));
-  int64_t m = query.getDimSize(0);
-  if (!ShapedType::isDynamic(m) && m > 0)
-    rows = std::min(rows, m);
-  return rows;
+         h % kTileM == 0 && d > 0 && d % (fp8Query ? kTileKFp8 : kTileK) == 0 &&
+         4 * (d / (fp8Query ? kTileKFp8 : kTileK)) <= kKeyRegisters;
 }
 
 /// The 32-bit registers of a vector of 16- or 8-bit values (the lowest
@@ -143,10 +145,48 @@ static Value hardwareFp8ToBf16(ImplicitLocOpBuilder &b, Value codes) {
                                   truncExact(b, f32));
 }
 
-/// The B fragments of `units` k-steps of key row `row`, channels
-/// [c, c + n): two registers per k-step, from one load of the row's stored
-/// elements (page bytes read as `keys.codeType`); zeros for a row that is
-/// not there.
+/// e4m3 codes (vector<n x i8>) as f32 with integer operations and one
+/// multiply (chips without cvt.rn.f16x2.e4m3x2): the code's 7 magnitude
+/// bits at the top of an f32's exponent and mantissa make the value times
+/// 2^-120, a normal f32 or, for e4m3's subnormals, a subnormal one; times
+/// 2^120 it is exact. S.1111.111 (which would read 480) is NaN. About 6
+/// instructions per code where the generic decoder took 17.
+static Value softwareFp8ToF32(ImplicitLocOpBuilder &b, Value codes) {
+  int64_t n = cast<VectorType>(codes.getType()).getNumElements();
+  auto i32s = VectorType::get({n}, b.getI32Type());
+  auto splat = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(i32s, b.getI32IntegerAttr(v)));
+  };
+  Value wide = arith::ExtUIOp::create(b, i32s, codes);
+  // Sign to bit 31, magnitude to bits 26..20 (the shift replicates the
+  // sign into bits 30..27, which the mask clears).
+  Value top = arith::ShLIOp::create(b, wide, splat(24));
+  Value bits = arith::AndIOp::create(
+      b, arith::ShRSIOp::create(b, top, splat(4)),
+      splat(static_cast<int32_t>(0x87f00000u)));
+  auto f32s = VectorType::get({n}, b.getF32Type());
+  Value scaled = arith::MulFOp::create(
+      b, arith::BitcastOp::create(b, f32s, bits),
+      arith::ConstantOp::create(
+          b, DenseElementsAttr::get(f32s, b.getF32FloatAttr(0x1p120f))));
+  Value nan = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, wide, splat(0x7f)),
+      splat(0x7f));
+  return arith::SelectOp::create(
+      b, nan,
+      arith::ConstantOp::create(
+          b, DenseElementsAttr::get(
+                 f32s, b.getF32FloatAttr(
+                           std::numeric_limits<float>::quiet_NaN()))),
+      scaled);
+}
+
+/// Key row `row`'s registers of `units` k-steps, channels [c, c + n): two
+/// per k-step (the first and second half of the lane's channels of the
+/// step, an A fragment's registers of this row), from one load of the
+/// row's stored elements (page bytes read as `keys.codeType`); zeros for a
+/// row that is not there.
 static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
                                        const MmaKeys &keys,
                                        const MmaKeyRow &row, Value c,
@@ -171,10 +211,10 @@ static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
     // e4m3 codes as they are for the FP8 MMA.
     if (element.isBF16() || fp8Mma)
       return words(b, load());
-    if (!hardwareFp8)
-      return words(b, truncExact(b, e.toF32(load())));
     Value codes =
         arith::BitcastOp::create(b, VectorType::get({n}, b.getI8Type()), load());
+    if (!hardwareFp8)
+      return words(b, truncExact(b, softwareFp8ToF32(b, codes)));
     SmallVector<Value> result;
     for (int64_t pair = 0; pair < n / 2; ++pair) {
       Value two = vector::ShuffleOp::create(
@@ -208,6 +248,45 @@ static int64_t stepsPerLoad(Type keyElement, int64_t steps,
   return units;
 }
 
+/// One MMA: d + a x b (m16n8k16 bf16, or m16n8k32 e4m3 with `fp8Mma`), f32
+/// accumulators in and out (4 per lane).
+static SmallVector<Value> mmaAccumulate(ImplicitLocOpBuilder &b, bool fp8Mma,
+                                        ArrayRef<Value> a,
+                                        ArrayRef<Value> bFrag,
+                                        ArrayRef<Value> d) {
+  Type f32 = b.getF32Type();
+  auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                  {f32, f32, f32, f32});
+  Value mma;
+  if (fp8Mma) {
+    SmallVector<Value> operands(a);
+    operands.append(bFrag.begin(), bFrag.end());
+    operands.append(d.begin(), d.end());
+    mma = LLVM::CallIntrinsicOp::create(b, accType, b.getStringAttr(kFp8Mma),
+                                        operands)
+              .getResult(0);
+  } else {
+    mma = NVVM::MmaOp::create(
+        b, accType, a, bFrag, d, ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+        std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                      NVVM::MMATypes::bf16},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+  }
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < 4; ++i)
+    result.push_back(LLVM::ExtractValueOp::create(b, mma, i));
+  return result;
+}
+
+/// Key tiles (16 rows) per warp: as many as kKeyRegisters A registers
+/// hold, at most kMaxKeyTilesPerWarp.
+static int64_t keyTilesPerWarp(int64_t steps) {
+  return std::clamp<int64_t>(kKeyRegisters / (4 * steps), 1,
+                             kMaxKeyTilesPerWarp);
+}
+
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
     const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8) {
@@ -215,58 +294,46 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
   // FP8 query (and keys): m16n8k32 on e4m3, 8 channels per lane and step.
   const bool fp8Mma = isa<Float8E4M3FNType>(queryType.getElementType());
-  const int64_t tileK = fp8Mma ? kTileKFp8 : kTileK;
-  const int64_t laneStep = tileK / 4;
-  const int64_t headTiles = H / kTileM, steps = D / tileK;
-  // Rows that depend on the query row (pages, candidates): one per block.
-  const int64_t queryRows = keys.perQuery ? 1 : mmaQueryTileRows(queryType);
-  // Key tiles of 8 rows per warp: each query fragment loaded serves that
-  // many MMAs, within the same accumulator budget as the query tile.
-  const int64_t keyTiles = std::clamp<int64_t>(
-      kMaxAccumulatorRows / (queryRows * H), 1, kMaxKeyTilesPerWarp);
+  const int64_t laneStep = (fp8Mma ? kTileKFp8 : kTileK) / 4;
+  const int64_t headTiles = H / kTileN, steps = D / (4 * laneStep);
+  // An FP8 query: one key tile (two spilled on sm_90 under ptxas's
+  // 80-register target).
+  const int64_t keyTiles = fp8Mma ? 1 : keyTilesPerWarp(steps);
   const int64_t units = stepsPerLoad(keys.codeType, steps,
                                     launch.vectorBytes, fp8Mma, hardwareFp8);
+  // Query loads of 16 bytes (8 bytes per head and k-step) where the steps
+  // pair up.
+  const int64_t queryUnits = steps % 2 == 0 ? 2 : 1;
+  auto queryUnit = VectorType::get({laneStep * queryUnits},
+                                   queryType.getElementType());
+  Type weightType = cast<MemRefType>(weights.getType()).getElementType();
+  const int64_t weightPairAlign = 2 * weightType.getIntOrFloatBitWidth() / 8;
   Emitter e(b, 4, /*stackScopes=*/false);
   // The software decoder's width: the channels of one key load.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
   // Up to 256 threads: ptxas may then use up to 255 registers (at 512 it
-  // caps them at 128 and spilled at M = 64); at the 80-130 registers this
-  // kernel takes, two blocks of 256 hold as many warps as one of 512.
+  // caps them at 128); at the ~100 registers this kernel takes, two blocks
+  // of 256 hold as many warps as one of 512.
   const int64_t threadsPerBlock =
       std::min(launch.threadsPerBlock, kMaxThreads);
   const int64_t warps = threadsPerBlock / kWarpSize;
-  Type f32 = b.getF32Type();
-  auto accType = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                  {f32, f32, f32, f32});
-  // The query channels of one key load, per head row.
-  auto queryUnit =
-      VectorType::get({laneStep * units}, queryType.getElementType());
-  const int64_t queryUnitBytes =
-      laneStep * units * queryType.getElementTypeBitWidth() / 8;
-
-  // A block's tile: 8 key rows per warp and key tile.
-  const int64_t warpRows = kTileN * keyTiles;
+  const int64_t warpRows = kTileM * keyTiles;
   const int64_t rowsPerTile = warps * warpRows;
   Value count = keys.count(e), dimM = e.dim(query, 0);
   Value tiles = arith::CeilDivUIOp::create(b, count, e.index(rowsPerTile));
   const bool gridStride = launch.gridStride.value_or(true);
   Value grid = gridSize(b, tiles, gridStride,
                         launch.blocksPerSM(threadsPerBlock));
-  Value queryTiles = arith::CeilDivUIOp::create(b, dimM, e.index(queryRows));
-  launchKernel(b, grid, queryTiles, threadsPerBlock, {},
-               [&](const KernelIds &ids) {
-    Value firstQuery = e.mul(ids.blockY, e.index(queryRows));
-    // Query row firstQuery + q exists (the same for every thread).
-    auto present = [&](int64_t q) {
-      return arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                   e.add(firstQuery, e.index(q)), dimM);
-    };
+  // Rows that depend on the query row (pages, candidates): grid y is the
+  // query row; otherwise every block scores all query rows.
+  Value gridY = keys.perQuery ? dimM : e.index(1);
+  launchKernel(b, grid, gridY, threadsPerBlock, {}, [&](const KernelIds &ids) {
     // The rows scored: all, or (one query row per block) the first
     // rowLength(m), whose tiles alone are visited.
     Value dimN = count;
     if (keys.rowLength) {
       assert(keys.perQuery && "a row length needs one query row per block");
-      dimN = arith::MinUIOp::create(b, count, keys.rowLength(e, firstQuery));
+      dimN = arith::MinUIOp::create(b, count, keys.rowLength(e, ids.blockY));
     }
     Value blockTiles =
         arith::CeilDivUIOp::create(b, dimN, e.index(rowsPerTile));
@@ -274,152 +341,115 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     Value warp = arith::DivUIOp::create(b, ids.thread, e.index(kWarpSize));
     Value g = arith::DivUIOp::create(b, lane, e.index(4));
     Value t = arith::RemUIOp::create(b, lane, e.index(4));
-    Value twoT = e.mul(t, e.index(2));
     // The lane's channels: [(K / 4) S t, (K / 4) S (t + 1)).
     Value laneChannels = e.mul(t, e.index(laneStep * steps));
     Value last = arith::SubIOp::create(b, dimN, e.index(1));
     forEachTile(b, ids.block, grid, blockTiles, gridStride, [&](Value tile) {
       Value warpFirst = e.add(e.mul(tile, e.index(rowsPerTile)),
                               e.mul(warp, e.index(warpRows)));
-      // Key tile nt: rows [tileFirst(nt), + 8).
-      auto tileFirst = [&](int64_t nt) {
-        return e.add(warpFirst, e.index(kTileN * nt));
-      };
-      // This lane's key row of each B fragment; rows beyond N read the last.
-      SmallVector<MmaKeyRow> bRows;
-      for (int64_t nt = 0; nt < keyTiles; ++nt)
-        bRows.push_back(keys.row(
-            e, firstQuery,
-            arith::MinUIOp::create(b, e.add(tileFirst(nt), g), last)));
-      // The accumulators, 4 per query row, head tile and key tile
-      // ([q][ht][nt][r][j]: query row q, head g + 8 r, key row 2t + j of
-      // key tile nt).
-      const int64_t perHeadTile = 4 * keyTiles;
-      const int64_t perQuery = perHeadTile * headTiles;
-      SmallVector<Value> zeros(queryRows * perQuery, e.f32(0.0));
-      SmallVector<Value> acc = e.forLoop(
-          e.index(0), e.index(steps / units), e.index(1), zeros,
-          [&](Value su, ValueRange accs) -> SmallVector<Value> {
-            Value c =
-                e.add(laneChannels, e.mul(su, e.index(laneStep * units)));
-            SmallVector<SmallVector<Value>> bWords;
-            for (int64_t nt = 0; nt < keyTiles; ++nt)
-              bWords.push_back(keyFragments(b, eLoad, keys, bRows[nt], c,
-                                            units, hardwareFp8, fp8Mma));
-            SmallVector<Value> next;
-            for (int64_t q = 0; q < queryRows; ++q) {
-              ValueRange mine = accs.slice(q * perQuery, perQuery);
-              auto mmas = [&]() {
-                Value m = e.add(firstQuery, e.index(q));
-                SmallVector<Value> out;
-                for (int64_t ht = 0; ht < headTiles; ++ht) {
-                  Value h0 = e.add(e.index(ht * kTileM), g);
-                  Value h1 = e.add(h0, e.index(8));
-                  auto load = [&](Value h) {
-                    return words(b, vector::LoadOp::create(
-                                        b, queryUnit, query,
-                                        ValueRange{m, h, c},
-                                        /*nontemporal=*/false,
-                                        llvm::Align(std::min<int64_t>(
-                                            queryUnitBytes, 16))));
-                  };
-                  SmallVector<Value> r0 = load(h0), r1 = load(h1);
-                  for (int64_t nt = 0; nt < keyTiles; ++nt) {
-                  SmallVector<Value> d(
-                      mine.slice(perHeadTile * ht + 4 * nt, 4));
-                  for (int64_t u = 0; u < units; ++u) {
-                    SmallVector<Value> aFrag{r0[2 * u], r1[2 * u],
-                                             r0[2 * u + 1], r1[2 * u + 1]};
-                    SmallVector<Value> bFrag{bWords[nt][2 * u],
-                                             bWords[nt][2 * u + 1]};
-                    Value mma;
-                    if (fp8Mma) {
-                      SmallVector<Value> operands(aFrag);
-                      operands.append(bFrag);
-                      operands.append(d);
-                      mma = LLVM::CallIntrinsicOp::create(
-                                b, accType, b.getStringAttr(kFp8Mma),
-                                operands)
-                                .getResult(0);
-                    } else {
-                      mma = NVVM::MmaOp::create(
-                          b, accType, aFrag, bFrag, d,
-                          ArrayRef<int64_t>{kTileM, kTileN, kTileK},
-                          /*b1Op=*/std::nullopt,
-                          /*intOverflow=*/std::nullopt,
-                          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
-                                                        NVVM::MMATypes::bf16},
-                          std::array<NVVM::MMALayout, 2>{
-                              NVVM::MMALayout::row, NVVM::MMALayout::col});
-                    }
-                    for (int64_t i = 0; i < 4; ++i)
-                      d[i] = LLVM::ExtractValueOp::create(b, mma, i);
-                  }
-                  out.append(d.begin(), d.end());
-                  }
-                }
-                return out;
-              };
-              // Query row 0 of a tile always exists.
-              SmallVector<Value> updated =
-                  q == 0 ? mmas() : e.ifThen(present(q), mine, mmas);
-              next.append(updated.begin(), updated.end());
-            }
-            return next;
-          });
-
-      // Key rows 2t and 2t + 1 of each key tile (their scales; a row that
-      // is not there is NaN), then per query row the lane's heads and the
-      // warp's (lanes of the same t).
+      // This lane's key rows: g and g + 8 of each key tile (rows[2 nt + i]:
+      // row g + 8 i of tile nt); rows beyond N read the last, not stored.
       SmallVector<Value> outN;
-      SmallVector<MmaKeyRow> outRows;
+      SmallVector<MmaKeyRow> rows;
       for (int64_t nt = 0; nt < keyTiles; ++nt)
-        for (int64_t j = 0; j < 2; ++j) {
-          Value n = e.add(tileFirst(nt), e.add(twoT, e.index(j)));
+        for (int64_t i = 0; i < 2; ++i) {
+          Value n = e.add(warpFirst, e.add(g, e.index(kTileM * nt + 8 * i)));
           outN.push_back(n);
-          outRows.push_back(
-              keys.row(e, firstQuery, arith::MinUIOp::create(b, n, last)));
+          rows.push_back(
+              keys.row(e, ids.blockY, arith::MinUIOp::create(b, n, last)));
         }
-      for (int64_t q = 0; q < queryRows; ++q) {
-        auto epilogue = [&]() {
-          Value m = e.add(firstQuery, e.index(q));
-          for (int64_t nt = 0; nt < keyTiles; ++nt)
-          for (int64_t j = 0; j < 2; ++j) {
-            Value n = outN[2 * nt + j];
-            const MmaKeyRow &row = outRows[2 * nt + j];
-            Value sum = e.f32(0.0);
-            for (int64_t ht = 0; ht < headTiles; ++ht)
-              for (int64_t r = 0; r < 2; ++r) {
-                Value v = acc[q * perQuery + perHeadTile * ht + 4 * nt +
-                              2 * r + j];
-                if (row.scale)
-                  v = arith::MulFOp::create(b, row.scale, v);
-                Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
-                Value h = e.add(e.index(ht * kTileM + 8 * r), g);
-                Value w = e.loadScalarF32(weights, {m, h});
-                sum = math::FmaOp::create(b, w, relu, sum);
-              }
-            for (int64_t mask : {4, 8, 16})
-              sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
-            if (row.present)
-              sum = arith::SelectOp::create(
-                  b, row.present, sum,
-                  e.f32(std::numeric_limits<double>::quiet_NaN()));
-            Value store = arith::AndIOp::create(
-                b,
-                arith::CmpIOp::create(b, arith::CmpIPredicate::eq, g,
-                                      e.index(0)),
-                arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, dimN));
-            e.ifThen(store, [&]() {
-              memref::StoreOp::create(b, sum, logits, ValueRange{m, n});
-            });
+      // Every k-step's A fragment of each key tile, loaded and decoded once
+      // for all query rows: a[nt][s] = {row g lo, row g + 8 lo, row g hi,
+      // row g + 8 hi} (lo / hi: the lane's first / second half of the
+      // step's channels).
+      SmallVector<SmallVector<SmallVector<Value>>> a(keyTiles);
+      for (int64_t nt = 0; nt < keyTiles; ++nt)
+        for (int64_t su = 0; su < steps / units; ++su) {
+          Value c = e.add(laneChannels, e.index(su * laneStep * units));
+          SmallVector<Value> r0 = keyFragments(b, eLoad, keys, rows[2 * nt],
+                                               c, units, hardwareFp8, fp8Mma);
+          SmallVector<Value> r1 =
+              keyFragments(b, eLoad, keys, rows[2 * nt + 1], c, units,
+                           hardwareFp8, fp8Mma);
+          for (int64_t u = 0; u < units; ++u)
+            a[nt].push_back(
+                {r0[2 * u], r1[2 * u], r0[2 * u + 1], r1[2 * u + 1]});
+        }
+
+      auto scoreRow = [&](Value m) {
+        // sums[2 nt + i]: the lane's heads' part of logit (m, outN[...]).
+        // The head tiles are a loop, not unrolled: ptxas would otherwise
+        // hoist every head tile's query loads and spill.
+        SmallVector<Value> zeros(2 * keyTiles, e.f32(0.0));
+        SmallVector<Value> sums = e.forLoop(
+            e.index(0), e.index(headTiles), e.index(1), zeros,
+            [&](Value ht, ValueRange partial) -> SmallVector<Value> {
+          SmallVector<Value> next(partial);
+          Value firstHead = e.mul(ht, e.index(kTileN));
+          // B: head 8 ht + g's channels of each step, 16 bytes a load.
+          Value head = e.add(firstHead, g);
+          SmallVector<SmallVector<Value>> acc(
+              keyTiles, SmallVector<Value>(4, e.f32(0.0)));
+          for (int64_t qs = 0; qs < steps / queryUnits; ++qs) {
+            Value c =
+                e.add(laneChannels, e.index(qs * laneStep * queryUnits));
+            SmallVector<Value> q = words(
+                b, vector::LoadOp::create(b, queryUnit, query,
+                                          ValueRange{m, head, c},
+                                          /*nontemporal=*/false,
+                                          llvm::Align(8 * queryUnits)));
+            for (int64_t u = 0; u < queryUnits; ++u) {
+              int64_t s = qs * queryUnits + u;
+              for (int64_t nt = 0; nt < keyTiles; ++nt)
+                acc[nt] = mmaAccumulate(b, fp8Mma, a[nt][s],
+                                        {q[2 * u], q[2 * u + 1]}, acc[nt]);
+            }
           }
-        };
-        if (q == 0)
-          epilogue();
-        else
-          e.ifThen(present(q), epilogue);
-      }
+          // acc[nt][2 i + j]: key row g + 8 i of tile nt, head 8 ht + 2t + j.
+          // Heads 8 ht + 2t and + 1 (one load: H is a multiple of 16).
+          Value h = e.add(firstHead, e.mul(t, e.index(2)));
+          Value pair = e.toF32(vector::LoadOp::create(
+              b, VectorType::get({2}, weightType), weights, ValueRange{m, h},
+              /*nontemporal=*/false, llvm::Align(weightPairAlign)));
+          Value w[2] = {vector::ExtractOp::create(b, pair, 0),
+                        vector::ExtractOp::create(b, pair, 1)};
+          for (int64_t nt = 0; nt < keyTiles; ++nt)
+            for (int64_t i = 0; i < 2; ++i)
+              for (int64_t j = 0; j < 2; ++j) {
+                Value v = acc[nt][2 * i + j];
+                if (Value scale = rows[2 * nt + i].scale)
+                  v = arith::MulFOp::create(b, scale, v);
+                Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
+                next[2 * nt + i] =
+                    math::FmaOp::create(b, w[j], relu, next[2 * nt + i]);
+              }
+          return next;
+        });
+        // The 4 lanes of the same g hold the other heads: lane t = i
+        // stores key row g + 8 i of each tile.
+        for (int64_t r = 0; r < 2 * keyTiles; ++r) {
+          Value sum = sums[r];
+          for (int64_t mask : {1, 2})
+            sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
+          if (Value present = rows[r].present)
+            sum = arith::SelectOp::create(
+                b, present, sum,
+                e.f32(std::numeric_limits<double>::quiet_NaN()));
+          Value store = arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t,
+                                    e.index(r % 2)),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, outN[r],
+                                    dimN));
+          e.ifThen(store, [&]() {
+            memref::StoreOp::create(b, sum, logits, ValueRange{m, outN[r]});
+          });
+        }
+      };
+      if (keys.perQuery)
+        scoreRow(ids.blockY);
+      else
+        e.forLoop(e.index(0), dimM, scoreRow);
     });
   });
 }
