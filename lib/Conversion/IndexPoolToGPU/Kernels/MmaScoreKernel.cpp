@@ -233,8 +233,8 @@ static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
 
 /// k-steps per key load: as many as `vectorBytes` of the lane's channels
 /// hold (16 when the launch does not say; at most 8 for FP8 keys decoded in
-/// software, whose f32 values would otherwise make ptxas spill on sm_86), a
-/// power of two dividing the steps.
+/// software, whose f32 values took 86 registers at 16 on sm_80: two blocks
+/// per SM instead of three), a power of two dividing the steps.
 static int64_t stepsPerLoad(Type keyElement, int64_t steps,
                             int64_t vectorBytes, bool fp8Mma,
                             bool hardwareFp8) {
@@ -309,11 +309,10 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   Type weightType = cast<MemRefType>(weights.getType()).getElementType();
   const int64_t weightPairAlign = 2 * weightType.getIntOrFloatBitWidth() / 8;
   Emitter e(b, 4, /*stackScopes=*/false);
-  // The software decoder's width: the channels of one key load.
+  // The key loads' index arithmetic, at their width.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
-  // Up to 256 threads: ptxas may then use up to 255 registers (at 512 it
-  // caps them at 128); at the ~100 registers this kernel takes, two blocks
-  // of 256 hold as many warps as one of 512.
+  // Up to 256 threads: at 512 ptxas caps registers at 128; at the 66-80
+  // registers this kernel takes, three blocks of 256 fit an SM.
   const int64_t threadsPerBlock =
       std::min(launch.threadsPerBlock, kMaxThreads);
   const int64_t warps = threadsPerBlock / kWarpSize;
