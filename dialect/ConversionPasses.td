@@ -88,11 +88,20 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     over heads in registers and xor shuffles. An FP8 e4m3 query with FP8
     keys takes `mma.sync` m16n8k32 on e4m3 from sm_89 (the LLVM intrinsic:
     `nvvm.mma.sync` has no e4m3 in MLIR 22; it needs PTX ISA 8.4, which the
-    NVVM pipeline then targets), D a multiple of 32 up to 512. Otherwise it
+    NVVM pipeline then targets), D a multiple of 32 up to 256. Otherwise it
     takes a bf16 query with H a multiple of 16 up to 128, D a multiple of 16
-    up to 256, and
+    up to 128, and
     FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
-    kernel, silently. On by default: the logits then differ from the CPU's
+    kernel, silently. On sm_90a (H100 / H200 built for their
+    architecture-specific instructions) the same scores take warpgroup MMAs
+    instead (`nvvm.wgmma.mma_async`, both operands in shared memory,
+    K-major without swizzle: m64nHk16 on bf16, m64nHk32 on e4m3): a block
+    of one or two warpgroups copies 64 key rows per warpgroup (FP8 keys
+    decoded to bf16 on the way for a bf16 query) and the query row into
+    shared memory, fences the async proxy, and each warpgroup multiplies
+    its 64 rows by all H heads; the epilogue is the same operations in the
+    same order, so the bit-identities above hold there too. sm_100 and
+    sm_120 keep `mma.sync` (wgmma is sm_90a's only). On by default: the logits then differ from the CPU's
     in the last bits (a different summation order); `tensor-cores=false`
     keeps the CUDA-core kernels, whose logits equal the CPU's bit for bit.
   }];
@@ -109,7 +118,7 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
   ];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target GPU (decides the FP8 conversion instruction)">,
+           "Target GPU (decides the FP8 conversion and MMA instructions)">,
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
            "Block size of ops without a launch configuration (a multiple "
            "of 32)">,
@@ -120,7 +129,8 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
            "shapes; the GPU emulator does not)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "The scores of score, select, refine and select_paged on the "
-           "tensor cores (mma.sync; a bf16 query with FP8 or bf16 keys, or "
+           "tensor cores (mma.sync, wgmma on sm_90a; a bf16 query with FP8 "
+           "or bf16 keys, or "
            "FP8 query and keys from sm_89; H and D multiples of 16; other "
            "shapes keep the CUDA-core kernel). On by default; false gives "
            "the CUDA-core kernels, whose logits equal the CPU's bit for bit "
@@ -145,7 +155,14 @@ def IndexPoolEmulateGPUKernels
     `nvvm.mma.sync` (m16n8k16, bf16 A and B, f32 accumulators) computes
     each lane's accumulators from the warp's fragments, published to a
     shared array between two barriers (the PTX ISA's fragment layouts;
-    sums in k order, one valid order of the unspecified hardware one), and
+    sums in k order, one valid order of the unspecified hardware one),
+    `nvvm.wgmma.mma_async` (m64nNk16 on bf16, m64nNk32 on e4m3, K-major A
+    and B, f32 accumulators) computes each thread's accumulators straight
+    from the team's shared buffer its descriptors point into (the one
+    buffer whose address the descriptor is built from; start address,
+    leading and stride byte offsets decoded as the PTX ISA defines them,
+    no swizzle), synchronously, so that wgmma's fence, commit and wait and
+    `nvvm.fence.proxy` have nothing left to do and are dropped, and
     `nvvm.convert.f32x2.to.f8x2` (rn, satfinite, e4m3) becomes the software
     round-to-nearest-even encoder. A team with another number of threads
     calls `indexpool_gpu_emulator_team_mismatch(got, expected)`, which the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs HERE (LLVM/MLIR, CUDA toolkit, no GPU): compiles the benchmark
-# functions and the integration tests' functions for sm_90 and sm_80 with
+# functions and the integration tests' functions for sm_90 and sm_80 (the
+# selects and the score tests also for sm_90a: warpgroup MMAs) with
 # indexpool-compile (dynamic ones once, for every size; the shapes their
 # tests run them with go next to the manifest, NAME.CHIP.shapes, for
 # run-on-device.sh), into a folder small enough to carry to the GPU machine
@@ -18,6 +19,27 @@ export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 rm -rf "$OUT"
 mkdir -p "$OUT/bench" "$OUT/tests"
+
+# compile_tests CHIP DIR FILE...: every function of the files for CHIP into
+# DIR; functions with host code the manifest cannot hold are listed.
+compile_tests() {
+  local chip=$1 dir=$2 f fn shapes
+  shift 2
+  for f in "$@"; do
+    for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
+      # Dynamic functions compile once; the shapes of the first RUN line
+      # that runs them are the ones the device run launches them with.
+      shapes=$(grep -E "^// RUN: .*--function=$fn( |$)" "$f" | head -1 |
+               grep -oE -- '--input-shape=[0-9]+:[0-9x]+' | tr '\n' ' ' || true)
+      if "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$dir" \
+          >/dev/null 2>"$OUT/why.log"; then
+        if [ -n "$shapes" ]; then echo "$shapes" > "$dir/$fn.$chip.shapes"; fi
+      else
+        echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
+      fi
+    done
+  done
+}
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=cubin -o "$OUT/bench/$chip" >/dev/null
   # The selects' scores on the CUDA cores too (--tensor-cores=false), for
@@ -27,23 +49,18 @@ for chip in sm_90 sm_80; do
       --tensor-cores=false -o "$OUT/bench-cuda-cores/$chip" >/dev/null
   done
   # Functions with static shapes from the CPU integration tests: every op.
-  # Functions with host code the manifest cannot hold are listed.
-  for f in "$ROOT"/test/Integration/CPU/*.mlir "$ROOT"/test/Integration/GPUEmulator/*.mlir \
-           "$ROOT"/test/Target/Inputs/kernels.mlir; do
-    for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
-      # Dynamic functions compile once; the shapes of the first RUN line
-      # that runs them are the ones the device run launches them with.
-      shapes=$(grep -E "^// RUN: .*--function=$fn( |$)" "$f" | head -1 |
-               grep -oE -- '--input-shape=[0-9]+:[0-9x]+' | tr '\n' ' ' || true)
-      if "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$OUT/tests/$chip" \
-          >/dev/null 2>"$OUT/why.log"; then
-        [ -n "$shapes" ] && echo "$shapes" > "$OUT/tests/$chip/$fn.$chip.shapes"
-      else
-        echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
-      fi
-    done
-  done
+  compile_tests $chip "$OUT/tests/$chip" "$ROOT"/test/Integration/CPU/*.mlir \
+    "$ROOT"/test/Integration/GPUEmulator/*.mlir "$ROOT"/test/Target/Inputs/kernels.mlir
 done
+# sm_90a (H100 / H200 only): the scores on warpgroup MMAs (wgmma), the
+# selects' benchmarks and the score tests' functions.
+for fn in select_1m select_2m select_1m_m64; do
+  "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=$fn --chip=sm_90a --emit=cubin \
+    -o "$OUT/bench-wgmma/sm_90a" >/dev/null
+done
+compile_tests sm_90a "$OUT/tests/sm_90a" "$ROOT"/test/Integration/GPUEmulator/score-*.mlir \
+  "$ROOT"/test/Integration/GPUEmulator/mma-ops.mlir "$ROOT"/test/Integration/CPU/score.mlir \
+  "$ROOT"/test/Integration/CPU/refine.mlir "$ROOT"/test/Integration/CPU/select.mlir
 rm -f "$OUT/why.log"
 # The cache runtime's kernels (indexpool-cache-gpu-check, run-on-device.sh).
 for chip in sm_90 sm_80; do
@@ -67,7 +84,11 @@ trap 'rm -rf "$SCRATCH"' EXIT
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=ptx -o "$SCRATCH/$chip" >/dev/null
 done
-python3 "$ROOT/bench/gpu/static_report.py" "$SCRATCH/sm_90" "$SCRATCH/sm_80" \
+for fn in select_1m select_1m_m64; do
+  "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=$fn --chip=sm_90a --emit=ptx \
+    -o "$SCRATCH/sm_90a" >/dev/null
+done
+python3 "$ROOT/bench/gpu/static_report.py" "$SCRATCH/sm_90" "$SCRATCH/sm_90a" "$SCRATCH/sm_80" \
   | sed "s|$SCRATCH/||g" > "$OUT/static-report.md"
 echo "static report (estimates): $OUT/static-report.md"
 du -sh "$OUT"

@@ -64,7 +64,10 @@ verify_one() {
   fi
 }
 export -f verify_one; export LAUNCH RESULTS
-ls "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json |
+# On 9.0 also the sm_90a builds (warpgroup MMAs): the score tests and select_1m.
+extra=()
+[ "$cc" = 9.0 ] && extra=("$ARTS"/tests/sm_90a/*.json "$ARTS"/bench-wgmma/sm_90a/select_1m.sm_90a.json)
+ls "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json "${extra[@]}" |
   xargs -P 8 -I{} bash -c 'verify_one {}' > "$RESULTS/verify-all.txt"
 grep -v '^PASS' "$RESULTS/verify-all.txt"
 pass=$(grep -c '^PASS' "$RESULTS/verify-all.txt"); failed=$(grep -c '^FAILED' "$RESULTS/verify-all.txt")
@@ -87,6 +90,13 @@ for b in $BENCHES; do
   timeout 180 "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
     --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
 done
+# The selects built for sm_90a (scores on warpgroup MMAs), on 9.0.
+if [ "$cc" = 9.0 ]; then
+for b in select_1m select_2m select_1m_m64; do
+  timeout 60 "$LAUNCH" "$ARTS/bench-wgmma/sm_90a/$b.sm_90a.json" --random-inputs=1 --benchmark=20 \
+    --copy-anchor | tee "$RESULTS/bench-wgmma-$b.txt"
+done
+fi
 # The same selects with their scores on the CUDA cores (--tensor-cores=false);
 # verified at M = 1 only (the float64 reference of M = 64 takes minutes).
 if [ "$CUDA_CORES" = 1 ]; then
@@ -178,6 +188,16 @@ for b in ("compress_1m", "select_1m", "compress_2m", "select_2m", "compress_lean
         if "triton_ms" in a:
             line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
     print(line)
+def median(name):
+    path = os.path.join(res, name)
+    m = re.search(r"median_ms=([0-9.]+)", open(path).read()) if os.path.exists(path) else None
+    return float(m.group(1)) if m else None
+# sm_90a's warpgroup MMAs against sm_90's mma.sync, same run.
+for b in ("select_1m", "select_2m", "select_1m_m64"):
+    sync, wg = median(f"bench-{b}.txt"), median(f"bench-wgmma-{b}.txt")
+    if sync and wg:
+        print(f"{b}: wgmma (sm_90a) {wg:.3f} ms, mma.sync (sm_90) {sync:.3f} ms: "
+              f"{sync / wg:.2f}x")
 # Tensor cores (the default) against the CUDA-core score, same run.
 for b in ("select_1m", "select_1m_m64"):
     times = []

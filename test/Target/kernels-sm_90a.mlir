@@ -2,7 +2,9 @@
 // kernel of compress, score and select (--emit=cubin runs it); compress is
 // ONE kernel that reads keys with 16-byte loads, rotates with warp shuffles
 // and converts to FP8 with cvt.rn.satfinite.e4m3x2.f32;
-// score runs on the tensor cores (mma.sync, FP8 keys by cvt.rn.f16x2.e4m3x2)
+// score runs on the tensor cores with sm_90a's warpgroup MMA (wgmma from
+// shared memory, FP8 keys decoded by cvt.rn.f16x2.e4m3x2 on the way, the
+// async-proxy fence before the barrier that publishes them, no mma.sync)
 // and reads keys with 16-byte loads, as the CUDA-core kernel
 // (--tensor-cores=false) does; compress, score, the six select
 // kernels and the unfused (--fuse=false) pool / hadamard / quantize kernels spill no
@@ -27,9 +29,17 @@
 // COMPRESS: cvt.rn.satfinite.e4m3x2.f32
 // COMPRESS-NOT: .entry
 // SCORE: .target sm_90a
+// SCORE-NOT: mma.sync
 // SCORE: ld.global.v4.b32
 // SCORE: cvt.rn.f16x2.e4m3x2
-// SCORE: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SCORE: st.shared.v4.b32
+// SCORE: fence.proxy.async.shared::cta
+// SCORE: bar.sync
+// SCORE: wgmma.fence.sync.aligned
+// SCORE: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k16.f32.bf16.bf16
+// SCORE: wgmma.commit_group.sync.aligned
+// SCORE: wgmma.wait_group.sync.aligned 0
+// SCORE-NOT: mma.sync
 // CUDACORE: .target sm_90a
 // CUDACORE-NOT: mma.sync
 // CUDACORE: .shared .align 16

@@ -36,6 +36,40 @@
 // sm_80 has no e4m3 MMA: the CUDA-core kernel, PTX 7.0.
 // RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_80 --tensor-cores --emit=ptx -o %t.fp8
 // RUN: FileCheck %s --check-prefix=NOE4M3 < %t.fp8/score_fp8_query.sm_80.ptx
+// sm_90a: warpgroup MMAs from shared memory (m64n64k16 on bf16 with FP8
+// keys decoded on the way, m64n64k32 on e4m3 for an FP8 query), the async
+// proxy fenced before the barrier, 48 KiB of shared memory, no mma.sync,
+// no spills; every block still scores all 64 query rows (grid y = 1) and
+// refine and select_paged take the same kernel (select: six kernels).
+// RUN: rm -rf %t.wg && indexpool-compile %s --function=score_m64 --chip=sm_90a --emit=ptx -o %t.wg
+// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_90a --emit=ptx -o %t.wg
+// RUN: indexpool-compile %s --function=select_bf16 --chip=sm_90a --emit=ptx -o %t.wg
+// RUN: FileCheck %s --check-prefix=WGMMA < %t.wg/score_m64.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=WGE4M3 < %t.wg/score_fp8_query.sm_90a.ptx
+// RUN: FileCheck %s --check-prefix=WGSELECT < %t.wg/select_bf16.sm_90a.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/score_m64.sm_90a.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/score_fp8_query.sm_90a.ptx | FileCheck %s --check-prefix=ONE
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/select_bf16.sm_90a.ptx | FileCheck %s --check-prefix=SIX
+// RUN: python3 %S/../Tools/Inputs/eval_sizes.py %t.wg/score_m64.sm_90a.json 132 | FileCheck %s --check-prefix=TILES
+
+// WGMMA: .target sm_90a
+// WGMMA-NOT: mma.sync
+// WGMMA: .shared .align 16 .b8 {{[a-z_0-9]+}}[32768];
+// WGMMA: .shared .align 16 .b8 {{[a-z_0-9]+}}[16384];
+// WGMMA: cvt.rn.f16x2.e4m3x2
+// WGMMA: fence.proxy.async.shared::cta
+// WGMMA: bar.sync
+// WGMMA: wgmma.fence.sync.aligned
+// WGMMA-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WGMMA: wgmma.commit_group.sync.aligned
+// WGMMA: wgmma.wait_group.sync.aligned 0
+// WGMMA: shfl.sync.bfly.b32
+// WGMMA-NOT: mma.sync
+// WGE4M3-NOT: cvt.rn.f16x2.e4m3x2
+// WGE4M3-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// WGE4M3-NOT: mma.sync
+// WGSELECT-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// WGSELECT-NOT: mma.sync
 
 // SCORE: .target sm_90
 // SCORE: .entry {{[a-z_0-9]+}}_kernel(

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 
 namespace mlir::indexpool {
 #define GEN_PASS_DEF_INDEXPOOLEMULATEGPUKERNELS
@@ -374,6 +375,166 @@ static func::FuncOp declare(ModuleOp module, StringRef name,
   return f;
 }
 
+/// A wgmma operand in shared memory: the team's buffer the descriptor was
+/// built from (the one memref.extract_aligned_pointer_as_index it depends
+/// on), with the descriptor's byte offset, leading (along K) and stride
+/// (between 8-row groups) byte offsets as index values.
+struct SharedMatrix {
+  Value buffer, offset, leading, stride;
+};
+
+static FailureOr<SharedMatrix> sharedMatrix(ImplicitLocOpBuilder &b,
+                                            NVVM::WgmmaMmaAsyncOp op,
+                                            Value descriptor) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  (void)getBackwardSlice(descriptor, &slice, options);
+  memref::ExtractAlignedPointerAsIndexOp base;
+  for (Operation *op : slice)
+    if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+      if (base)
+        return failure();
+      base = extract;
+    }
+  auto type = base ? dyn_cast<MemRefType>(base.getSource().getType())
+                   : MemRefType();
+  if (!type || type.getRank() != 1 || !type.getElementType().isInteger(8))
+    return op.emitOpError("the GPU emulator reads wgmma operands only from "
+                          "a descriptor built from one 1-d i8 shared buffer");
+  Type i64 = b.getI64Type();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 64);
+  };
+  auto field = [&](int64_t shift) -> Value {
+    Value bits = shift ? arith::ShRUIOp::create(b, descriptor, c(shift))
+                       : descriptor;
+    return arith::AndIOp::create(b, bits, c(0x3FFF));
+  };
+  auto bytes = [&](Value sixteens) -> Value {
+    return arith::IndexCastUIOp::create(
+        b, b.getIndexType(), arith::ShLIOp::create(b, sixteens, c(4)));
+  };
+  // Only the address's low 18 bits are in the descriptor: the offset from
+  // the buffer's own (16-byte aligned) address, modulo 2^18.
+  Value address =
+      arith::IndexCastUIOp::create(b, i64, base.getAlignedPointer());
+  Value baseField = arith::AndIOp::create(
+      b, arith::ShRUIOp::create(b, address, c(4)), c(0x3FFF));
+  Value offset = arith::AndIOp::create(
+      b, arith::SubIOp::create(b, field(0), baseField), c(0x3FFF));
+  return SharedMatrix{base.getSource(), bytes(offset), bytes(field(16)),
+                      bytes(field(32))};
+}
+
+/// Element (row r, k) of a K-major matrix without swizzle, as f32: byte
+/// offset + (r / 8) stride + (r % 8) 16 + (kb / 16) leading + kb % 16 with
+/// kb = k x elementBytes; bf16 little-endian.
+static Value sharedElement(ImplicitLocOpBuilder &b, const SharedMatrix &m,
+                           Value r, Value k, bool bf16) {
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, v);
+  };
+  Value kb = bf16 ? arith::MulIOp::create(b, k, index(2)) : k;
+  Value at = arith::AddIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, m.offset,
+          arith::AddIOp::create(
+              b,
+              arith::MulIOp::create(b, arith::DivUIOp::create(b, r, index(8)),
+                                    m.stride),
+              arith::MulIOp::create(b, arith::RemUIOp::create(b, r, index(8)),
+                                    index(16)))),
+      arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(b, arith::DivUIOp::create(b, kb, index(16)),
+                                m.leading),
+          arith::RemUIOp::create(b, kb, index(16))));
+  Value low = memref::LoadOp::create(b, m.buffer, ValueRange{at});
+  if (!bf16) {
+    mlir::indexpool::loops::Emitter e(b, 1, /*stackScopes=*/false);
+    return e.toF32(
+        arith::BitcastOp::create(b, b.getType<Float8E4M3FNType>(), low));
+  }
+  Value high = memref::LoadOp::create(
+      b, m.buffer, ValueRange{arith::AddIOp::create(b, at, index(1))});
+  Type i16 = b.getI16Type();
+  Value bits = arith::OrIOp::create(
+      b, arith::ExtUIOp::create(b, i16, low),
+      arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i16, high),
+                            arith::ConstantIntOp::create(b, 8, 16)));
+  return arith::ExtFOp::create(
+      b, b.getF32Type(),
+      Value(arith::BitcastOp::create(b, b.getBF16Type(), bits)));
+}
+
+/// wgmma.mma_async m64nNk16 (bf16) or m64nNk32 (e4m3), both operands
+/// K-major in shared memory, f32 accumulators: each thread computes its
+/// own N / 2 accumulators (warp w of the warpgroup: rows 16 w + g and
+/// + 8, columns 8 j + 2t and + 1) straight from the shared buffers, f32
+/// sums in k order after the input value (one valid order). Synchronous:
+/// the fence, commit and wait around it have nothing left to do.
+static LogicalResult emulateWgmma(NVVM::WgmmaMmaAsyncOp op, const Team &team) {
+  NVVM::MMAShapeAttr shape = op.getShape();
+  bool bf16 = op.getTypeA() == NVVM::WGMMATypes::bf16;
+  auto resultType = dyn_cast<LLVM::LLVMStructType>(op.getResults().getType());
+  if (!(bf16 || op.getTypeA() == NVVM::WGMMATypes::e4m3) ||
+      op.getTypeB() != op.getTypeA() ||
+      op.getTypeD() != NVVM::WGMMATypes::f32 || shape.getM() != 64 ||
+      shape.getK() != (bf16 ? 16 : 32) || shape.getN() % 8 != 0 ||
+      op.getScaleA() != NVVM::WGMMAScaleIn::one ||
+      op.getScaleB() != NVVM::WGMMAScaleIn::one ||
+      op.getLayoutA() != NVVM::MMALayout::row ||
+      op.getLayoutB() != NVVM::MMALayout::col || !resultType ||
+      static_cast<int64_t>(resultType.getBody().size()) != shape.getN() / 2)
+    return op.emitOpError(
+        "the GPU emulator handles only wgmma m64nNk16 on bf16 or m64nNk32 on "
+        "e4m3 with K-major A and B, unscaled inputs and f32 accumulators");
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  FailureOr<SharedMatrix> a = sharedMatrix(b, op, op.getDescriptorA());
+  if (failed(a))
+    return failure();
+  FailureOr<SharedMatrix> bm = sharedMatrix(b, op, op.getDescriptorB());
+  if (failed(bm))
+    return failure();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, v);
+  };
+  Value lane = arith::RemUIOp::create(b, team.thread, index(kWarpSize));
+  Value warp = arith::RemUIOp::create(
+      b, arith::DivUIOp::create(b, team.thread, index(kWarpSize)), index(4));
+  Value g = arith::DivUIOp::create(b, lane, index(4));
+  Value t = arith::RemUIOp::create(b, lane, index(4));
+  Value rowBase = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, warp, index(16)), g);
+  bool accumulate = op.getScaleD() == NVVM::WGMMAScaleOut::one;
+  Value result = LLVM::PoisonOp::create(b, resultType);
+  for (int64_t i = 0; i < shape.getN() / 2; ++i) {
+    Value row = arith::AddIOp::create(b, rowBase, index(8 * ((i / 2) % 2)));
+    Value col = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, t, index(2)),
+        index(8 * (i / 4) + i % 2));
+    Value init = accumulate ? LLVM::ExtractValueOp::create(b, op.getInouts(), i)
+                                  .getResult()
+                            : arith::ConstantOp::create(b, b.getF32FloatAttr(0))
+                                  .getResult();
+    auto loop = scf::ForOp::create(
+        b, index(0), index(shape.getK()), index(1), ValueRange{init},
+        [&](OpBuilder &, Location, Value k, ValueRange acc) {
+          Value product =
+              arith::MulFOp::create(b, sharedElement(b, *a, row, k, bf16),
+                                    sharedElement(b, *bm, col, k, bf16));
+          scf::YieldOp::create(
+              b, ValueRange{arith::AddFOp::create(b, acc[0], product)});
+        });
+    result = LLVM::InsertValueOp::create(b, result, loop.getResult(0), i);
+  }
+  op.getResults().replaceAllUsesWith(result);
+  op.erase();
+  return success();
+}
+
 static LogicalResult emulate(gpu::LaunchOp launch) {
   ImplicitLocOpBuilder b(launch.getLoc(), launch);
   std::optional<int64_t> threads = getConstantIntValue(launch.getBlockSizeX());
@@ -482,8 +643,10 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
   Team t{thread, exchange, mmaFragments};
   SmallVector<Operation *> rewrite;
   team.walk([&](Operation *op) {
-    if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp, NVVM::MmaOp>(
-            op))
+    if (isa<gpu::BarrierOp, gpu::ShuffleOp, NVVM::MatchSyncOp, NVVM::MmaOp,
+            NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+            NVVM::FenceProxyOp>(op))
       rewrite.push_back(op);
     else if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
              call && call.getIntrin().starts_with("llvm.nvvm.mma."))
@@ -502,6 +665,13 @@ static LogicalResult emulate(gpu::LaunchOp launch) {
     } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
       if (failed(emulateShuffle(shuffle, t)))
         return failure();
+    } else if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      if (failed(emulateWgmma(wgmma, t)))
+        return failure();
+    } else if (!isa<gpu::BarrierOp>(op)) {
+      // wgmma's fence, commit and wait, the proxy fence: the emulated
+      // wgmma is synchronous and reads what the team wrote.
+      op->erase();
     } else {
       OpBuilder rb(op);
       teamBarrier(rb, op->getLoc());

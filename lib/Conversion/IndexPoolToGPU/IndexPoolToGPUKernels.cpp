@@ -56,6 +56,11 @@ struct KernelOptions {
   /// score on the tensor cores where canScoreMma covers it.
   bool tensorCores = false;
 
+  /// wgmma for the tensor-core score: sm_90a, the one chip that has it.
+  bool warpgroupMma() const {
+    return chip->archSpecific && chip->computeCapability == 90;
+  }
+
   /// The op's #indexpool.launch, every field; without one, the block size
   /// and the kernels' own choices.
   KernelLaunch launchFor(Operation *op) const {
@@ -278,7 +283,8 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     // Other shapes and types keep the CUDA-core kernel, silently.
     if (onTensorCores(op))
       return emitMmaScoreKernel(b, query, weights, keys, scales, logits,
-                                launch, options.hardwareFp8);
+                                launch, options.hardwareFp8,
+                                options.warpgroupMma());
     emitScoreKernel(b, query, weights, keys, scales, logits, launch);
   }
 };
@@ -371,7 +377,8 @@ struct RefineKernel : KernelPattern<RefineOp> {
     Value indices = temp({dyn, k}, i32, {dimM});
     if (onTensorCores(op))
       emitMmaRefineScoreKernel(b, query, weights, candidates, keys, scales,
-                               logits, launch, options.hardwareFp8);
+                               logits, launch, options.hardwareFp8,
+                               options.warpgroupMma());
     else
       emitRefineScoreKernel(b, query, weights, candidates, keys, scales,
                             logits, launch);
@@ -430,6 +437,7 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
     s.layout = loops::PageEntries::of(op);
     s.tensorCores = onTensorCores(op);
     s.hardwareFp8 = options.hardwareFp8;
+    s.warpgroupMma = options.warpgroupMma();
     s.tokens = buffers.out(
         op.getTokens().getType(),
         {dimOf(b, s.query, 0), dimOf(b, s.query, 1),

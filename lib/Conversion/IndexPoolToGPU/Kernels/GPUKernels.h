@@ -61,8 +61,9 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
 /// Whether the tensor-core score kernel covers these buffers: a chip of
 /// compute capability 8.0 or newer (mma.sync m16n8k16 on bf16), a bf16
 /// query with static H (a multiple of 16 up to 128) and D (a multiple of
-/// 16 up to 256), FP8 e4m3 or bf16 keys of D channels; or from 8.9 an FP8
-/// e4m3 query (D a multiple of 32 up to 512) with FP8 keys.
+/// 16 up to 128: one key tile's fragments in 32 registers), FP8 e4m3 or
+/// bf16 keys of D channels; or from 8.9 an FP8 e4m3 query (D a multiple of
+/// 32 up to 256) with FP8 keys.
 bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
 /// A key row of the tensor-core score: its elements are
 /// memref[lead..., offset + channel] (`MmaKeys::codeType` values, or their
@@ -92,16 +93,30 @@ struct MmaKeys {
 };
 /// The tensor-core score over `keys` (canScoreMma must cover the query and
 /// rows of keys.codeType): logits[m, n] for the rows it scores.
+/// `warpgroupMma` (sm_90a): the wgmma kernel where canScoreWgmma holds.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value logits, const MmaKeys &keys,
-                        const KernelLaunch &launch, bool hardwareFp8);
+                        const KernelLaunch &launch, bool hardwareFp8,
+                        bool warpgroupMma);
+/// Whether the wgmma score covers this query (canScoreMma holding): one
+/// warpgroup's 64 key rows and the query row's H x D in 48 KiB of shared
+/// memory (bf16, or e4m3 for an FP8 query); within canScoreMma's bounds
+/// it always does.
+bool canScoreWgmma(MemRefType query);
+/// The tensor-core score on sm_90a (WgmmaScoreKernel.cpp): wgmma.mma_async
+/// on tiles of 64 key rows x H heads in shared memory; logits bit for bit
+/// those of any other launch of it.
+void emitWgmmaScoreKernel(ImplicitLocOpBuilder &b, Value query,
+                          Value weights, Value logits, const MmaKeys &keys,
+                          const KernelLaunch &launch, bool hardwareFp8);
 /// refine's gather-score on the tensor cores: the MMA score kernel over the
 /// key rows refine's candidates name (NaN for padding, not read), so each
 /// logit is the tensor-core score's bit for bit.
 void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
                               Value weights, Value candidates, Value keys,
                               Value scales, Value logits,
-                              const KernelLaunch &launch, bool hardwareFp8);
+                              const KernelLaunch &launch, bool hardwareFp8,
+                              bool warpgroupMma);
 /// score on the tensor cores (MmaScoreKernel.cpp): per warp up to 4 tiles
 /// of 16 key rows, their fragments loaded once for every query row;
 /// grid-stride over the key rows, one wave. FP8 keys are decoded by
@@ -109,7 +124,8 @@ void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
 /// Its logits differ from the CUDA-core kernel's in the last bits.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value keys, Value scales, Value logits,
-                        const KernelLaunch &launch, bool hardwareFp8);
+                        const KernelLaunch &launch, bool hardwareFp8,
+                        bool warpgroupMma);
 
 /// Key row n of query row m as the score kernel reads it: its f32 scale
 /// (null: none) and its E channels from d0 as an f32 vector; `present`
@@ -209,6 +225,8 @@ struct PagedSelectBuffers {
   /// Score on the tensor cores (canSelectPagedMma holds), FP8 codes decoded
   /// by the hardware (sm_89+).
   bool tensorCores = false, hardwareFp8 = false;
+  /// wgmma where it covers the query (sm_90a).
+  bool warpgroupMma = false;
 };
 /// Whether the tensor-core score covers this [B, S, H, D] query against
 /// pages of `codeType` codes on a chip of `computeCapability`.

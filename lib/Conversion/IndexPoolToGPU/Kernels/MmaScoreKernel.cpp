@@ -44,6 +44,7 @@
 
 #include "GPUKernels.h"
 #include "KernelBuilder.h"
+#include "MmaScoreParts.h"
 
 #include "Common/Emitter.h"
 #include "Common/Kernels.h"
@@ -182,6 +183,25 @@ static Value softwareFp8ToF32(ImplicitLocOpBuilder &b, Value codes) {
       scaled);
 }
 
+Value mlir::indexpool::gpukernels::fp8ToBf16Bits(ImplicitLocOpBuilder &b,
+                                                 Value codes,
+                                                 bool hardwareFp8) {
+  int64_t n = cast<VectorType>(codes.getType()).getNumElements();
+  auto i16s = VectorType::get({n}, b.getI16Type());
+  if (!hardwareFp8)
+    return arith::BitcastOp::create(b, i16s,
+                                    truncExact(b, softwareFp8ToF32(b, codes)));
+  SmallVector<Value> elements;
+  for (int64_t pair = 0; pair < n / 2; ++pair) {
+    Value two = vector::ShuffleOp::create(
+        b, codes, codes, ArrayRef<int64_t>{2 * pair, 2 * pair + 1});
+    Value bits = hardwareFp8ToBf16(b, two);
+    for (int64_t i = 0; i < 2; ++i)
+      elements.push_back(vector::ExtractOp::create(b, bits, i));
+  }
+  return vector::FromElementsOp::create(b, i16s, elements);
+}
+
 /// Key row `row`'s registers of `units` k-steps, channels [c, c + n): two
 /// per k-step (the first and second half of the lane's channels of the
 /// step, an A fragment's registers of this row), from one load of the
@@ -229,6 +249,47 @@ static SmallVector<Value> keyFragments(ImplicitLocOpBuilder &b, Emitter &e,
     return fragments();
   SmallVector<Value> zeros(2 * units, e.i32(0));
   return e.ifThen(row.present, zeros, fragments);
+}
+
+std::array<Value, 2> mlir::indexpool::gpukernels::headWeightPair(
+    ImplicitLocOpBuilder &b, Emitter &e, Value weights, Value m, Value h) {
+  Type weightType = cast<MemRefType>(weights.getType()).getElementType();
+  const int64_t pairAlign = 2 * weightType.getIntOrFloatBitWidth() / 8;
+  Value pair = e.toF32(vector::LoadOp::create(
+      b, VectorType::get({2}, weightType), weights, ValueRange{m, h},
+      /*nontemporal=*/false, llvm::Align(pairAlign)));
+  return {vector::ExtractOp::create(b, pair, 0),
+          vector::ExtractOp::create(b, pair, 1)};
+}
+
+void mlir::indexpool::gpukernels::addHeadTile(
+    ImplicitLocOpBuilder &b, Emitter &e, ArrayRef<Value> acc,
+    ArrayRef<Value> w, ArrayRef<Value> scales, MutableArrayRef<Value> sums) {
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      Value v = acc[2 * i + j];
+      if (Value scale = scales[i])
+        v = arith::MulFOp::create(b, scale, v);
+      Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
+      sums[i] = math::FmaOp::create(b, w[j], relu, sums[i]);
+    }
+}
+
+void mlir::indexpool::gpukernels::storeKeyRowLogit(
+    ImplicitLocOpBuilder &b, Emitter &e, Value sum, Value present, Value n,
+    int64_t half, Value t, Value dimN, Value logits, Value m) {
+  // The 4 lanes of the same g hold the other heads.
+  for (int64_t mask : {1, 2})
+    sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
+  if (present)
+    sum = arith::SelectOp::create(
+        b, present, sum, e.f32(std::numeric_limits<double>::quiet_NaN()));
+  Value store = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, e.index(half)),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, dimN));
+  e.ifThen(store, [&]() {
+    memref::StoreOp::create(b, sum, logits, ValueRange{m, n});
+  });
 }
 
 /// k-steps per key load: as many as `vectorBytes` of the lane's channels
@@ -289,8 +350,12 @@ static int64_t keyTilesPerWarp(int64_t steps) {
 
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
-    const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8) {
+    const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8,
+    bool warpgroupMma) {
   auto queryType = cast<MemRefType>(query.getType());
+  if (warpgroupMma && canScoreWgmma(queryType))
+    return emitWgmmaScoreKernel(b, query, weights, logits, keys, launch,
+                                hardwareFp8);
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
   // FP8 query (and keys): m16n8k32 on e4m3, 8 channels per lane and step.
   const bool fp8Mma = isa<Float8E4M3FNType>(queryType.getElementType());
@@ -306,8 +371,6 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   const int64_t queryUnits = steps % 2 == 0 ? 2 : 1;
   auto queryUnit = VectorType::get({laneStep * queryUnits},
                                    queryType.getElementType());
-  Type weightType = cast<MemRefType>(weights.getType()).getElementType();
-  const int64_t weightPairAlign = 2 * weightType.getIntOrFloatBitWidth() / 8;
   Emitter e(b, 4, /*stackScopes=*/false);
   // The key loads' index arithmetic, at their width.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
@@ -405,45 +468,17 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
             }
           }
           // acc[nt][2 i + j]: key row g + 8 i of tile nt, head 8 ht + 2t + j.
-          // Heads 8 ht + 2t and + 1 (one load: H is a multiple of 16).
-          Value h = e.add(firstHead, e.mul(t, e.index(2)));
-          Value pair = e.toF32(vector::LoadOp::create(
-              b, VectorType::get({2}, weightType), weights, ValueRange{m, h},
-              /*nontemporal=*/false, llvm::Align(weightPairAlign)));
-          Value w[2] = {vector::ExtractOp::create(b, pair, 0),
-                        vector::ExtractOp::create(b, pair, 1)};
+          std::array<Value, 2> w = headWeightPair(
+              b, e, weights, m, e.add(firstHead, e.mul(t, e.index(2))));
           for (int64_t nt = 0; nt < keyTiles; ++nt)
-            for (int64_t i = 0; i < 2; ++i)
-              for (int64_t j = 0; j < 2; ++j) {
-                Value v = acc[nt][2 * i + j];
-                if (Value scale = rows[2 * nt + i].scale)
-                  v = arith::MulFOp::create(b, scale, v);
-                Value relu = arith::MaximumFOp::create(b, v, e.f32(0.0));
-                next[2 * nt + i] =
-                    math::FmaOp::create(b, w[j], relu, next[2 * nt + i]);
-              }
+            addHeadTile(b, e, acc[nt], w,
+                        {rows[2 * nt].scale, rows[2 * nt + 1].scale},
+                        MutableArrayRef<Value>(next).slice(2 * nt, 2));
           return next;
         });
-        // The 4 lanes of the same g hold the other heads: lane t = i
-        // stores key row g + 8 i of each tile.
-        for (int64_t r = 0; r < 2 * keyTiles; ++r) {
-          Value sum = sums[r];
-          for (int64_t mask : {1, 2})
-            sum = arith::AddFOp::create(b, sum, shuffleXor(b, sum, mask));
-          if (Value present = rows[r].present)
-            sum = arith::SelectOp::create(
-                b, present, sum,
-                e.f32(std::numeric_limits<double>::quiet_NaN()));
-          Value store = arith::AndIOp::create(
-              b,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t,
-                                    e.index(r % 2)),
-              arith::CmpIOp::create(b, arith::CmpIPredicate::ult, outN[r],
-                                    dimN));
-          e.ifThen(store, [&]() {
-            memref::StoreOp::create(b, sum, logits, ValueRange{m, outN[r]});
-          });
-        }
+        for (int64_t r = 0; r < 2 * keyTiles; ++r)
+          storeKeyRowLogit(b, e, sums[r], rows[r].present, outN[r],
+                           r % 2, t, dimN, logits, m);
       };
       if (keys.perQuery)
         scoreRow(ids.blockY);
@@ -475,7 +510,7 @@ static MmaKeys denseRows(Value keys) {
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
     Value scales, Value logits, const KernelLaunch &launch,
-    bool hardwareFp8) {
+    bool hardwareFp8, bool warpgroupMma) {
   MmaKeys source = denseRows(keys);
   source.count = [&](Emitter &e) { return e.dim(keys, 0); };
   source.row = [&](Emitter &e, Value, Value n) {
@@ -484,13 +519,14 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
       row.scale = e.loadScalarF32(scales, {n});
     return row;
   };
-  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8);
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8,
+                     warpgroupMma);
 }
 
 void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value candidates,
     Value keys, Value scales, Value logits, const KernelLaunch &launch,
-    bool hardwareFp8) {
+    bool hardwareFp8, bool warpgroupMma) {
   MmaKeys source = denseRows(keys);
   source.perQuery = true;
   source.count = [&](Emitter &e) { return e.dim(candidates, 1); };
@@ -514,5 +550,6 @@ void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
            }).front();
     return row;
   };
-  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8);
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8,
+                     warpgroupMma);
 }

@@ -263,7 +263,8 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
       Entry at = locate(em, m, j);
       return MmaKeyRow{s.pages, {at.page}, at.codesAt, at.scale, Value()};
     };
-    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.hardwareFp8);
+    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.hardwareFp8,
+                       s.warpgroupMma);
   } else {
     ScoreKeys keys;
     keys.elementBytes = 1;
