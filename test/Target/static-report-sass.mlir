@@ -6,7 +6,8 @@
 // (--tensor-cores) on sm_80 and sm_90 and none on the CUDA cores
 // (--tensor-cores=false); each streams the keys in a loop whose global loads
 // and instructions per 16 B are found. select's scoring kernel
-// (Inputs/static-report.mlir) likewise. sm_120: a note, the rest unchanged.
+// (Inputs/static-report.mlir) likewise. sm_90a: HGMMA (wgmma) instead.
+// sm_120: a note, the rest unchanged.
 // REQUIRES: nvdisasm
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_80 --tensor-cores --emit=ptx -o %t/mma
 // RUN: indexpool-compile %s --chip=sm_90 --tensor-cores --emit=ptx -o %t/mma
@@ -14,6 +15,8 @@
 // RUN: indexpool-compile %s --chip=sm_90 --tensor-cores=false --emit=ptx -o %t/plain
 // RUN: indexpool-compile %S/Inputs/static-report.mlir --function=select --chip=sm_90 --emit=ptx -o %t/select
 // RUN: indexpool-compile %s --chip=sm_120 --tensor-cores --emit=ptx -o %t/sm_120
+// RUN: indexpool-compile %s --chip=sm_90a --tensor-cores --emit=ptx -o %t/wgmma
+// RUN: python3 %indexpool_src/bench/gpu/static_report.py --json %t/wgmma | FileCheck %s --check-prefix=HGMMA
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py %t/mma | FileCheck %s --check-prefix=MMA
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py --json %t/mma | FileCheck %s --check-prefix=HMMA
 // RUN: python3 %indexpool_src/bench/gpu/static_report.py %t/plain | FileCheck %s --check-prefix=LOOP
@@ -40,6 +43,14 @@
 // HMMA: "chip": "sm_90"
 // HMMA: "kernel": "score_fp8_kernel"
 // HMMA: "HMMA": {{[1-9][0-9]*}}
+
+// sm_90a: warpgroup MMAs (HGMMA), no HMMA; 48 KiB of shared memory.
+// HGMMA: "chip": "sm_90a"
+// HGMMA: "kernel": "score_fp8_kernel"
+// HGMMA: "static_shared": 49152
+// HGMMA-NOT: "HMMA"
+// HGMMA: "HGMMA": {{[1-9][0-9]*}}
+// HGMMA-NOT: "HMMA"
 
 // CUDA cores: FFMA and no MMA of any kind (HMMA, IMMA, HGMMA, ...).
 // PLAIN: "chip": "sm_80"
