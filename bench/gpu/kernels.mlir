@@ -52,3 +52,13 @@ func.func @select_1m_m64(%q: tensor<64x64x128xbf16>, %w: tensor<64x64xf32>, %key
         -> tensor<64x2048xi32>
   return %t : tensor<64x2048xi32>
 }
+
+// Select with an FP8 e4m3 query, as DeepSeek-V3.2's indexer quantizes it:
+// e4m3 MMAs straight on the codes (sm_89+), no decoding of the keys.
+func.func @select_1m_fp8q(%q: tensor<1x64x128xf8E4M3FN>, %w: tensor<1x64xf32>, %keys: tensor<262144x128xf8E4M3FN>,
+                          %scales: tensor<262144xf32>) -> tensor<1x2048xi32> {
+  %t = indexpool.select %q, %w, %keys scales(%scales) {k = 512 : i64, pool_size = 4 : i64}
+      : (tensor<1x64x128xf8E4M3FN>, tensor<1x64xf32>, tensor<262144x128xf8E4M3FN>, tensor<262144xf32>)
+        -> tensor<1x2048xi32>
+  return %t : tensor<1x2048xi32>
+}

@@ -54,7 +54,7 @@ for chip in sm_90 sm_80; do
 done
 # sm_90a (H100 / H200 only): the scores on warpgroup MMAs (wgmma), the
 # selects' benchmarks and the score tests' functions.
-for fn in select_1m select_2m select_1m_m64; do
+for fn in select_1m select_2m select_1m_m64 select_1m_fp8q; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=$fn --chip=sm_90a --emit=cubin \
     -o "$OUT/bench-wgmma/sm_90a" >/dev/null
 done
@@ -84,7 +84,7 @@ trap 'rm -rf "$SCRATCH"' EXIT
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=ptx -o "$SCRATCH/$chip" >/dev/null
 done
-for fn in select_1m select_1m_m64; do
+for fn in select_1m select_1m_m64 select_1m_fp8q; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=$fn --chip=sm_90a --emit=ptx \
     -o "$SCRATCH/sm_90a" >/dev/null
 done

@@ -26,7 +26,7 @@ BUDGET_S=${BUDGET_S:-540}
 STAGES=" ${STAGES:-verify cache bench anchors profile tune} "
 # BENCHES: the benchmark functions the bench and profile stages run;
 # CUDA_CORES=0 leaves out the CUDA-core selects.
-BENCHES=${BENCHES:-compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64}
+BENCHES=${BENCHES:-compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64 select_1m_fp8q}
 CUDA_CORES=${CUDA_CORES:-1}
 want() { [[ $STAGES == *" $1 "* ]]; }
 left() { echo $((BUDGET_S - ($(date +%s) - START))); }
@@ -92,7 +92,7 @@ for b in $BENCHES; do
 done
 # The selects built for sm_90a (scores on warpgroup MMAs), on 9.0.
 if [ "$cc" = 9.0 ]; then
-for b in select_1m select_2m select_1m_m64; do
+for b in select_1m select_2m select_1m_m64 select_1m_fp8q; do
   timeout 60 "$LAUNCH" "$ARTS/bench-wgmma/sm_90a/$b.sm_90a.json" --random-inputs=1 --benchmark=20 \
     --copy-anchor | tee "$RESULTS/bench-wgmma-$b.txt"
 done
@@ -170,7 +170,7 @@ anchors = {"compress_1m": "anchors_1m.json", "compress_2m": "anchors_2m.json",
            "select_1m": "anchors_select_1m.json", "select_2m": "anchors_select_2m.json",
            "select_1m_m64": "anchors_select_1m_m64.json"}
 for b in ("compress_1m", "select_1m", "compress_2m", "select_2m", "compress_lean_1m",
-          "select_1m_m64"):
+          "select_1m_m64", "select_1m_fp8q"):
     path = os.path.join(res, f"bench-{b}.txt")
     text = open(path).read() if os.path.exists(path) else ""
     m = re.search(r"median_ms=([0-9.]+)", text)
@@ -193,7 +193,7 @@ def median(name):
     m = re.search(r"median_ms=([0-9.]+)", open(path).read()) if os.path.exists(path) else None
     return float(m.group(1)) if m else None
 # sm_90a's warpgroup MMAs against sm_90's mma.sync, same run.
-for b in ("select_1m", "select_2m", "select_1m_m64"):
+for b in ("select_1m", "select_2m", "select_1m_m64", "select_1m_fp8q"):
     sync, wg = median(f"bench-{b}.txt"), median(f"bench-wgmma-{b}.txt")
     if sync and wg:
         print(f"{b}: wgmma (sm_90a) {wg:.3f} ms, mma.sync (sm_90) {sync:.3f} ms: "

@@ -51,6 +51,10 @@
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/score_fp8_query.sm_90a.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/select_bf16.sm_90a.ptx | FileCheck %s --check-prefix=SIX
 // RUN: python3 %S/../Tools/Inputs/eval_sizes.py %t.wg/score_m64.sm_90a.json 132 | FileCheck %s --check-prefix=TILES
+// The benchmark's FP8-query select likewise (bench/gpu/kernels.mlir).
+// RUN: indexpool-compile %indexpool_src/bench/gpu/kernels.mlir --function=select_1m_fp8q --chip=sm_90a --emit=ptx -o %t.wg
+// RUN: FileCheck %s --check-prefix=WGE4M3 < %t.wg/select_1m_fp8q.sm_90a.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90a --no-spills --no-stack %t.wg/select_1m_fp8q.sm_90a.ptx | FileCheck %s --check-prefix=SIX
 
 // WGMMA: .target sm_90a
 // WGMMA-NOT: mma.sync
