@@ -391,14 +391,14 @@ static FailureOr<SharedMatrix> sharedMatrix(ImplicitLocOpBuilder &b,
   options.omitBlockArguments = true;
   (void)getBackwardSlice(descriptor, &slice, options);
   memref::ExtractAlignedPointerAsIndexOp base;
+  int bases = 0;
   for (Operation *op : slice)
     if (auto extract = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
-      if (base)
-        return failure();
       base = extract;
+      ++bases;
     }
-  auto type = base ? dyn_cast<MemRefType>(base.getSource().getType())
-                   : MemRefType();
+  auto type = bases == 1 ? dyn_cast<MemRefType>(base.getSource().getType())
+                         : MemRefType();
   if (!type || type.getRank() != 1 || !type.getElementType().isInteger(8))
     return op.emitOpError("the GPU emulator reads wgmma operands only from "
                           "a descriptor built from one 1-d i8 shared buffer");
