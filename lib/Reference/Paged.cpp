@@ -342,8 +342,8 @@ void scoreRow(const double *query, const double *weights, int64_t heads,
         double scaled = overflowLikeF32Inline(scale[e] * dot[e]);
         // IEEE maximum(x, +0): NaN stays NaN, -0 becomes +0.
         double relu = scaled > 0 || std::isnan(scaled) ? scaled : 0.0;
-        total[e] = overflowLikeF32Inline(
-            total[e] + overflowLikeF32Inline(weight * relu));
+        // Fused in the kernels: w x relu exact, only the sum overflows.
+        total[e] = overflowLikeF32Inline(total[e] + weight * relu);
       }
     }
     for (int64_t e = 0; e < std::min(entries, count - first); ++e)

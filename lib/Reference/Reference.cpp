@@ -418,6 +418,10 @@ static double scoreLogit(const HostTensor &q, const HostTensor &w,
   int64_t heads = q.shape[1], dim = q.shape[2];
   double s = scales ? scales->data[n] : 1.0;
   // Every product and partial sum overflows where the kernels' f32 does.
+  // The weighted head sum is fused (fma(w, relu, total), heads in order):
+  // w x relu is exact there (two f32 values' product fits a double) and
+  // only the sum overflows. (The dot's products are rounded on their own:
+  // the CPU's vector lanes each start with one.)
   double total = 0;
   for (int64_t h = 0; h < heads; ++h) {
     const double *query = q.data.data() + (m * heads + h) * dim;
@@ -428,8 +432,7 @@ static double scoreLogit(const HostTensor &q, const HostTensor &w,
     double scaled = overflowLikeF32(s * dot);
     // IEEE maximum(x, +0): NaN stays NaN, -0 becomes +0.
     double relu = std::isnan(scaled) ? scaled : scaled > 0 ? scaled : 0.0;
-    total =
-        overflowLikeF32(total + overflowLikeF32(w.data[m * heads + h] * relu));
+    total = overflowLikeF32(total + w.data[m * heads + h] * relu);
   }
   return total;
 }

@@ -9,6 +9,8 @@
 // RUN: indexpool-run %s --function=hadamard_bf16 --input=@%t/hadamard.x.npy --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_f32 --input=@%t/score.q.npy --input=@%t/score.w.npy --input=@%t/score.keys.npy --input=@%t/score.scales.npy --verify --output=@%t/l.npy | FileCheck %s --check-prefix=ONE
 // RUN: /usr/bin/python3 %S/../Inputs/print_npy.py %t/l.npy logits 0 7 | FileCheck %s --check-prefix=SCORE
+// RUN: indexpool-run %s --function=score_fused --input=@%t/fused.q.npy --input=@%t/fused.w.npy --input=@%t/fused.keys.npy --verify --output=@%t/fused.npy | FileCheck %s --check-prefix=ONE
+// RUN: /usr/bin/python3 %S/../Inputs/print_npy.py %t/fused.npy logits 0 | FileCheck %s --check-prefix=FUSED
 // RUN: indexpool-run %s --function=score_fp8_codes --input=@%t/codes.q0.npy --input=@%t/codes.w.npy --input=@%t/codes.keys.npy --input=@%t/codes.scales.npy --verify | FileCheck %s --check-prefix=ONE
 
 // ONE: result #0 {{.*}} -> ok
@@ -41,6 +43,17 @@ func.func @score_f32(%q: tensor<1x2x64xf32>, %w: tensor<1x2xf32>, %k: tensor<64x
   %l = indexpool.score %q, %w, %k scales(%s)
       : (tensor<1x2x64xf32>, tensor<1x2xf32>, tensor<64x64xf32>, tensor<64xf32>) -> tensor<1x64xf32>
   return %l : tensor<1x64xf32>
+}
+
+// The head sum is fused (fma(w, relu, logit), heads in order): -2 x 2e38
+// alone would be -inf, added to 3e38 it is -1e38; the reference models the
+// same (Inputs/special_values.py, fused_head_inputs).
+// FUSED: logits[0]: -9.9999{{[0-9]+}}e+37 -9.9999{{[0-9]+}}e+37 3.0000000{{[0-9]+}}e+38
+func.func @score_fused(%q: tensor<1x2x16xf32>, %w: tensor<1x2xf32>, %k: tensor<3x16xf32>)
+    -> tensor<1x3xf32> {
+  %l = indexpool.score %q, %w, %k
+      : (tensor<1x2x16xf32>, tensor<1x2xf32>, tensor<3x16xf32>) -> tensor<1x3xf32>
+  return %l : tensor<1x3xf32>
 }
 
 // Every e4m3 code as a key value (Inputs/special_values.py,

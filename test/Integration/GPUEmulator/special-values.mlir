@@ -31,6 +31,7 @@
 // RUN: /usr/bin/python3 %S/../Inputs/print_npy.py %t/h.npy y 0 4 | FileCheck %S/../CPU/special-values-score.mlir --check-prefix=HAD
 // RUN: indexpool-run %S/../CPU/special-values-score.mlir --function=hadamard_bf16 --input=@%t/hadamard.x.npy --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/special-values-score.mlir --function=score_f32 --input=@%t/score.q.npy --input=@%t/score.w.npy --input=@%t/score.keys.npy --input=@%t/score.scales.npy --device=gpu-emulator --chip=sm_90 --verify --output=@%t/l.npy | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/special-values-score.mlir --function=score_fused --input=@%t/fused.q.npy --input=@%t/fused.w.npy --input=@%t/fused.keys.npy --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=ONE
 // RUN: /usr/bin/python3 %S/../Inputs/print_npy.py %t/l.npy logits 0 7 | FileCheck %S/../CPU/special-values-score.mlir --check-prefix=SCORE
 // Every e4m3 code decoded for the tensor cores: cvt.rn.f16x2.e4m3x2 on
 // sm_89 / sm_90, the software decoder on sm_80; in both halves of a pair

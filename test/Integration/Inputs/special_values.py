@@ -202,6 +202,23 @@ def fp8_code_inputs(outdir, rng):
         save(outdir, f"codes.q{channel}", q.astype(F32))
 
 
+def fused_head_inputs(outdir, rng):
+    # The logit's head sum is fma(w, relu, logit), heads in order: a term
+    # that alone leaves f32 (-2 x 2e38) is fused with the running logit
+    # (3e38) into a finite -1e38. Head h reads channel h only. Key row 0:
+    # 3e38, 2e38 (logit -1e38); row 1: 1e38, 1e38 (-1e38, no term
+    # overflows); row 2: 3e38, -1 (relu 0: 3e38).
+    q = np.zeros((1, 2, 16), dtype=F32)
+    q[0, 0, 0] = 1
+    q[0, 1, 1] = 1
+    w = np.array([[1, -2]], dtype=F32)
+    keys = normal(rng, (3, 16), 2.0**-60)
+    keys[:, 0:2] = [[3e38, 2e38], [1e38, 1e38], [3e38, -1]]
+    save(outdir, "fused.q", q)
+    save(outdir, "fused.w", w)
+    save(outdir, "fused.keys", keys)
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -212,6 +229,7 @@ def main():
     hadamard_inputs(outdir, rng)
     score_inputs(outdir, rng)
     fp8_code_inputs(outdir, rng)
+    fused_head_inputs(outdir, rng)
 
 
 if __name__ == "__main__":
