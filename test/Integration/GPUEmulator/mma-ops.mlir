@@ -7,7 +7,14 @@
 // an FP8 query (e4m3 MMA) on sm_90.
 // RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=1 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=2 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
-// RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=3 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=20 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// Pages of random bytes can hold scales near 1e38: seed 3's reach f32's
+// overflow in the head sums, where the tensor cores' summation order gives
+// other infinities than the reference's (docs/robustness.md, "f32
+// overflow"); the CUDA-core score follows the reference's order and fuses
+// the head terms as it models them, so it matches there.
+// RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=3 --device=gpu-emulator --chip=sm_90 --tensor-cores=false --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=3 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=4 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_paged_odd --random-inputs=5 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_paged_fp8_query --random-inputs=6 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
