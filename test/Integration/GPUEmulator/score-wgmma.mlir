@@ -12,6 +12,7 @@
 // 48 KiB; every shape the tensor-core score takes fits one), a dynamic M,
 // key counts that are not a multiple of 64.
 // RUN: indexpool-run %s --function=decode --random-inputs=1 --device=gpu-emulator --chip=sm_90a --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=one_load_per_row --random-inputs=15 --device=gpu-emulator --chip=sm_90a --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=wide_heads --random-inputs=2 --device=gpu-emulator --chip=sm_90a --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/score-mma.mlir --function=score_fp8 --random-inputs=3 --device=gpu-emulator --chip=sm_90a --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/score-mma.mlir --function=score_bf16 --random-inputs=4 --device=gpu-emulator --chip=sm_90a --tensor-cores --verify | FileCheck %s --check-prefix=ONE
@@ -77,4 +78,13 @@ func.func @wide_heads(%q: tensor<2x128x128xbf16>, %w: tensor<2x128xf32>,
   %l = indexpool.score %q, %w, %k scales(%s)
       : (tensor<2x128x128xbf16>, tensor<2x128xf32>, tensor<150x128xf8E4M3FN>, tensor<150xf32>) -> tensor<2x150xf32>
   return %l : tensor<2x150xf32>
+}
+
+// D = 16 FP8 keys: one 16-byte load per row, so half of the threads that
+// copy a row have none (an odd number of loads per row).
+func.func @one_load_per_row(%q: tensor<2x16x16xbf16>, %w: tensor<2x16xf32>,
+                            %k: tensor<70x16xf8E4M3FN>, %s: tensor<70xf32>) -> tensor<2x70xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<2x16x16xbf16>, tensor<2x16xf32>, tensor<70x16xf8E4M3FN>, tensor<70xf32>) -> tensor<2x70xf32>
+  return %l : tensor<2x70xf32>
 }

@@ -301,18 +301,25 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
             b, DenseElementsAttr::get(type, b.getIntegerAttr(
                                                 type.getElementType(), 0)));
       };
-      // Every load first, then the decodes and stores.
+      // Every load first, then the decodes and stores. With an odd number
+      // of loads per row, the last one is the lower half's only.
       const int64_t perThread = (loadsPerRow + 1) / 2;
+      auto loadAt = [&](int64_t i) { return e.add(firstLoad, e.index(2 * i)); };
+      Value lastInRow =
+          loadsPerRow % 2 != 0
+              ? arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                      loadAt(perThread - 1),
+                                      e.index(loadsPerRow))
+              : Value();
+      auto inRow = [&](int64_t i) {
+        return i == perThread - 1 ? lastInRow : Value();
+      };
       SmallVector<Value> loaded;
       for (int64_t i = 0; i < perThread; ++i) {
-        Value j = e.add(firstLoad, e.index(2 * i));
-        Value inRow = loadsPerRow % 2 != 0 && i == perThread - 1
-                          ? arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                                  j, e.index(loadsPerRow))
-                          : Value();
+        Value j = loadAt(i);
         Value present = row.present;
-        if (inRow)
-          present = present ? arith::AndIOp::create(b, present, inRow) : inRow;
+        if (Value guard = inRow(i))
+          present = present ? arith::AndIOp::create(b, present, guard) : guard;
         loaded.push_back(present ? e.ifThen(present, {zeros()},
                                             [&]() -> SmallVector<Value> {
                                               return {load(j)};
@@ -321,7 +328,7 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
                                  : load(j));
       }
       for (int64_t i = 0; i < perThread; ++i) {
-        Value j = e.add(firstLoad, e.index(2 * i));
+        Value j = loadAt(i);
         Value bits = decode ? fp8ToBf16Bits(b, loaded[i], hardwareFp8)
                             : loaded[i];
         const int64_t storedBytes = perLoad * tiles.elementBytes;
@@ -346,10 +353,8 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
                                     /*nontemporal=*/false, llvm::Align(width));
           }
         };
-        if (loadsPerRow % 2 != 0 && i == perThread - 1)
-          e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j,
-                                         e.index(loadsPerRow)),
-                   store);
+        if (Value guard = inRow(i))
+          e.ifThen(guard, store);
         else
           store();
       }
