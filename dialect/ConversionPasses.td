@@ -86,13 +86,16 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     k-steps; FP8 keys decoded to bf16 exactly (`cvt.rn.f16x2.e4m3x2` from
     sm_89, in software before), the scale, ReLU, head weights and the sum
     over heads in registers and xor shuffles. An FP8 e4m3 query with FP8
-    keys takes `mma.sync` m16n8k32 on e4m3 from sm_89 (the LLVM intrinsic:
-    `nvvm.mma.sync` has no e4m3 in MLIR 22; it needs PTX ISA 8.4, which the
-    NVVM pipeline then targets), D a multiple of 32 up to 256. Otherwise it
-    takes a bf16 query with H a multiple of 16 up to 128, D a multiple of 16
-    up to 128, and
-    FP8 e4m3 or bf16 keys; other shapes and types keep the CUDA-core
-    kernel, silently. On sm_90a (H100 / H200 built for their
+    keys takes `mma.sync` m16n8k32 on e4m3 where the chip runs it natively,
+    sm_89, sm_100 and sm_120 (the LLVM intrinsic: `nvvm.mma.sync` has no
+    e4m3 in MLIR 22; it needs PTX ISA 8.4, which the NVVM pipeline then
+    targets), D a multiple of 32 up to 256. Otherwise it takes a bf16 query
+    with H a multiple of 16 up to 128, D a multiple of 16 up to 128, and
+    FP8 e4m3 or bf16 keys; an FP8 e4m3 query elsewhere (sm_80, sm_86, and
+    sm_90, whose e4m3 `mma.sync` ptxas expands into conversions and f16
+    MMAs; or with bf16 keys) is first decoded to bf16 by a kernel of its own
+    (exact: every e4m3 value is a bf16 value) and takes the bf16 MMA. Other
+    shapes and types keep the CUDA-core kernel, silently. On sm_90a (H100 / H200 built for their
     architecture-specific instructions) the same scores take warpgroup MMAs
     instead (`nvvm.wgmma.mma_async`, both operands in shared memory,
     K-major without swizzle: m64nHk16 on bf16, m64nHk32 on e4m3): a block
@@ -129,9 +132,9 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
            "shapes; the GPU emulator does not)">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "The scores of score, select, refine and select_paged on the "
-           "tensor cores (mma.sync, wgmma on sm_90a; a bf16 query with FP8 "
-           "or bf16 keys, or "
-           "FP8 query and keys from sm_89; H and D multiples of 16; other "
+           "tensor cores (mma.sync, wgmma on sm_90a; a bf16 or FP8 query "
+           "with FP8 or bf16 keys, an FP8 query decoded to bf16 first where "
+           "the chip has no native e4m3 MMA; H and D multiples of 16; other "
            "shapes keep the CUDA-core kernel). On by default; false gives "
            "the CUDA-core kernels, whose logits equal the CPU's bit for bit "
            "(the tensor cores' differ in the last bits: summation order)">,

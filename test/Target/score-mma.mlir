@@ -26,16 +26,24 @@
 // RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t.chips/score_m64.sm_80.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../ptxas_report.py --arch=sm_120 --no-spills --no-stack %t.chips/score_m64.sm_120.ptx | FileCheck %s --check-prefix=ONE
 // RUN: python3 %S/../Tools/Inputs/eval_sizes.py %t.chips/score_m64.sm_89.json 58 | FileCheck %s --check-prefix=TILES
-// An FP8 query takes the e4m3 MMA on sm_89 and sm_90, whose PTX version
-// --tensor-cores raises to 8.4 (LLVM selects it from there).
+// An FP8 query takes the e4m3 MMA where the chip runs it natively (sm_89,
+// sm_120), whose PTX version --tensor-cores raises to 8.4 (LLVM selects it
+// from there).
 // RUN: rm -rf %t.fp8 && indexpool-compile %s --function=score_fp8_query --chip=sm_89 --tensor-cores --emit=ptx -o %t.fp8
-// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_90 --tensor-cores --emit=ptx -o %t.fp8
+// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_120 --tensor-cores --emit=ptx -o %t.fp8
 // RUN: FileCheck %s --check-prefix=E4M3 < %t.fp8/score_fp8_query.sm_89.ptx
-// RUN: FileCheck %s --check-prefix=E4M3 < %t.fp8/score_fp8_query.sm_90.ptx
-// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t.fp8/score_fp8_query.sm_90.ptx | FileCheck %s --check-prefix=ONE
-// sm_80 has no e4m3 MMA: the CUDA-core kernel, PTX 7.0.
+// RUN: FileCheck %s --check-prefix=E4M3 < %t.fp8/score_fp8_query.sm_120.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_89 --no-spills --no-stack %t.fp8/score_fp8_query.sm_89.ptx | FileCheck %s --check-prefix=ONE
+// sm_90 (ptxas expands an e4m3 mma.sync into conversions and f16 MMAs) and
+// sm_80 (no e4m3 MMA): the query decoded to bf16 once by a kernel of its
+// own (cvt.rn.f16x2.e4m3x2 on sm_90, integer operations on sm_80), then
+// the bf16 MMA; two kernels, no spills.
+// RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_90 --tensor-cores --emit=ptx -o %t.fp8
 // RUN: indexpool-compile %s --function=score_fp8_query --chip=sm_80 --tensor-cores --emit=ptx -o %t.fp8
-// RUN: FileCheck %s --check-prefix=NOE4M3 < %t.fp8/score_fp8_query.sm_80.ptx
+// RUN: FileCheck %s --check-prefixes=DECODED,HWDECODED < %t.fp8/score_fp8_query.sm_90.ptx
+// RUN: FileCheck %s --check-prefixes=DECODED,SWDECODED < %t.fp8/score_fp8_query.sm_80.ptx
+// RUN: python3 %S/../ptxas_report.py --arch=sm_90 --no-spills --no-stack %t.fp8/score_fp8_query.sm_90.ptx | FileCheck %s --check-prefix=TWO
+// RUN: python3 %S/../ptxas_report.py --arch=sm_80 --no-spills --no-stack %t.fp8/score_fp8_query.sm_80.ptx | FileCheck %s --check-prefix=TWO
 // sm_90a: warpgroup MMAs from shared memory (m64n64k16 on bf16 with FP8
 // keys decoded on the way, m64n64k32 on e4m3 for an FP8 query), the async
 // proxy fenced before the barrier, 48 KiB of shared memory, no mma.sync,
@@ -83,6 +91,8 @@
 // ONE-NOT: kernel
 // SIX-COUNT-6: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
 // SIX-NOT: kernel
+// TWO-COUNT-2: kernel {{[a-z_0-9]+}} registers={{[0-9]+}} stack=0 spill_stores=0 spill_loads=0
+// TWO-NOT: kernel
 // HWFP8: ld.global.v4.b32
 // HWFP8: cvt.rn.f16x2.e4m3x2
 // HWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
@@ -90,9 +100,14 @@
 // SWFP8: ld.global.v2.b32
 // SWFP8: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SWFP8-NOT: e4m3x2
-// NOE4M3: .version 7.0
-// NOE4M3-NOT: mma.sync
-// E4M3: .version 8.4
+// DECODED-NOT: e4m3.e4m3
+// HWDECODED: cvt.rn.f16x2.e4m3x2
+// SWDECODED-NOT: e4m3x2
+// DECODED: st.global.v4.b32
+// DECODED-NOT: e4m3.e4m3
+// DECODED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// DECODED-NOT: e4m3.e4m3
+// E4M3: .version {{8\.[4-9]}}
 // E4M3-COUNT-4: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32
 // 4096 keys in tiles of 16 rows per warp, every query row in each block.
 // TILES: launch score_m64_kernel grid {{[0-9]+}}x1x1

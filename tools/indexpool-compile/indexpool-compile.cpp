@@ -106,9 +106,10 @@ static cl::opt<std::string> tuningDb(
 static cl::opt<bool> tensorCores(
     "tensor-cores", cl::init(true),
     cl::desc("The scores of score, select, refine and select_paged on the "
-             "tensor cores (mma.sync) where the shapes allow (a bf16 query "
-             "with FP8 or bf16 keys, or FP8 query and keys from sm_89; H and "
-             "D multiples of 16). On by default: the logits then differ "
+             "tensor cores (mma.sync; wgmma on sm_90a) where the shapes "
+             "allow (a bf16 or FP8 query with FP8 or bf16 keys; an FP8 query "
+             "decoded to bf16 once where the chip has no native e4m3 MMA; H "
+             "and D multiples of 16). On by default: the logits then differ "
              "from the CPU's in the last bits (summation order); "
              "--tensor-cores=false keeps the CUDA-core kernels, whose logits "
              "equal the CPU's bit for bit"),

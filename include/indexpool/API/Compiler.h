@@ -46,9 +46,10 @@ struct CompileOptions {
   /// configuration for ops without #indexpool.launch. Not with tuningDB.
   int threadsPerBlock = 0;
   /// GPU: the scores of score, select, refine and select_paged on the
-  /// tensor cores (mma.sync) where the shapes allow (a bf16 query with FP8
-  /// or bf16 keys, or FP8 query and keys from sm_89; H and D multiples of
-  /// 16); other shapes keep the CUDA-core kernel. On by default: the
+  /// tensor cores (mma.sync; wgmma on sm_90a) where the shapes allow (a
+  /// bf16 or FP8 query with FP8 or bf16 keys, H and D multiples of 16; an
+  /// FP8 query is decoded to bf16 once where the chip has no native e4m3
+  /// MMA); other shapes keep the CUDA-core kernel. On by default: the
   /// logits then differ from the CPU's in the last bits (summation order);
   /// false keeps the CUDA-core kernels, bit-identical to the CPU.
   bool tensorCores = true;

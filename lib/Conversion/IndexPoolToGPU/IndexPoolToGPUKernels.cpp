@@ -56,9 +56,14 @@ struct KernelOptions {
   /// score on the tensor cores where canScoreMma covers it.
   bool tensorCores = false;
 
-  /// wgmma for the tensor-core score: sm_90a, the one chip that has it.
-  bool warpgroupMma() const {
-    return chip->archSpecific && chip->computeCapability == 90;
+  /// What the tensor-core score needs of the chip; wgmma on sm_90a, the
+  /// one chip that has it.
+  MmaChip mmaChip() const {
+    MmaChip mma;
+    mma.computeCapability = chip->computeCapability;
+    mma.hardwareFp8 = hardwareFp8;
+    mma.warpgroupMma = chip->archSpecific && chip->computeCapability == 90;
+    return mma;
   }
 
   /// The op's #indexpool.launch, every field; without one, the block size
@@ -260,7 +265,7 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
   bool onTensorCores(ScoreOp op) const {
     return options.tensorCores &&
            canScoreMma(bufferType(op.getQuery()), bufferType(op.getKeys()),
-                       options.chip->computeCapability);
+                       options.mmaChip());
   }
   const char *unsupported(ScoreOp op, const KernelLaunch &) const override {
     if (onTensorCores(op))
@@ -283,8 +288,7 @@ struct ScoreKernel : KernelPattern<ScoreOp> {
     // Other shapes and types keep the CUDA-core kernel, silently.
     if (onTensorCores(op))
       return emitMmaScoreKernel(b, query, weights, keys, scales, logits,
-                                launch, options.hardwareFp8,
-                                options.warpgroupMma());
+                                launch, options.mmaChip());
     emitScoreKernel(b, query, weights, keys, scales, logits, launch);
   }
 };
@@ -337,7 +341,7 @@ struct RefineKernel : KernelPattern<RefineOp> {
   bool onTensorCores(RefineOp op) const {
     return options.tensorCores &&
            canScoreMma(bufferType(op.getQuery()), bufferType(op.getKeys()),
-                       options.chip->computeCapability);
+                       options.mmaChip());
   }
   const char *unsupported(RefineOp op, const KernelLaunch &) const override {
     if (!onTensorCores(op) &&
@@ -377,8 +381,7 @@ struct RefineKernel : KernelPattern<RefineOp> {
     Value indices = temp({dyn, k}, i32, {dimM});
     if (onTensorCores(op))
       emitMmaRefineScoreKernel(b, query, weights, candidates, keys, scales,
-                               logits, launch, options.hardwareFp8,
-                               options.warpgroupMma());
+                               logits, launch, options.mmaChip());
     else
       emitRefineScoreKernel(b, query, weights, candidates, keys, scales,
                             logits, launch);
@@ -418,7 +421,7 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
   bool onTensorCores(SelectPagedOp op) const {
     return options.tensorCores &&
            canSelectPagedMma(bufferType(op.getQuery()), op.getCodesType(),
-                             options.chip->computeCapability);
+                             options.mmaChip());
   }
   const char *unsupported(SelectPagedOp op,
                           const KernelLaunch &launch) const override {
@@ -436,8 +439,7 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
     s.poolSize = op.getPoolSize();
     s.layout = loops::PageEntries::of(op);
     s.tensorCores = onTensorCores(op);
-    s.hardwareFp8 = options.hardwareFp8;
-    s.warpgroupMma = options.warpgroupMma();
+    s.chip = options.mmaChip();
     s.tokens = buffers.out(
         op.getTokens().getType(),
         {dimOf(b, s.query, 0), dimOf(b, s.query, 1),

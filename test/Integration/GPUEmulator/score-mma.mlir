@@ -24,12 +24,15 @@
 // RUN: indexpool-run %s --function=score_narrow --random-inputs=12 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // An FP8 query with FP8 keys: mma.sync m16n8k32 on e4m3 (the LLVM
 // intrinsic) from sm_89, 8 channels per lane and k-step; D = 128 (2 k-steps
-// per 16-byte load) and D = 96 (3 k-steps, 8 bytes each). sm_80 keeps the
-// CUDA-core kernel for it (test/Target/score-mma.mlir).
+// per 16-byte load) and D = 96 (3 k-steps, 8 bytes each), where the chip
+// runs it natively (sm_89, sm_120). On sm_80, sm_86 and sm_90 the query is
+// decoded to bf16 once, by a kernel of its own (software decoder before
+// sm_89), and takes the bf16 MMA.
 // RUN: indexpool-run %s --function=score_fp8_query --random-inputs=14 --device=gpu-emulator --chip=sm_89 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_fp8_query --random-inputs=15 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_fp8_query --random-inputs=16 --device=gpu-emulator --chip=sm_80 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %s --function=score_fp8_query_d96 --random-inputs=17 --device=gpu-emulator --chip=sm_120 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %s --function=score_fp8_query_d96 --random-inputs=18 --device=gpu-emulator --chip=sm_86 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
 // The launch's vector_bytes sets the key bytes per load: 8 (2 FP8 k-steps
 // per load, 128 threads, tiled grid) on sm_90.
 // RUN: indexpool-run %s --function=score_launch --random-inputs=13 --device=gpu-emulator --chip=sm_90 --tensor-cores --verify | FileCheck %s --check-prefix=ONE
@@ -59,7 +62,13 @@
 // MMA: nvvm.convert.f8x2.to.f16x2
 // MMA: nvvm.mma.sync
 // MMA-LABEL: func.func @score_fp8_query
-// MMA-COUNT-4: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32"
+// MMA: memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x64x128xbf16>
+// MMA: nvvm.convert.f8x2.to.f16x2
+// MMA: vector.store {{.*}} : memref<?x64x128xbf16>, vector<8xbf16>
+// MMA-NOT: e4m3.e4m3
+// MMA: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>
+// MMA-NOT: e4m3.e4m3
+// (sm_89's e4m3 MMA is checked in test/Target/score-mma.mlir.)
 // MMA-LABEL: func.func @score_f32_query
 // MMA-NOT: nvvm.mma.sync
 // MMA: gpu.launch

@@ -58,13 +58,39 @@ void emitScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                      Value keys, Value scales, Value logits,
                      const KernelLaunch &launch);
 
+/// The chip facts the tensor-core score depends on.
+struct MmaChip {
+  int computeCapability = 80;
+  /// cvt.rn.f16x2.e4m3x2 (8.9 and newer): FP8 keys decoded by the hardware.
+  bool hardwareFp8 = false;
+  /// wgmma (sm_90a, the one chip that has it).
+  bool warpgroupMma = false;
+
+  /// Whether the chip's MMAs take e4m3 operands natively: mma.sync on 8.9
+  /// and from 10.0, wgmma on sm_90a. On 9.0 ptxas expands an e4m3
+  /// mma.sync into conversions and f16 HMMAs (532 instructions per 16 keys
+  /// where bf16 takes 424, docs/performance.md); before 8.9 there is none.
+  bool nativeFp8Mma() const {
+    return computeCapability == 89 || computeCapability >= 100 || warpgroupMma;
+  }
+};
+
+/// Whether an FP8 e4m3 query against keys of `keyElement` is scored by the
+/// e4m3 MMA as it is (FP8 keys on a chip with native e4m3 MMAs; on sm_90a
+/// where the wgmma kernel covers the query). Otherwise
+/// the tensor-core score decodes the query to bf16 once (exact: every e4m3
+/// value is a bf16 value), in a kernel of its own, and takes the bf16 MMA.
+bool scoresFp8QueryAsIs(MemRefType query, Type keyElement,
+                        const MmaChip &chip);
+
 /// Whether the tensor-core score kernel covers these buffers: a chip of
 /// compute capability 8.0 or newer (mma.sync m16n8k16 on bf16), a bf16
-/// query with static H (a multiple of 16 up to 128) and D (a multiple of
-/// 16 up to 128: one key tile's fragments in 32 registers), FP8 e4m3 or
-/// bf16 keys of D channels; or from 8.9 an FP8 e4m3 query (D a multiple of
-/// 32 up to 256) with FP8 keys.
-bool canScoreMma(MemRefType query, MemRefType keys, int computeCapability);
+/// query, or an FP8 e4m3 one decoded to bf16 (scoresFp8QueryAsIs), with
+/// static H (a multiple of 16 up to 128) and D (a multiple of 16 up to
+/// 128: one key tile's fragments in 32 registers), FP8 e4m3 or bf16 keys
+/// of D channels; or an FP8 query scored as it is (D a multiple of 32 up
+/// to 256) with FP8 keys.
+bool canScoreMma(MemRefType query, MemRefType keys, const MmaChip &chip);
 /// A key row of the tensor-core score: its elements are
 /// memref[lead..., offset + channel] (`MmaKeys::codeType` values, or their
 /// bytes in an i8 memref), with its f32 scale (null: none); `present` (i1,
@@ -96,8 +122,7 @@ struct MmaKeys {
 /// `warpgroupMma` (sm_90a): the wgmma kernel where canScoreWgmma holds.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value logits, const MmaKeys &keys,
-                        const KernelLaunch &launch, bool hardwareFp8,
-                        bool warpgroupMma);
+                        const KernelLaunch &launch, const MmaChip &chip);
 /// Whether the wgmma score covers this query (canScoreMma holding): one
 /// warpgroup's 64 key rows and the query row's H x D in 48 KiB of shared
 /// memory (bf16, or e4m3 for an FP8 query); within canScoreMma's bounds
@@ -115,8 +140,8 @@ void emitWgmmaScoreKernel(ImplicitLocOpBuilder &b, Value query,
 void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
                               Value weights, Value candidates, Value keys,
                               Value scales, Value logits,
-                              const KernelLaunch &launch, bool hardwareFp8,
-                              bool warpgroupMma);
+                              const KernelLaunch &launch,
+                              const MmaChip &chip);
 /// score on the tensor cores (MmaScoreKernel.cpp): per warp up to 4 tiles
 /// of 16 key rows, their fragments loaded once for every query row;
 /// grid-stride over the key rows, one wave. FP8 keys are decoded by
@@ -124,8 +149,7 @@ void emitMmaRefineScoreKernel(ImplicitLocOpBuilder &b, Value query,
 /// Its logits differ from the CUDA-core kernel's in the last bits.
 void emitMmaScoreKernel(ImplicitLocOpBuilder &b, Value query, Value weights,
                         Value keys, Value scales, Value logits,
-                        const KernelLaunch &launch, bool hardwareFp8,
-                        bool warpgroupMma);
+                        const KernelLaunch &launch, const MmaChip &chip);
 
 /// Key row n of query row m as the score kernel reads it: its f32 scale
 /// (null: none) and its E channels from d0 as an f32 vector; `present`
@@ -222,16 +246,13 @@ struct PagedSelectBuffers {
   Value tokens;                                // result [B, S, k*P + P - 1]
   int64_t k, poolSize;
   loops::PageEntries layout;
-  /// Score on the tensor cores (canSelectPagedMma holds), FP8 codes decoded
-  /// by the hardware (sm_89+).
-  bool tensorCores = false, hardwareFp8 = false;
-  /// wgmma where it covers the query (sm_90a).
-  bool warpgroupMma = false;
+  /// Score on the tensor cores (canSelectPagedMma holds) of `chip`.
+  bool tensorCores = false;
+  MmaChip chip;
 };
 /// Whether the tensor-core score covers this [B, S, H, D] query against
-/// pages of `codeType` codes on a chip of `computeCapability`.
-bool canSelectPagedMma(MemRefType query, Type codeType,
-                       int computeCapability);
+/// pages of `codeType` codes on `chip`.
+bool canSelectPagedMma(MemRefType query, Type codeType, const MmaChip &chip);
 /// Whether the score kernel covers this [B, S, H, D] query (canScore with
 /// i8 code rows of D).
 bool canSelectPaged(MemRefType query);

@@ -4,6 +4,8 @@
 
 #include "GPU/DeviceSmCount.h"
 
+#include "Common/Emitter.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -12,6 +14,24 @@
 
 using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
+
+// Threads per block of the helper kernels at most.
+static constexpr int64_t kItemThreads = 256;
+
+void mlir::indexpool::gpukernels::forEachItem(
+    loops::Emitter &e, const KernelLaunch &launch,
+    function_ref<Value()> count, function_ref<void(Value item)> body) {
+  ImplicitLocOpBuilder &b = e.builder();
+  const int64_t threads = std::min(launch.threadsPerBlock, kItemThreads);
+  Value tiles = arith::CeilDivUIOp::create(b, count(), e.index(threads));
+  Value grid = gridSize(b, tiles, /*gridStride=*/false, /*blocksPerSM=*/1);
+  launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
+    Value item = e.add(e.mul(ids.block, e.index(threads)), ids.thread);
+    e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, item,
+                                   count()),
+             [&]() { body(item); });
+  });
+}
 
 int64_t KernelLaunch::blocksPerSM(int64_t threads) const {
   return std::max<int64_t>(

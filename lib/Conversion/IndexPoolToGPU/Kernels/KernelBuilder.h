@@ -18,6 +18,10 @@
 
 #include <optional>
 
+namespace mlir::indexpool::loops {
+class Emitter;
+} // namespace mlir::indexpool::loops
+
 namespace mlir::indexpool::gpukernels {
 
 using ::indexpool::target::kWarpSize;
@@ -72,6 +76,14 @@ void forEachTile(ImplicitLocOpBuilder &b, Value block, Value grid,
 void launchKernel(ImplicitLocOpBuilder &b, Value gridX, Value gridY,
                   int64_t threads, TypeRange shared,
                   function_ref<void(const KernelIds &)> body);
+
+/// A kernel of one thread per item of [0, count()), in blocks of up to 256
+/// threads (the helper kernels: copies, per-row bookkeeping, gathers,
+/// conversions), one per tile of items. `count` emits the number from
+/// buffer sizes, once for the grid and once in the kernel.
+void forEachItem(loops::Emitter &e, const KernelLaunch &launch,
+                 function_ref<Value()> count,
+                 function_ref<void(Value item)> body);
 
 /// A 1-d f32/i32/i64 buffer of `n` elements in shared memory.
 MemRefType sharedBuffer(MLIRContext *ctx, int64_t n, Type element);

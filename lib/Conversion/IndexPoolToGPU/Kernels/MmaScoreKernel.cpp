@@ -82,21 +82,32 @@ static constexpr int64_t kKeyRegisters = 32;
 static constexpr int64_t kMaxThreads = 256;
 static constexpr int64_t kMaxKeyTilesPerWarp = 4;
 
+bool mlir::indexpool::gpukernels::scoresFp8QueryAsIs(MemRefType query,
+                                                     Type keyElement,
+                                                     const MmaChip &chip) {
+  if (!isa<Float8E4M3FNType>(keyElement) || !chip.nativeFp8Mma())
+    return false;
+  // sm_90a's mma.sync is 9.0's: e4m3 natively only through wgmma.
+  return chip.computeCapability != 90 || canScoreWgmma(query);
+}
+
 bool mlir::indexpool::gpukernels::canScoreMma(MemRefType query,
                                               MemRefType keys,
-                                              int computeCapability) {
+                                              const MmaChip &chip) {
   int64_t h = query.getDimSize(1), d = query.getDimSize(2);
+  if (ShapedType::isDynamic(h) || ShapedType::isDynamic(d))
+    return false;
   Type key = keys.getElementType();
   bool fp8Query = isa<Float8E4M3FNType>(query.getElementType());
-  bool types = fp8Query ? computeCapability >= 89 &&
-                              isa<Float8E4M3FNType>(key)
-                        : computeCapability >= 80 &&
-                              query.getElementType().isBF16() &&
-                              (isa<Float8E4M3FNType>(key) || key.isBF16());
-  return types && !ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
-         keys.getDimSize(1) == d && h > 0 && h <= kMaxHeads &&
-         h % kTileM == 0 && d > 0 && d % (fp8Query ? kTileKFp8 : kTileK) == 0 &&
-         4 * (d / (fp8Query ? kTileKFp8 : kTileK)) <= kKeyRegisters;
+  // An FP8 query the MMA takes as it is, or a bf16 one (an FP8 query
+  // decoded once).
+  bool fp8Mma = fp8Query && scoresFp8QueryAsIs(query, key, chip);
+  bool types = chip.computeCapability >= 80 &&
+               (fp8Mma || ((fp8Query || query.getElementType().isBF16()) &&
+                           (isa<Float8E4M3FNType>(key) || key.isBF16())));
+  return types && keys.getDimSize(1) == d && h > 0 && h <= kMaxHeads &&
+         h % kTileM == 0 && d > 0 && d % (fp8Mma ? kTileKFp8 : kTileK) == 0 &&
+         4 * (d / (fp8Mma ? kTileKFp8 : kTileK)) <= kKeyRegisters;
 }
 
 /// The 32-bit registers of a vector of 16- or 8-bit values (the lowest
@@ -348,12 +359,54 @@ static int64_t keyTilesPerWarp(int64_t steps) {
                              kMaxKeyTilesPerWarp);
 }
 
+/// The FP8 e4m3 query [M, H, D] as bf16 in a new buffer (exact), one
+/// thread per 8 channels: a kernel of its own, so that the score decodes
+/// every query value once rather than once per key tile.
+static Value decodeQueryToBf16(ImplicitLocOpBuilder &b, Value query,
+                               const KernelLaunch &launch, bool hardwareFp8) {
+  auto type = cast<MemRefType>(query.getType());
+  const int64_t H = type.getDimSize(1), D = type.getDimSize(2);
+  constexpr int64_t kChannels = 8;
+  assert(D % kChannels == 0 && "the bf16 MMA's D is a multiple of 16");
+  Emitter e(b, 1, /*stackScopes=*/false);
+  Value dimM = e.dim(query, 0);
+  Value decoded = memref::AllocOp::create(
+      b, MemRefType::get({ShapedType::kDynamic, H, D}, b.getBF16Type()),
+      ValueRange{dimM}, b.getI64IntegerAttr(64));
+  const int64_t chunks = H * (D / kChannels);
+  forEachItem(
+      e, launch, [&]() { return e.mul(e.dim(query, 0), e.index(chunks)); },
+      [&](Value item) {
+        Value m = arith::DivUIOp::create(b, item, e.index(chunks));
+        Value rest = arith::RemUIOp::create(b, item, e.index(chunks));
+        Value h = arith::DivUIOp::create(b, rest, e.index(D / kChannels));
+        Value c = e.mul(arith::RemUIOp::create(b, rest, e.index(D / kChannels)),
+                        e.index(kChannels));
+        Value codes = vector::LoadOp::create(
+            b, VectorType::get({kChannels}, type.getElementType()), query,
+            ValueRange{m, h, c}, /*nontemporal=*/false, llvm::Align(8));
+        codes = arith::BitcastOp::create(
+            b, VectorType::get({kChannels}, b.getI8Type()), codes);
+        Value bf16 = arith::BitcastOp::create(
+            b, VectorType::get({kChannels}, b.getBF16Type()),
+            fp8ToBf16Bits(b, codes, hardwareFp8));
+        vector::StoreOp::create(b, bf16, decoded, ValueRange{m, h, c},
+                                /*nontemporal=*/false, llvm::Align(16));
+      });
+  return decoded;
+}
+
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
-    const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8,
-    bool warpgroupMma) {
+    const MmaKeys &keys, const KernelLaunch &launch, const MmaChip &chip) {
+  const bool hardwareFp8 = chip.hardwareFp8;
+  if (isa<Float8E4M3FNType>(
+          cast<MemRefType>(query.getType()).getElementType()) &&
+      !scoresFp8QueryAsIs(cast<MemRefType>(query.getType()), keys.codeType,
+                          chip))
+    query = decodeQueryToBf16(b, query, launch, hardwareFp8);
   auto queryType = cast<MemRefType>(query.getType());
-  if (warpgroupMma && canScoreWgmma(queryType))
+  if (chip.warpgroupMma && canScoreWgmma(queryType))
     return emitWgmmaScoreKernel(b, query, weights, logits, keys, launch,
                                 hardwareFp8);
   const int64_t H = queryType.getDimSize(1), D = queryType.getDimSize(2);
@@ -510,7 +563,7 @@ static MmaKeys denseRows(Value keys) {
 void mlir::indexpool::gpukernels::emitMmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value keys,
     Value scales, Value logits, const KernelLaunch &launch,
-    bool hardwareFp8, bool warpgroupMma) {
+    const MmaChip &chip) {
   MmaKeys source = denseRows(keys);
   source.count = [&](Emitter &e) { return e.dim(keys, 0); };
   source.row = [&](Emitter &e, Value, Value n) {
@@ -519,14 +572,13 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
       row.scale = e.loadScalarF32(scales, {n});
     return row;
   };
-  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8,
-                     warpgroupMma);
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, chip);
 }
 
 void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value candidates,
     Value keys, Value scales, Value logits, const KernelLaunch &launch,
-    bool hardwareFp8, bool warpgroupMma) {
+    const MmaChip &chip) {
   MmaKeys source = denseRows(keys);
   source.perQuery = true;
   source.count = [&](Emitter &e) { return e.dim(candidates, 1); };
@@ -550,6 +602,5 @@ void mlir::indexpool::gpukernels::emitMmaRefineScoreKernel(
            }).front();
     return row;
   };
-  emitMmaScoreKernel(b, query, weights, logits, source, launch, hardwareFp8,
-                     warpgroupMma);
+  emitMmaScoreKernel(b, query, weights, logits, source, launch, chip);
 }

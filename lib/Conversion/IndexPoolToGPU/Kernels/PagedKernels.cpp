@@ -38,28 +38,8 @@ using mlir::indexpool::loops::Emitter;
 using mlir::indexpool::loops::PageEntries;
 namespace loops = mlir::indexpool::loops;
 
-// The helper kernels (copies, per-row bookkeeping, gathers) run one thread
-// per item in blocks of at most this many threads.
-static constexpr int64_t kItemThreads = 256;
-
 static Value ult(ImplicitLocOpBuilder &b, Value x, Value y) {
   return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
-}
-
-/// A kernel of one thread per item of [0, count()), one block per tile of
-/// `threads` items. `count` emits the number from buffer sizes, once for the
-/// grid and once in the kernel.
-static void forEachItem(Emitter &e, const KernelLaunch &launch,
-                        function_ref<Value()> count,
-                        function_ref<void(Value item)> body) {
-  ImplicitLocOpBuilder &b = e.builder();
-  const int64_t threads = std::min(launch.threadsPerBlock, kItemThreads);
-  Value tiles = arith::CeilDivUIOp::create(b, count(), e.index(threads));
-  Value grid = gridSize(b, tiles, /*gridStride=*/false, /*blocksPerSM=*/1);
-  launchKernel(b, grid, e.index(1), threads, {}, [&](const KernelIds &ids) {
-    Value item = e.add(e.mul(ids.block, e.index(threads)), ids.thread);
-    e.ifThen(ult(b, item, count()), [&]() { body(item); });
-  });
 }
 
 /// Copies the bytes of `from` [pages, page_bytes] into `to` (same sizes).
@@ -165,7 +145,7 @@ bool mlir::indexpool::gpukernels::canSelectPaged(MemRefType query) {
 
 bool mlir::indexpool::gpukernels::canSelectPagedMma(MemRefType query,
                                                     Type codeType,
-                                                    int computeCapability) {
+                                                    const MmaChip &chip) {
   if (query.getRank() != 4 || query.isDynamicDim(2) || query.isDynamicDim(3))
     return false;
   auto rows = MemRefType::get(
@@ -173,7 +153,7 @@ bool mlir::indexpool::gpukernels::canSelectPagedMma(MemRefType query,
       query.getElementType());
   auto codes = MemRefType::get({ShapedType::kDynamic, query.getDimSize(3)},
                                codeType);
-  return canScoreMma(rows, codes, computeCapability);
+  return canScoreMma(rows, codes, chip);
 }
 
 void mlir::indexpool::gpukernels::emitSelectPagedKernels(
@@ -263,8 +243,7 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
       Entry at = locate(em, m, j);
       return MmaKeyRow{s.pages, {at.page}, at.codesAt, at.scale, Value()};
     };
-    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.hardwareFp8,
-                       s.warpgroupMma);
+    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.chip);
   } else {
     ScoreKeys keys;
     keys.elementBytes = 1;
