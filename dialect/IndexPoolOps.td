@@ -621,4 +621,78 @@ def IndexPool_AppendPagedOp : IndexPool_Op<"append_paged"> {
   }];
 }
 
+def IndexPool_RefinePagedOp : IndexPool_Op<"refine_paged"> {
+  let summary = "re-scores candidate tokens on a paged token tier, keeps the k best";
+  let description = [{
+    The second stage of a two-stage selection on the paged layout: `refine`
+    with its keys in pages. The *token tier* is a paged cache of one entry
+    per token (docs/serving-layout.md, "The token tier"): entry `t` of a
+    sequence is its token `t`, at page `block_table[b, t / E]`, entry
+    `t % E`, the layout of `compress_paged`'s pages (same properties; `E =
+    page_entries`). Written by `compress_paged` and `append_paged` with
+    `pool_size = 1` and `page_entries = E`: with `E` = P times the pooled
+    pages' entries, token `t`'s page is its pool's page, so one block table
+    serves both tiers.
+
+    For a batch of `B` sequences with `S` query rows each: `query`
+    `[B, S, H, D]`, `weights` `[B, S, H]` f32, `candidates` `[B, S, C]` i32
+    (token ids per query row, e.g. `select_paged`'s tokens with `k` times
+    `refine` more pools than kept), the token tier's `pages`, `block_table`
+    `[B, max_pages]` i32 and `lengths` `[B, S]` i32. For query row
+    `(b, s)` of length `L` and candidate `c`, with `t = candidates[b, s, c]`:
+
+    ```
+    logits[c]      = 0 <= t < L ? score of token t's entry : NaN
+    i              = topk(logits, k).indices[j]
+    tokens[b, s, j] = logits[i] is a candidate's ? candidates[b, s, i] : -1
+    ```
+
+    A candidate in `[0, L)` is scored exactly as `select_paged` scores an
+    entry (codes times scale, ReLU, head weights, summed over h in h order;
+    bit-identical to `score` over the decoded entries); any other id (the
+    padding -1, a token beyond the row's length) is padding: NaN, never
+    read, -1 in `tokens`. The logits are ranked as `topk` ranks them
+    (descending, equal values to the earlier candidate, NaN below every
+    number). Duplicate candidates are scored twice and may both be kept.
+    `tokens` is `[B, S, k]` i32 with `0 < k <= C` (also when C is dynamic:
+    checked at run time). A length beyond `max_pages * E`, or a page id
+    outside the pages for a candidate that is scored, is an error that
+    `indexpool-run` reports at run time.
+
+    Example (P = 4: the token tier's pages hold 4 x 64 tokens, the pages of
+    a pooled cache of 64 entries):
+
+    ```mlir
+    %cand = indexpool.select_paged %q, %w pages(%pools)
+        block_table(%table) lengths(%len) {k = 2048 : i64, pool_size = 4 : i64}
+        : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<1024x8448xi8>,
+           tensor<8x128xi32>, tensor<8x1xi32>) -> tensor<8x1x8195xi32>
+    %tok = indexpool.refine_paged %q, %w, %cand pages(%tokens)
+        block_table(%table) lengths(%len) {k = 2048 : i64, page_entries = 256 : i64}
+        : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x8195xi32>,
+           tensor<1024x33792xi8>, tensor<8x128xi32>, tensor<8x1xi32>)
+          -> tensor<8x1x2048xi32>
+    ```
+  }];
+  let arguments = !con(
+      (ins IndexPool_QueryTensor:$query,
+           IndexPool_F32Tensor:$weights,
+           IndexPool_I32Tensor:$candidates,
+           IndexPool_PagesTensor:$pages,
+           IndexPool_I32Tensor:$block_table,
+           IndexPool_I32Tensor:$lengths,
+           I64Attr:$k),
+      IndexPool_PageLayoutArgs.args);
+  let results = (outs IndexPool_I32Tensor:$tokens);
+  let assemblyFormat = [{
+    $query `,` $weights `,` $candidates `pages` `(` $pages `)`
+    `block_table` `(` $block_table `)` `lengths` `(` $lengths `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// The code type: `codes`, f8E4M3FN when absent.
+    ::mlir::Type getCodesType();
+  }];
+}
+
 #endif // INDEXPOOL_OPS_TD

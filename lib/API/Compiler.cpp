@@ -92,7 +92,8 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
   impl->func->walk([&](mlir::Operation *op) {
     if (mlir::isa<mlir::indexpool::CompressPagedOp,
                   mlir::indexpool::SelectPagedOp,
-                  mlir::indexpool::AppendPagedOp>(op))
+                  mlir::indexpool::AppendPagedOp,
+                  mlir::indexpool::RefinePagedOp>(op))
       impl->checksValues = true;
   });
   mlir::indexpool::CPUJitOptions jitOptions;

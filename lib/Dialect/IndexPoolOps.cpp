@@ -203,10 +203,12 @@ public:
     return define(letter, t.getDimSize(dim));
   }
 
-  Checker &poolSize(int64_t p) {
-    if (!failed && !isValidPoolSize(p))
-      fail() << "pool_size must be a power of two in [" << kMinPoolSize << ", "
-             << kMaxPoolSize << "], got " << p;
+  /// `paged`: the paged forms, which also take 1 (one entry per token).
+  Checker &poolSize(int64_t p, bool paged = false) {
+    if (!failed && !(paged ? isValidPagedPoolSize(p) : isValidPoolSize(p)))
+      fail() << "pool_size must be " << (paged ? "1 or " : "")
+             << "a power of two in [" << kMinPoolSize << ", " << kMaxPoolSize
+             << "], got " << p;
     return *this;
   }
 
@@ -330,8 +332,8 @@ struct PoolSizes {
 static PoolSizes checkPoolOperands(Checker &c, RankedTensorType keys,
                                    RankedTensorType scores,
                                    RankedTensorType bias, int64_t p,
-                                   APFloat temperature) {
-  c.poolSize(p).rule(temperatureRule(toDouble(temperature)));
+                                   APFloat temperature, bool paged = false) {
+  c.poolSize(p, paged).rule(temperatureRule(toDouble(temperature)));
   c.operand("keys", keys).rank("keys", keys, 2, "[T, D]");
   c.operand("scores", scores)
       .require(scores.getRank() == 1 || scores.getRank() == 2,
@@ -716,6 +718,7 @@ static Type codesTypeOr(Operation *op, std::optional<Type> codes) {
 Type CompressPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type SelectPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type AppendPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
+Type RefinePagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 
 /// The layout properties and the operand `pages` [pages, E * (D + 4)] i8.
 /// Binds W, the bytes of a page, when D is known.
@@ -785,7 +788,7 @@ LogicalResult CompressPagedOp::verify() {
   RankedTensorType keys = getKeys().getType();
   checkPoolOperands(c, keys, getScores().getType(),
                     getBias() ? getBias().getType() : nullptr, getPoolSize(),
-                    getTemperature());
+                    getTemperature(), /*paged=*/true);
   if (!c.ok())
     return failure();
   if (getRotate())
@@ -806,7 +809,7 @@ LogicalResult CompressPagedOp::verify() {
 
 LogicalResult SelectPagedOp::verify() {
   Checker c(*this);
-  c.poolSize(getPoolSize());
+  c.poolSize(getPoolSize(), /*paged=*/true);
   RankedTensorType query = getQuery().getType(),
                    weights = getWeights().getType();
   c.operand("query", query).rank("query", query, 4, "[B, S, H, D]");
@@ -850,10 +853,55 @@ LogicalResult SelectPagedOp::verify() {
   return c.result();
 }
 
+LogicalResult RefinePagedOp::verify() {
+  Checker c(*this);
+  RankedTensorType query = getQuery().getType(),
+                   weights = getWeights().getType(),
+                   candidates = getCandidates().getType();
+  c.operand("query", query).rank("query", query, 4, "[B, S, H, D]");
+  c.operand("weights", weights).rank("weights", weights, 3, "[B, S, H]");
+  c.operand("candidates", candidates)
+      .rank("candidates", candidates, 3, "[B, S, C]");
+  if (!c.ok())
+    return failure();
+  c.defines(query, 0, "B").defines(query, 1, "S").defines(query, 2, "H");
+  c.defines(query, 3, "D").defines(candidates, 2, "C");
+  c.dim("weights", weights, 0, "B", "B")
+      .dim("weights", weights, 1, "S", "S")
+      .dim("weights", weights, 2, "H", "H")
+      .dim("candidates", candidates, 0, "B", "B")
+      .dim("candidates", candidates, 1, "S", "S");
+  checkPages(c, getPages().getType(), getPageEntries(), getCodesType());
+  checkBlockTable(c, getBlockTable().getType());
+  RankedTensorType lengths = getLengths().getType();
+  c.operand("lengths", lengths)
+      .rank("lengths", lengths, 2, "[B, S]")
+      .dim("lengths", lengths, 0, "B", "B")
+      .dim("lengths", lengths, 1, "S", "S");
+  // One entry per token: the token ids (i32) index the table's entries.
+  checkTableTokens(c, getPageEntries(), 1);
+  int64_t k = getK();
+  c.require(k > 0, [&](InFlightDiagnostic &d) {
+    d << "k must be positive, got " << k;
+  });
+  c.rule(refineCandidatesRule(k, c.size("C")));
+  if (!c.ok())
+    return failure();
+  c.define("K", k);
+  RankedTensorType tokens = getTokens().getType();
+  c.result("tokens", tokens)
+      .rank("result 'tokens'", tokens, 3, "[B, S, K]")
+      .dim("result 'tokens'", tokens, 0, "B", "B")
+      .dim("result 'tokens'", tokens, 1, "S", "S")
+      .dim("result 'tokens'", tokens, 2, "K", "K");
+  return c.result();
+}
+
 LogicalResult AppendPagedOp::verify() {
   Checker c(*this);
   int64_t p = getPoolSize();
-  c.poolSize(p).rule(temperatureRule(toDouble(getTemperature())));
+  c.poolSize(p, /*paged=*/true)
+      .rule(temperatureRule(toDouble(getTemperature())));
   RankedTensorType keys = getKeys().getType(), scores = getScores().getType();
   c.operand("keys", keys).rank("keys", keys, 3, "[B, n, D]");
   c.operand("scores", scores)

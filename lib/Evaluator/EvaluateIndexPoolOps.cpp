@@ -269,6 +269,25 @@ LogicalResult Interpreter::visitSelectPaged(SelectPagedOp op) {
               ref::selectPaged(q, w, pages, table, lengths, k, p, layout));
 }
 
+LogicalResult Interpreter::visitRefinePaged(RefinePagedOp op) {
+  int64_t k = int64_t(op.getK());
+  const HostTensor &q = full(op.getQuery());
+  const HostTensor &w = full(op.getWeights());
+  const HostTensor &candidates = full(op.getCandidates());
+  const HostTensor &pages = full(op.getPages());
+  const HostTensor &table = full(op.getBlockTable());
+  const HostTensor &lengths = full(op.getLengths());
+  ref::PageLayout layout = pageLayoutOf(op, q.rank() == 4 ? q.shape[3] : 0);
+  if (failed(checked(op, ref::checkRefinePaged(q, w, candidates, pages, table,
+                                               lengths, k, layout))))
+    return failure();
+  if (shapesOnly)
+    return bindShape(op, op.getTokens(), {q.shape[0], q.shape[1], k});
+  return bind(op, op.getTokens(),
+              ref::refinePaged(q, w, candidates, pages, table, lengths, k,
+                               layout));
+}
+
 LogicalResult Interpreter::visitAppendPaged(AppendPagedOp op) {
   const HostTensor &keys = full(op.getKeys());
   const HostTensor &scores = full(op.getScores());

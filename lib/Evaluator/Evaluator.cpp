@@ -262,6 +262,16 @@ selectionContextOf(Value v, const Interpreter &interpreter) {
     context.poolSize = int64_t(select.getPoolSize());
     return context;
   }
+  if (auto paged = v.getDefiningOp<RefinePagedOp>()) {
+    const HostTensor &q = interpreter.valueOf(paged.getQuery());
+    return ::indexpool::runtime::refinePagedContext(
+        q, interpreter.valueOf(paged.getWeights()),
+        interpreter.valueOf(paged.getCandidates()),
+        interpreter.valueOf(paged.getPages()),
+        interpreter.valueOf(paged.getBlockTable()),
+        interpreter.valueOf(paged.getLengths()),
+        pageLayoutOf(paged, q.shape[3]));
+  }
   if (auto refine = v.getDefiningOp<RefineOp>()) {
     SelectionContext context;
     const HostTensor *scales =

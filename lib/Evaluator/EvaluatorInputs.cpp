@@ -123,6 +123,12 @@ static int64_t boundOf(const InputDescription &description,
                                             int64_t(paged.getPageEntries())),
                                     int64_t(paged.getPoolSize())),
                             int64_t(paged.getPoolSize()) - 1);
+  else if (auto refine = dyn_cast<RefinePagedOp>(op))
+    // Lengths and candidates: every entry (token) of a table row.
+    columns = description.distribution == InputDistribution::PageIds
+                  ? sizeOf(refine.getPages(), 0)
+                  : mulDims(sizeOf(refine.getBlockTable(), 1),
+                            int64_t(refine.getPageEntries()));
   else if (auto append = dyn_cast<AppendPagedOp>(op))
     // Lengths: room for the n new tokens in the table's entries.
     columns = description.distribution == InputDistribution::PageIds

@@ -185,6 +185,7 @@ LogicalResult Interpreter::visit(Operation *op) {
       .Case([&](CompressPagedOp op) { return visitCompressPaged(op); })
       .Case([&](SelectPagedOp op) { return visitSelectPaged(op); })
       .Case([&](AppendPagedOp op) { return visitAppendPaged(op); })
+      .Case([&](RefinePagedOp op) { return visitRefinePaged(op); })
       .Case([&](arith::ConstantOp op) { return visitConstant(op); })
       .Case<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp,
             arith::MaximumFOp, arith::MinimumFOp, arith::NegFOp, arith::AddIOp,

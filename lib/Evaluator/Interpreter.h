@@ -158,6 +158,7 @@ private:
   LogicalResult visitCompressPaged(CompressPagedOp op);
   LogicalResult visitSelectPaged(SelectPagedOp op);
   LogicalResult visitAppendPaged(AppendPagedOp op);
+  LogicalResult visitRefinePaged(RefinePagedOp op);
 
   // arith, tensor, bufferization (EvaluateTensorOps.cpp).
   LogicalResult visitConstant(arith::ConstantOp op);

@@ -410,6 +410,90 @@ HostTensor selectPaged(const HostTensor &q, const HostTensor &w,
 }
 
 //===----------------------------------------------------------------------===//
+// refine_paged
+//===----------------------------------------------------------------------===//
+
+std::string checkRefinePaged(const HostTensor &q, const HostTensor &w,
+                             const HostTensor &candidates,
+                             const HostTensor &pages,
+                             const HostTensor &blockTable,
+                             const HostTensor &lengths, int64_t k,
+                             const PageLayout &layout) {
+  // select_paged's rules with one entry per token (P = 1), k not bounded
+  // by the entries but by the candidates.
+  std::string why = checkSelectPaged(q, w, pages, blockTable, lengths, 0,
+                                     /*poolSize=*/1, layout);
+  if (!why.empty())
+    return why;
+  int64_t batch = q.shape[0], rows = q.shape[1];
+  if (candidates.rank() != 3 || candidates.shape[0] != batch ||
+      candidates.shape[1] != rows)
+    return "candidates must be [B, S, C] with [B, S] = " +
+           shapeString({batch, rows}) + ", got " +
+           shapeString(candidates.shape);
+  if (k < 0 || k > candidates.shape[2])
+    return "k must be in [0, C = " + sizeText(candidates.shape[2]) +
+           "], got " + sizeText(k);
+  return "";
+}
+
+HostTensor refinePagedLogits(const HostTensor &q, const HostTensor &w,
+                             const HostTensor &candidates,
+                             const HostTensor &pages,
+                             const HostTensor &blockTable,
+                             const HostTensor &lengths,
+                             const PageLayout &layout) {
+  assert(checkRefinePaged(q, w, candidates, pages, blockTable, lengths, 0,
+                          layout)
+             .empty());
+  int64_t batch = q.shape[0], rows = q.shape[1], heads = q.shape[2],
+          dim = q.shape[3], columns = candidates.shape[2];
+  HostTensor logits =
+      HostTensor::zeros(ElementType::F32, {batch * rows, columns});
+  std::vector<double> tokenLogits;
+  for (int64_t row = 0; row < batch * rows; ++row) {
+    int64_t length = int64_t(lengths.data[row]);
+    // Every token of the row (scoreRow's bits, decoded page by page), then
+    // the candidates gathered.
+    tokenLogits.assign(static_cast<size_t>(length), 0.0);
+    scoreRow(q.data.data() + row * heads * dim, w.data.data() + row * heads,
+             heads, pages, layout, blockTable, row / rows, length,
+             tokenLogits.data());
+    for (int64_t c = 0; c < columns; ++c) {
+      double t = candidates.data[row * columns + c];
+      logits.data[row * columns + c] =
+          t >= 0 && t < double(length)
+              ? tokenLogits[size_t(t)]
+              : std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  return logits;
+}
+
+HostTensor refinePaged(const HostTensor &q, const HostTensor &w,
+                       const HostTensor &candidates, const HostTensor &pages,
+                       const HostTensor &blockTable, const HostTensor &lengths,
+                       int64_t k, const PageLayout &layout) {
+  assert(checkRefinePaged(q, w, candidates, pages, blockTable, lengths, k,
+                          layout)
+             .empty());
+  HostTensor logits = refinePagedLogits(q, w, candidates, pages, blockTable,
+                                        lengths, layout);
+  HostTensor kept = topk(logits, nullptr, k).indices;
+  int64_t batch = q.shape[0], rows = q.shape[1], columns = candidates.shape[2];
+  HostTensor tokens = HostTensor::zeros(ElementType::I32, {batch, rows, k});
+  for (int64_t i = 0; i < tokens.numElements(); ++i) {
+    int64_t row = i / k;
+    double c = kept.data[i];
+    // A padding candidate's logit is NaN; a NaN logit of a real token is
+    // kept as that token.
+    double t = c < 0 ? -1.0 : candidates.data[row * columns + int64_t(c)];
+    tokens.data[i] = t >= 0 && t < lengths.data[row] ? t : -1.0;
+  }
+  return tokens;
+}
+
+//===----------------------------------------------------------------------===//
 // append_paged
 //===----------------------------------------------------------------------===//
 

@@ -65,6 +65,15 @@ InputDistribution distributionOfOperand(std::string_view op,
     return operand == "slots" ? D::PageSlots
            : operand == "pages" ? D::Default
                                 : D::Normal;
+  if (op == "refine_paged") {
+    if (operand == "candidates")
+      return D::CandidateTokens;
+    if (operand == "block_table")
+      return D::PageIds;
+    if (operand == "lengths")
+      return D::ValidLengths;
+    return operand == "pages" ? D::Default : D::Normal;
+  }
   if (op == "select_paged" || op == "append_paged") {
     if (operand == "block_table")
       return D::PageIds;

@@ -353,6 +353,22 @@ SelectionContext selectPagedContext(const HostTensor &q, const HostTensor &w,
   return context;
 }
 
+SelectionContext refinePagedContext(const HostTensor &q, const HostTensor &w,
+                                    const HostTensor &candidates,
+                                    const HostTensor &pages,
+                                    const HostTensor &blockTable,
+                                    const HostTensor &lengths,
+                                    const ref::PageLayout &layout) {
+  SelectionContext context;
+  context.logits = ref::refinePagedLogits(q, w, candidates, pages, blockTable,
+                                          lengths, layout);
+  HostTensor rows = candidates;
+  rows.shape = {candidates.shape[0] * candidates.shape[1],
+                candidates.shape[2]};
+  context.candidates = std::move(rows);
+  return context;
+}
+
 Comparison comparePages(const HostTensor &actual, const HostTensor &expected,
                         const ref::PageLayout &layout) {
   Comparison c;

@@ -112,9 +112,12 @@ public:
   /// A rule of Dialect/Shapes.h: "" when it holds, else its message.
   Rules &rule(const std::string &why) { return require(why.empty(), why); }
 
-  Rules &poolSize(int64_t p) {
-    return require(mlir::indexpool::isValidPoolSize(p),
-                   "pool_size must be a power of two in [" +
+  /// `paged`: the paged forms, which also take 1 (one entry per token).
+  Rules &poolSize(int64_t p, bool paged = false) {
+    return require(paged ? mlir::indexpool::isValidPagedPoolSize(p)
+                         : mlir::indexpool::isValidPoolSize(p),
+                   std::string("pool_size must be ") + (paged ? "1 or " : "") +
+                       "a power of two in [" +
                        std::to_string(mlir::indexpool::kMinPoolSize) + ", " +
                        std::to_string(mlir::indexpool::kMaxPoolSize) +
                        "], got " + std::to_string(p));
@@ -229,9 +232,36 @@ bool evaluatePaged(const Compute &compute, const OpContract &contract,
   Rules rules;
   const std::string &op = compute.op;
   int64_t p = compute.poolSize, k = compute.k;
-  rules.poolSize(p).operandTypes(contract, named).resultTypes(contract,
-                                                              resultTypes,
-                                                              named);
+  // refine_paged has no pool_size: one entry per token.
+  if (op != "refine_paged")
+    rules.poolSize(p, /*paged=*/true);
+  rules.operandTypes(contract, named).resultTypes(contract, resultTypes,
+                                                  named);
+
+  if (op == "refine_paged") {
+    const HostTensor *q = get("query"), *w = get("weights"),
+                     *candidates = get("candidates"), *pages = get("pages"),
+                     *table = get("block_table"), *lengths = get("lengths");
+    ref::PageLayout layout =
+        layoutOf(compute, q->rank() == 4 ? q->shape[3] : 0);
+    rules
+        .require(q->rank() == 4, "query must be [B, S, H, D], got " +
+                                     ref::shapeString(q->shape))
+        .reference(ref::checkRefinePaged(*q, *w, *candidates, *pages, *table,
+                                         *lengths, k, layout));
+    int64_t capacity = 0;
+    if (rules.ok()) {
+      rules.require(k > 0, "k must be positive, got " + std::to_string(k));
+      tableCapacity(rules, *table, layout, 1, capacity);
+    }
+    if (!rules.ok())
+      return error = rules.error(), false;
+    results.push_back(
+        shapesOnly ? shapeOnly(resultType(0), {q->shape[0], q->shape[1], k})
+                   : ref::refinePaged(*q, *w, *candidates, *pages, *table,
+                                      *lengths, k, layout));
+    return true;
+  }
 
   if (op == "compress_paged") {
     const HostTensor *keys = get("keys"), *scores = get("scores"),
@@ -383,7 +413,8 @@ bool evaluateCompute(const Compute &compute,
   const std::string &op = compute.op;
   int64_t p = compute.poolSize;
 
-  if (op == "compress_paged" || op == "select_paged" || op == "append_paged")
+  if (op == "compress_paged" || op == "select_paged" ||
+      op == "append_paged" || op == "refine_paged")
     return evaluatePaged(compute, *contract, named, resultTypes, shapesOnly,
                          results, error);
 
@@ -751,6 +782,19 @@ selectionContextOf(const Manifest &manifest, const ReferenceValues &values,
                               compute->poolSize,
                               layoutOf(*compute, q->shape[3]));
   }
+  if (compute->op == "refine_paged") {
+    const HostTensor *q = valueOf(compute->operand("query"));
+    const HostTensor *w = valueOf(compute->operand("weights"));
+    const HostTensor *candidates = valueOf(compute->operand("candidates"));
+    const HostTensor *pages = valueOf(compute->operand("pages"));
+    const HostTensor *table = valueOf(compute->operand("block_table"));
+    const HostTensor *lengths = valueOf(compute->operand("lengths"));
+    if (!q || !w || !candidates || !pages || !table || !lengths ||
+        q->rank() != 4 || candidates->rank() != 3)
+      return std::nullopt;
+    return refinePagedContext(*q, *w, *candidates, *pages, *table, *lengths,
+                              layoutOf(*compute, q->shape[3]));
+  }
   if (compute->op == "select") {
     const HostTensor *q = valueOf(compute->operand("query"));
     const HostTensor *w = valueOf(compute->operand("weights"));
@@ -861,6 +905,9 @@ int64_t boundOfUse(const Manifest &manifest, const Compute &compute,
     bound = addDims(
         mulDims(mulDims(size("block_table", 1), compute.pageEntries), p),
         p - 1);
+  else if (op == "refine_paged")
+    // Lengths and candidates: every entry (token) of a table row.
+    bound = mulDims(size("block_table", 1), compute.pageEntries);
   else if (op == "append_paged")
     // Lengths: room for the n new tokens in the table's entries.
     bound = addDims(

@@ -167,3 +167,69 @@ func.func @append_rotate(%k: tensor<8x1x96xbf16>, %s: tensor<8x1xbf16>, %tk: ten
   %r:3 = indexpool.append_paged %k, %s tail(%tk, %ts) lengths(%l) into %p block_table(%t) {pool_size = 4 : i64, rotate} : (tensor<8x1x96xbf16>, tensor<8x1xbf16>, tensor<8x3x96xbf16>, tensor<8x3xbf16>, tensor<8xi32>, tensor<4x6400xi8>, tensor<8x2xi32>) -> (tensor<4x6400xi8>, tensor<8x3x96xbf16>, tensor<8x3xbf16>)
   return
 }
+
+// -----
+
+func.func @refine_candidates_rank(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{candidates must be [B, S, C] (rank 3), got 'tensor<8x16xi32>'}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_candidates_rows(%q: tensor<8x2x64x128xbf16>, %w: tensor<8x2x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x2xi32>) {
+  // expected-error @+1 {{candidates dimension 1 must be S = 2, got 1}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<8x2x64x128xbf16>, tensor<8x2x64xf32>, tensor<8x1x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x2xi32>) -> tensor<8x2x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_page_bytes(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x8448xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{pages dimension 1 must be E * (D + 4) = 33792, got 8448}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x16xi32>, tensor<4x8448xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x4xi32>
+  return
+}
+
+// -----
+
+func.func @refine_k_candidates(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{k must be at most C = 16 (the candidates of a row), got 17}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 17 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x17xi32>
+  return
+}
+
+// -----
+
+func.func @refine_k_zero(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{k must be positive, got 0}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 0 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x0xi32>
+  return
+}
+
+// -----
+
+func.func @refine_result(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{result 'tokens' dimension 2 must be K = 4, got 5}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x5xi32>
+  return
+}
+
+// -----
+
+func.func @refine_token_ids(%q: tensor<1x1x64x128xbf16>, %w: tensor<1x1x64xf32>, %c: tensor<1x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<1x16777216xi32>, %l: tensor<1x1xi32>) {
+  // expected-error @+1 {{max_pages * E * P = 4294967296 * 1 = 4294967296 tokens do not fit the i32 token indices (at most 2^31)}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<1x1x64x128xbf16>, tensor<1x1x64xf32>, tensor<1x1x16xi32>, tensor<4x33792xi8>, tensor<1x16777216xi32>, tensor<1x1xi32>) -> tensor<1x1x4xi32>
+  return
+}
+
+// -----
+
+// The paged forms take pool_size = 1 (the token tier) but no other
+// non-power of two.
+func.func @append_pool_size(%k: tensor<8x1x128xbf16>, %s: tensor<8x1xbf16>, %tk: tensor<8x2x128xbf16>, %ts: tensor<8x2xbf16>, %l: tensor<8xi32>, %p: tensor<4x8448xi8>, %t: tensor<8x2xi32>) {
+  // expected-error @+1 {{pool_size must be 1 or a power of two in [2, 64], got 3}}
+  %r:3 = indexpool.append_paged %k, %s tail(%tk, %ts) lengths(%l) into %p block_table(%t) {pool_size = 3 : i64} : (tensor<8x1x128xbf16>, tensor<8x1xbf16>, tensor<8x2x128xbf16>, tensor<8x2xbf16>, tensor<8xi32>, tensor<4x8448xi8>, tensor<8x2xi32>) -> (tensor<4x8448xi8>, tensor<8x2x128xbf16>, tensor<8x2xbf16>)
+  return
+}

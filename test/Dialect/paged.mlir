@@ -70,3 +70,29 @@ func.func @append_step(%keys: tensor<8x1x128xbf16>, %scores: tensor<8x1xbf16>, %
         -> (tensor<1024x8448xi8>, tensor<8x3x128xbf16>, tensor<8x3xbf16>)
   return %p, %tk2, %ts2 : tensor<1024x8448xi8>, tensor<8x3x128xbf16>, tensor<8x3xbf16>
 }
+
+// The second stage on the token tier (one entry per token, E = 4 x 64 = 256:
+// 256 * 132 = 33792-byte pages, one page per pooled page): 2048 of the 8195
+// candidates select_paged gives; dynamic sizes.
+// CHECK-LABEL: func.func @refine_tokens
+// CHECK: indexpool.refine_paged %{{.*}}, %{{.*}}, %{{.*}} pages(%{{.*}}) block_table(%{{.*}}) lengths(%{{.*}}) {k = 2048 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x8195xi32>, tensor<1024x33792xi8>, tensor<8x128xi32>, tensor<8x1xi32>) -> tensor<8x1x2048xi32>
+// CHECK: indexpool.refine_paged {{.*}} {codes = i8, k = 8 : i64, page_entries = 16 : i64, scales_first} : (tensor<?x2x16x64xf8E4M3FN>, tensor<?x2x16xf32>, tensor<?x2x?xi32>, tensor<?x1088xi8>, tensor<?x?xi32>, tensor<?x2xi32>) -> tensor<?x2x8xi32>
+// GENERIC-LABEL: sym_name = "refine_tokens"
+// GENERIC: "indexpool.refine_paged"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{k = 2048 : i64, page_entries = 256 : i64}>
+func.func @refine_tokens(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>,
+    %cand: tensor<8x1x8195xi32>, %tokens: tensor<1024x33792xi8>,
+    %table: tensor<8x128xi32>, %len: tensor<8x1xi32>,
+    %q2: tensor<?x2x16x64xf8E4M3FN>, %w2: tensor<?x2x16xf32>, %cand2: tensor<?x2x?xi32>,
+    %tokens2: tensor<?x1088xi8>, %table2: tensor<?x?xi32>, %len2: tensor<?x2xi32>)
+    -> (tensor<8x1x2048xi32>, tensor<?x2x8xi32>) {
+  %t = indexpool.refine_paged %q, %w, %cand pages(%tokens) block_table(%table)
+      lengths(%len) {k = 2048 : i64, page_entries = 256 : i64}
+      : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x8195xi32>,
+         tensor<1024x33792xi8>, tensor<8x128xi32>, tensor<8x1xi32>)
+        -> tensor<8x1x2048xi32>
+  %t2 = indexpool.refine_paged %q2, %w2, %cand2 pages(%tokens2) block_table(%table2)
+      lengths(%len2) {k = 8 : i64, page_entries = 16 : i64, codes = i8, scales_first}
+      : (tensor<?x2x16x64xf8E4M3FN>, tensor<?x2x16xf32>, tensor<?x2x?xi32>,
+         tensor<?x1088xi8>, tensor<?x?xi32>, tensor<?x2xi32>) -> tensor<?x2x8xi32>
+  return %t, %t2 : tensor<8x1x2048xi32>, tensor<?x2x8xi32>
+}

@@ -63,7 +63,7 @@
 // PARAM: indexpool-launch: error: {{.*}}param.json:13:43: launches[0].params[1].buffer: no buffer has id 7
 // RUN: sed 's/"op": "expand"/"op": "expand_all"/' %S/Inputs/launch/expand.json > %t.op.json
 // RUN: not indexpool-launch %t.op.json 2>&1 | FileCheck %s --check-prefix=OP --implicit-check-not=error:
-// OP: indexpool-launch: error: {{.*}}op.json:16:12: computes[0].op: unknown op "expand_all" (expected pool, hadamard, quantize, dequantize, residual, reconstruct, score, topk, expand, compress, select, refine, compress_paged, select_paged or append_paged)
+// OP: indexpool-launch: error: {{.*}}op.json:16:12: computes[0].op: unknown op "expand_all" (expected pool, hadamard, quantize, dequantize, residual, reconstruct, score, topk, expand, compress, select, refine, compress_paged, select_paged, append_paged or refine_paged)
 // RUN: sed 's/"indices": 0/"idx": 0/' %S/Inputs/launch/expand.json > %t.operand.json
 // RUN: not indexpool-launch %t.operand.json 2>&1 | FileCheck %s --check-prefix=OPERAND --implicit-check-not=error:
 // OPERAND: indexpool-launch: error: {{.*}}operand.json:16:42: computes[0].operands.idx: unknown field (expected indices)

@@ -278,6 +278,77 @@ TEST(PagedTest, SelectEqualsDenseSelectOverTheSequencePlusItsTail) {
   EXPECT_EQ(std::count(short3, short3 + width, -1.0), width - 3);
 }
 
+// refine_paged on a tier whose entries are the pooled cache's (a tier is
+// any paged cache read one entry per token): per query row, dense refine
+// over the row's gathered entries with the same candidates.
+TEST(PagedTest, RefineEqualsDenseRefineOverTheGatheredEntries) {
+  std::mt19937_64 rng(26);
+  std::vector<int64_t> tokens = {kE * kP + 9, 3 * kE * kP, kP, 0};
+  int64_t batch = int64_t(tokens.size()), rows = 2, heads = 4, maxPages = 3;
+  int64_t columns = 40, k = 12;
+  PagedCache cache = buildCache(tokens, maxPages, rng);
+  HostTensor q = randomNormal(ElementType::BF16, {batch, rows, heads, kD}, rng);
+  HostTensor w = randomNormal(ElementType::F32, {batch, rows, heads}, rng);
+  // Lengths in entries: all of the sequence's, then one less.
+  HostTensor lengths = HostTensor::zeros(ElementType::I32, {batch, rows});
+  HostTensor candidates =
+      HostTensor::zeros(ElementType::I32, {batch, rows, columns});
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t s = 0; s < rows; ++s) {
+      int64_t n = std::max<int64_t>(tokens[b] / kP - s, 0);
+      lengths.data[size_t(b * rows + s)] = double(n);
+      // Ids in [-1, n + 3): padding, tokens beyond the length, duplicates.
+      std::uniform_int_distribution<int64_t> id(-1, n + 2);
+      for (int64_t c = 0; c < columns; ++c)
+        candidates.data[size_t((b * rows + s) * columns + c)] = double(id(rng));
+    }
+  PageLayout layout = productionLayout();
+  ASSERT_EQ(checkRefinePaged(q, w, candidates, cache.pages, cache.blockTable,
+                             lengths, k, layout),
+            "");
+  HostTensor got = refinePaged(q, w, candidates, cache.pages,
+                               cache.blockTable, lengths, k, layout);
+  ASSERT_EQ(got.shape, (std::vector<int64_t>{batch, rows, k}));
+  int64_t kept = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t s = 0; s < rows; ++s) {
+      int64_t row = b * rows + s;
+      int64_t n = int64_t(lengths.data[size_t(row)]);
+      const CompressResult &dense = cache.dense[size_t(b)];
+      HostTensor keys{dense.q.type, {n, kD},
+                      {dense.q.data.begin(), dense.q.data.begin() + n * kD}};
+      HostTensor scales{ElementType::F32, {n},
+                        {dense.scale.data.begin(),
+                         dense.scale.data.begin() + n}};
+      HostTensor query{q.type, {1, heads, kD},
+                       {q.data.begin() + row * heads * kD,
+                        q.data.begin() + (row + 1) * heads * kD}};
+      HostTensor weights{w.type, {1, heads},
+                         {w.data.begin() + row * heads,
+                          w.data.begin() + (row + 1) * heads}};
+      HostTensor rowCandidates{
+          ElementType::I32, {1, columns},
+          {candidates.data.begin() + row * columns,
+           candidates.data.begin() + (row + 1) * columns}};
+      HostTensor want = refine(query, weights, rowCandidates, keys, &scales, k);
+      for (int64_t j = 0; j < k; ++j) {
+        ASSERT_EQ(got.data[size_t(row * k + j)], want.data[size_t(j)])
+            << "b " << b << " s " << s << " j " << j;
+        kept += want.data[size_t(j)] >= 0;
+      }
+    }
+  // Not a vacuous comparison: most slots hold a token.
+  EXPECT_GT(kept, batch * rows * k / 2);
+  // k above C and candidates of another batch are refused.
+  EXPECT_NE(checkRefinePaged(q, w, candidates, cache.pages, cache.blockTable,
+                             lengths, columns + 1, layout),
+            "");
+  HostTensor narrow = HostTensor::zeros(ElementType::I32, {batch, 1, columns});
+  EXPECT_NE(checkRefinePaged(q, w, narrow, cache.pages, cache.blockTable,
+                             lengths, k, layout),
+            "");
+}
+
 TEST(PagedTest, SelectRefusesBadTablesAndLengths) {
   std::mt19937_64 rng(15);
   PagedCache cache = buildCache({kE * kP, kP}, 2, rng);

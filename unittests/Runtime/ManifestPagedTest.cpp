@@ -185,7 +185,7 @@ TEST(ManifestPagedErrorsTest, WrongShapesGetTheReferencesLine) {
             "max_pages * E = 16 (the entries a block table row holds), got 17");
   EXPECT_EQ(errorOf(edited("\"k\": 4, \"pool_size\": 4",
                            "\"k\": 4, \"pool_size\": 3")),
-            "m.json:34:5: computes[2] (select_paged): pool_size must be a "
+            "m.json:34:5: computes[2] (select_paged): pool_size must be 1 or a "
             "power of two in [2, 64], got 3");
   // The result's shape is what the op gives: [B, S, k * P + P - 1].
   EXPECT_EQ(errorOf(edited("[2, 1, 19]", "[2, 1, 16]")),

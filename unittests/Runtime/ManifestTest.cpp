@@ -223,7 +223,7 @@ TEST(ManifestTest, ComputesAreCheckedLikeTheIR) {
             "m.json:25:12: computes[1].op: unknown op \"rotate\" (expected "
             "pool, hadamard, quantize, dequantize, residual, reconstruct, "
             "score, topk, expand, compress, select, refine, compress_paged, "
-            "select_paged or append_paged)");
+            "select_paged, append_paged or refine_paged)");
   EXPECT_EQ(errorOf(edited("\"scores\": 1, ", "")),
             "m.json:23:32: computes[0].operands: missing operand \"scores\" "
             "of pool");

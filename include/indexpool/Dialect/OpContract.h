@@ -248,6 +248,15 @@ inline const std::vector<OpContract> &opContracts() {
           {"new_tail_keys", kKeyTypes},
           {"new_tail_scores", kKeyTypes}},
          withPageLayout(compressProperties)},
+        {"refine_paged",
+         {{"query", req, kQueryTypes},
+          {"weights", req, kF32Types},
+          {"candidates", req, kI32Types},
+          {"pages", req, kPagesTypes},
+          {"block_table", req, kI32Types},
+          {"lengths", req, kI32Types}},
+         {{"tokens", kI32Types}},
+         withPageLayout({{"k", K::I64, required}})},
     };
   }();
   return table;

@@ -42,6 +42,12 @@ inline bool isValidPoolSize(int64_t p) {
   return isPowerOfTwo(p) && p >= kMinPoolSize && p <= kMaxPoolSize;
 }
 
+/// The paged forms also take pool_size = 1: one entry per token (the token
+/// tier of a two-stage selection, docs/serving-layout.md).
+inline bool isValidPagedPoolSize(int64_t p) {
+  return p == 1 || isValidPoolSize(p);
+}
+
 /// The Hadamard dimension must be a power of two no larger than 1024.
 inline bool isValidHadamardDim(int64_t d) {
   return isPowerOfTwo(d) && d <= kMaxHadamardDim;

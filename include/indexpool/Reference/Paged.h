@@ -163,6 +163,36 @@ AppendResult appendPaged(const HostTensor &keys, const HostTensor &scores,
                          const CompressOptions &options,
                          const PageLayout &layout);
 
+//===----------------------------------------------------------------------===//
+// indexpool.refine_paged
+//===----------------------------------------------------------------------===//
+
+/// q [B, S, H, D]; w [B, S, H]; candidates [B, S, C] I32; the token tier's
+/// pages [pages, pageBytes] I8 (one entry per token); blockTable
+/// [B, maxPages] I32; lengths [B, S] I32; 0 <= k <= C. Each length L >= 0
+/// is at most maxPages * E, and every page id the row uses (the first
+/// ceil(L / E) of its table) is in [0, pages).
+std::string checkRefinePaged(const HostTensor &q, const HostTensor &w,
+                             const HostTensor &candidates,
+                             const HostTensor &pages,
+                             const HostTensor &blockTable,
+                             const HostTensor &lengths, int64_t k,
+                             const PageLayout &layout);
+/// logits[b * S + s, c]: select_paged's logit (f32-rounded) of token t =
+/// candidates[b, s, c]'s entry when 0 <= t < L, NaN otherwise (padding).
+HostTensor refinePagedLogits(const HostTensor &q, const HostTensor &w,
+                             const HostTensor &candidates,
+                             const HostTensor &pages,
+                             const HostTensor &blockTable,
+                             const HostTensor &lengths,
+                             const PageLayout &layout);
+/// refine on the token tier: per query row, topk (k) of refinePagedLogits,
+/// each kept column's candidate, -1 where it is padding. tokens [B, S, k].
+HostTensor refinePaged(const HostTensor &q, const HostTensor &w,
+                       const HostTensor &candidates, const HostTensor &pages,
+                       const HostTensor &blockTable, const HostTensor &lengths,
+                       int64_t k, const PageLayout &layout);
+
 } // namespace indexpool::ref
 
 #endif // INDEXPOOL_REFERENCE_PAGED_H

@@ -47,6 +47,18 @@ SelectionContext selectPagedContext(const ref::HostTensor &q,
                                     int64_t poolSize,
                                     const ref::PageLayout &layout);
 
+/// The context of refine_paged's tokens [B, S, k], from its operands
+/// (checked by ref::checkRefinePaged): the reference's logits of each query
+/// row's candidates and the candidates as [B*S, C], so that tokens compare
+/// as refine's do.
+SelectionContext refinePagedContext(const ref::HostTensor &q,
+                                    const ref::HostTensor &w,
+                                    const ref::HostTensor &candidates,
+                                    const ref::HostTensor &pages,
+                                    const ref::HostTensor &blockTable,
+                                    const ref::HostTensor &lengths,
+                                    const ref::PageLayout &layout);
+
 /// How one result compares with the reference.
 struct Comparison {
   int64_t elements = 0;

@@ -509,9 +509,11 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
   });
 }
 
-void mlir::indexpool::loops::emitTakeEntry(Emitter &e, Value candidates,
-                                           Value keys, Value indices,
-                                           Value tokens, Value m, Value j) {
+/// tokens[m, j] = candidates[m, indices[m, j]] where `isToken` holds for
+/// it, else -1.
+static void takeEntry(Emitter &e, Value candidates,
+                      function_ref<Value(Value t)> isToken, Value indices,
+                      Value tokens, Value m, Value j) {
   ImplicitLocOpBuilder &b = e.builder();
   Value minusOne = e.i32(-1);
   Value idx = memref::LoadOp::create(b, indices, ValueRange{m, j});
@@ -522,10 +524,36 @@ void mlir::indexpool::loops::emitTakeEntry(Emitter &e, Value candidates,
       e.ifThen(taken, {minusOne}, [&]() -> SmallVector<Value> {
          Value c = arith::IndexCastOp::create(b, b.getIndexType(), idx);
          Value t = memref::LoadOp::create(b, candidates, ValueRange{m, c});
-         return {
-             arith::SelectOp::create(b, emitIsKeyRow(e, t, keys), t, minusOne)};
+         return {arith::SelectOp::create(b, isToken(t), t, minusOne)};
        }).front();
   memref::StoreOp::create(b, token, tokens, ValueRange{m, j});
+}
+
+void mlir::indexpool::loops::emitTakeEntry(Emitter &e, Value candidates,
+                                           Value keys, Value indices,
+                                           Value tokens, Value m, Value j) {
+  takeEntry(
+      e, candidates, [&](Value t) { return emitIsKeyRow(e, t, keys); },
+      indices, tokens, m, j);
+}
+
+void mlir::indexpool::loops::emitTakeTokenEntry(Emitter &e, Value candidates,
+                                                Value lengths, Value indices,
+                                                Value tokens, Value m,
+                                                Value j) {
+  ImplicitLocOpBuilder &b = e.builder();
+  takeEntry(
+      e, candidates,
+      [&](Value t) -> Value {
+        // Negative ids wrap above every length as an index.
+        Value at = arith::IndexCastOp::create(b, b.getIndexType(), t);
+        Value length = memref::LoadOp::create(b, lengths, ValueRange{m});
+        Value bound = arith::MaxSIOp::create(b, length, e.i32(0));
+        return arith::CmpIOp::create(
+            b, arith::CmpIPredicate::ult, at,
+            arith::IndexCastOp::create(b, b.getIndexType(), bound));
+      },
+      indices, tokens, m, j);
 }
 
 void mlir::indexpool::loops::emitTake(Emitter &e, Value candidates, Value keys,

@@ -113,6 +113,10 @@ void emitRefineScore(Emitter &e, Value query, Value weights, Value candidates,
 /// is a row of `keys`, else -1 (padding, or an empty topk slot).
 void emitTakeEntry(Emitter &e, Value candidates, Value keys, Value indices,
                    Value tokens, Value m, Value j);
+/// The same for refine_paged's rows ([B*S, C] candidates): a candidate is
+/// a token when it is in [0, lengths[m]).
+void emitTakeTokenEntry(Emitter &e, Value candidates, Value lengths,
+                        Value indices, Value tokens, Value m, Value j);
 
 /// values / indices [M, k] of indexpool.topk (`valid` may be null).
 void emitTopK(Emitter &e, Value logits, Value valid, Value values,

@@ -407,8 +407,13 @@ static const char *pagedUnsupported(Operation *op,
     return keyRows(compress.getKeys());
   if (auto append = dyn_cast<AppendPagedOp>(op))
     return keyRows(append.getKeys());
+  Value query;
   if (auto select = dyn_cast<SelectPagedOp>(op))
-    return canSelectPaged(bufferType(select.getQuery()))
+    query = select.getQuery();
+  if (auto refine = dyn_cast<RefinePagedOp>(op))
+    query = refine.getQuery();
+  if (query)
+    return canSelectPaged(bufferType(query))
                ? nullptr
                : "H or D dynamic, H > 128, D not made of 16-byte chunks, or "
                  "the query beyond 48 KiB";
@@ -445,6 +450,38 @@ struct SelectPagedKernel : KernelPattern<SelectPagedOp> {
         {dimOf(b, s.query, 0), dimOf(b, s.query, 1),
          arith::ConstantIndexOp::create(b, s.k * s.poolSize + s.poolSize - 1)});
     emitSelectPagedKernels(b, s, launch);
+  }
+};
+
+struct RefinePagedKernel : KernelPattern<RefinePagedOp> {
+  using KernelPattern::KernelPattern;
+  /// Whether the score part runs on the tensor cores (as select_paged's).
+  bool onTensorCores(RefinePagedOp op) const {
+    return options.tensorCores &&
+           canSelectPagedMma(bufferType(op.getQuery()), op.getCodesType(),
+                             options.mmaChip());
+  }
+  const char *unsupported(RefinePagedOp op,
+                          const KernelLaunch &launch) const override {
+    return onTensorCores(op) ? nullptr : pagedUnsupported(op, launch);
+  }
+  void lower(RefinePagedOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
+             const KernelLaunch &launch) const override {
+    PagedRefineBuffers s;
+    s.query = buffers.in(op.getQuery());
+    s.weights = buffers.in(op.getWeights());
+    s.candidates = buffers.in(op.getCandidates());
+    s.pages = buffers.in(op.getPages());
+    s.table = buffers.in(op.getBlockTable());
+    s.lengths = buffers.in(op.getLengths());
+    s.k = static_cast<int64_t>(op.getK());
+    s.layout = loops::PageEntries::of(op);
+    s.tensorCores = onTensorCores(op);
+    s.chip = options.mmaChip();
+    s.tokens = buffers.out(op.getTokens().getType(),
+                           {dimOf(b, s.query, 0), dimOf(b, s.query, 1),
+                            arith::ConstantIndexOp::create(b, s.k)});
+    emitRefinePagedKernels(b, s, launch);
   }
 };
 
@@ -614,7 +651,8 @@ struct IndexPoolToGPUKernels
     // memref.copy).
     KernelOptions options{info->hasFp8Convert, threadsPerBlock, info};
     WalkResult uncovered = getOperation().walk([&](Operation *op) {
-      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp>(op))
+      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp, RefinePagedOp>(
+              op))
         return WalkResult::advance();
       const char *why = pagedUnsupported(op, options.launchFor(op));
       if (!why)
@@ -680,5 +718,5 @@ void mlir::indexpool::populateIndexPoolToGPUKernelsPatterns(
   patterns.add<SplitSelect>(ctx);
   patterns.add<CompressKernel, PoolKernel, HadamardKernel, QuantizeKernel,
                ScoreKernel, TopKKernel, ExpandKernel, RefineKernel,
-               SelectPagedKernel>(ctx, options);
+               SelectPagedKernel, RefinePagedKernel>(ctx, options);
 }

@@ -164,7 +164,7 @@ struct PagedOpModel
   }
 
   bool bufferizesToAllocation(Operation *op, Value value) const {
-    // select_paged's tokens.
+    // select_paged's and refine_paged's tokens.
     return updates(op).empty();
   }
 
@@ -207,5 +207,6 @@ void mlir::indexpool::loops::registerPagedBufferization(
     CompressPagedOp::attachInterface<PagedOpModel<CompressPagedOp>>(*ctx);
     SelectPagedOp::attachInterface<PagedOpModel<SelectPagedOp>>(*ctx);
     AppendPagedOp::attachInterface<PagedOpModel<AppendPagedOp>>(*ctx);
+    RefinePagedOp::attachInterface<PagedOpModel<RefinePagedOp>>(*ctx);
   });
 }

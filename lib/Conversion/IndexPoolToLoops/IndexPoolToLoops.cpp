@@ -368,7 +368,8 @@ struct IndexPoolToLoops
     // of their own (--indexpool-configure-cpu) stays.
     Builder b(&getContext());
     getOperation()->walk([&](Operation *op) {
-      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp>(op))
+      if (!isa<CompressPagedOp, SelectPagedOp, AppendPagedOp, RefinePagedOp>(
+              op))
         return;
       if (!op->hasAttr(loops::kVectorWidthAttrName))
         op->setAttr(loops::kVectorWidthAttrName,

@@ -1,6 +1,7 @@
 //===- PagedOps.cpp - the paged serving layout on buffers -----------------===//
 //
-// compress_paged, select_paged and append_paged (docs/serving-layout.md) as
+// compress_paged, select_paged, append_paged and refine_paged
+// (docs/serving-layout.md) as
 // loops over the bytes of the pages. Every group written is compressed by
 // emitCompressGroup, the code path of compress, and every entry read is
 // scored by emitScoreRows, the arithmetic of score: a paged op computes
@@ -23,6 +24,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::indexpool;
@@ -73,13 +76,19 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
              pages, page, layout.scaleAt(e, entry, dimD));
 }
 
-/// logits[m, j] of select_paged for the valid[m] entries of query row m
-/// (sequence m / S), as emitScore computes them: kScoreRows entries per
-/// parallel item decoded into an f32 scratch, then every head of the row's
-/// query over them.
+/// The entry column c of query row m scores, and whether it is one (null:
+/// always; where it is not, the logit is NaN and nothing is read).
+using EntryOf = function_ref<std::pair<Value, Value>(Value m, Value c)>;
+
+/// logits[m, c] for the first columnsOf(m) columns of query row m (sequence
+/// m / S): entry entryOf(m, c) of the sequence scored as emitScore scores a
+/// key row, kScoreRows columns per parallel item decoded into an f32
+/// scratch, then every head of the row's query over them. select_paged's
+/// columns are its entries; refine_paged's its candidates' tokens.
 void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
-                     Value pages, Value table, Value valid, Value dimS,
-                     Value logits) {
+                     Value pages, Value table, Value dimS, Value logits,
+                     function_ref<Value(Value m)> columnsOf,
+                     EntryOf entryOf) {
   ImplicitLocOpBuilder &b = e.builder();
   Value dimD = e.dim(q, 2), numPages = e.dim(pages, 0);
   Value perRow =
@@ -91,7 +100,7 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
     Value m = arith::DivUIOp::create(b, item, perRow);
     Value first =
         e.mul(arith::RemUIOp::create(b, item, perRow), e.index(kScoreRows));
-    Value n = toIndex(b, memref::LoadOp::create(b, valid, ValueRange{m}));
+    Value n = columnsOf(m);
     Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, first, n);
     e.stackScope([&]() {
       Value scratch = memref::AllocaOp::create(
@@ -99,31 +108,44 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
           b.getI64IntegerAttr(32));
       e.ifThen(any, [&]() {
         Value seq = arith::DivUIOp::create(b, m, dimS);
-        Value lastEntry = arith::SubIOp::create(b, n, e.index(1));
-        SmallVector<Value> scaleOf;
+        Value lastColumn = arith::SubIOp::create(b, n, e.index(1));
+        SmallVector<Value> scaleOf, present;
         for (int64_t r = 0; r < kScoreRows; ++r) {
-          // The block's last item clamps to the row's last entry and stores
-          // only the entries that exist.
-          Value j =
-              arith::MinUIOp::create(b, e.add(first, e.index(r)), lastEntry);
-          Value page, entry;
-          std::tie(page, entry) =
-              locateEntry(e, layout, table, seq, j, numPages);
-          Value codesAt = layout.codesAt(e, entry, dimD);
-          e.chunks(dimD, [&](Chunk c) {
-            e.storeF32(loadCodes(e, layout, pages, page, codesAt, c), scratch,
-                       {e.index(r), c.offset}, c.mask);
-          });
-          scaleOf.push_back(
-              loadScale(e, pages, page, layout.scaleAt(e, entry, dimD)));
+          // The block's last item clamps to the row's last column and
+          // stores only the columns that exist.
+          Value c =
+              arith::MinUIOp::create(b, e.add(first, e.index(r)), lastColumn);
+          auto [j, isEntry] = entryOf(m, c);
+          present.push_back(isEntry);
+          auto decode = [&, j = j]() -> SmallVector<Value> {
+            Value page, entry;
+            std::tie(page, entry) =
+                locateEntry(e, layout, table, seq, j, numPages);
+            Value codesAt = layout.codesAt(e, entry, dimD);
+            e.chunks(dimD, [&](Chunk ch) {
+              e.storeF32(loadCodes(e, layout, pages, page, codesAt, ch),
+                         scratch, {e.index(r), ch.offset}, ch.mask);
+            });
+            return {
+                loadScale(e, pages, page, layout.scaleAt(e, entry, dimD))};
+          };
+          scaleOf.push_back(isEntry ? e.ifThen(isEntry, {e.f32(0.0)}, decode)
+                                          .front()
+                                    : decode().front());
         }
         SmallVector<Value> logit = emitScoreRows(e, q, w, m, scratch, scaleOf);
         for (int64_t r = 0; r < kScoreRows; ++r) {
-          Value j = e.add(first, e.index(r));
-          e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, n),
+          Value c = e.add(first, e.index(r));
+          Value value =
+              present[r]
+                  ? arith::SelectOp::create(
+                        b, present[r], logit[r],
+                        e.f32(std::numeric_limits<double>::quiet_NaN()))
+                  : logit[r];
+          e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, c, n),
                    [&]() {
-                     memref::StoreOp::create(b, logit[r], logits,
-                                             ValueRange{m, j});
+                     memref::StoreOp::create(b, value, logits,
+                                             ValueRange{m, c});
                    });
         }
       });
@@ -209,13 +231,75 @@ void lowerSelectPaged(SelectPagedOp op, Emitter &e, PagedBuffers &buffers) {
                             ValueRange{m});
   });
 
-  emitPagedScores(e, layout, q, w, pages, table, valid, dimS, logits);
+  emitPagedScores(
+      e, layout, q, w, pages, table, dimS, logits,
+      [&](Value m) {
+        return toIndex(b, memref::LoadOp::create(b, valid, ValueRange{m}));
+      },
+      [](Value, Value j) { return std::pair<Value, Value>{j, Value()}; });
   emitTopK(e, logits, valid, values, indices);
   emitExpand(e, indices, tokens, p);
 
   // The L mod P tail tokens n*P .. L-1 after the k*P expanded ones.
   e.parallelFor(dimM, [&](Value m) {
     storeTailTokens(e, loadLength(e, len, {m}), p, k, tokens, m);
+  });
+}
+
+/// refine_paged as refine does it, on temporaries: every query row's
+/// candidates scored into logits [B*S, C] (emitPagedScores), the
+/// row's top k by emitTopK, then each kept column's candidate, -1 where it
+/// is padding.
+void lowerRefinePaged(RefinePagedOp op, Emitter &e, PagedBuffers &buffers) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value query = buffers.in(op.getQuery());
+  Value weights = buffers.in(op.getWeights());
+  Value candidates3 = buffers.in(op.getCandidates());
+  Value pages = buffers.in(op.getPages());
+  Value table = buffers.in(op.getBlockTable());
+  Value lengths = buffers.in(op.getLengths());
+  int64_t k = op.getK();
+  PageEntries layout = PageEntries::of(op);
+  Value dimB = e.dim(query, 0), dimS = e.dim(query, 1);
+  Value tokens3 = buffers.out(op.getTokens(), {dimB, dimS, e.index(k)});
+  auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
+    return Value(memref::CollapseShapeOp::create(b, buffer, groups));
+  };
+  Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
+  Value w = rows(weights, {{0, 1}, {2}});
+  Value len = rows(lengths, {{0, 1}});
+  Value candidates = rows(candidates3, {{0, 1}, {2}});
+  Value tokens = rows(tokens3, {{0, 1}, {2}});
+  Value dimM = e.mul(dimB, dimS), dimC = e.dim(candidates, 1);
+  auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
+    return memref::AllocOp::create(b, MemRefType::get(shape, element), dynamic,
+                                   b.getI64IntegerAttr(64));
+  };
+  int64_t dyn = ShapedType::kDynamic;
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value logits = temp({dyn, dyn}, f32, {dimM, dimC});
+  Value values = temp({dyn, k}, f32, {dimM});
+  Value indices = temp({dyn, k}, i32, {dimM});
+  // Column c of row m: token t = candidates[m, c] when 0 <= t < L, its
+  // entry of the tier; padding otherwise (negative ids wrap above any
+  // length as an index).
+  emitPagedScores(
+      e, layout, q, w, pages, table, dimS, logits,
+      [&](Value) { return dimC; },
+      [&](Value m, Value c) {
+        Value id = memref::LoadOp::create(b, candidates, ValueRange{m, c});
+        Value t = arith::IndexCastOp::create(b, b.getIndexType(), id);
+        Value token = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, t,
+                                            loadLength(e, len, {m}));
+        return std::pair<Value, Value>{t, token};
+      });
+  emitTopK(e, logits, /*valid=*/nullptr, values, indices);
+  // tokens[m, j]: the candidate of the j-th kept column when it is a token
+  // of the row, else -1 (padding: its logit was NaN).
+  e.parallelFor(dimM, [&](Value m) {
+    e.forLoop(e.index(0), e.index(k), [&](Value j) {
+      emitTakeTokenEntry(e, candidates, len, indices, tokens, m, j);
+    });
   });
 }
 
@@ -319,5 +403,7 @@ void mlir::indexpool::loops::emitPagedOp(Operation *op, Emitter &e,
     return lowerCompressPaged(compress, e, buffers);
   if (auto select = dyn_cast<SelectPagedOp>(op))
     return lowerSelectPaged(select, e, buffers);
+  if (auto refine = dyn_cast<RefinePagedOp>(op))
+    return lowerRefinePaged(refine, e, buffers);
   lowerAppendPaged(cast<AppendPagedOp>(op), e, buffers);
 }

@@ -262,6 +262,23 @@ void emitSelectPagedKernels(ImplicitLocOpBuilder &b,
                             const PagedSelectBuffers &s,
                             const KernelLaunch &launch);
 
+/// Buffers and properties of indexpool.refine_paged.
+struct PagedRefineBuffers {
+  Value query, weights, candidates, pages, table, lengths; // [B, S, ...]
+  Value tokens;                                            // result [B, S, k]
+  int64_t k;
+  loops::PageEntries layout;
+  /// Score on the tensor cores (canSelectPagedMma holds) of `chip`.
+  bool tensorCores = false;
+  MmaChip chip;
+};
+/// refine_paged: the score kernel over each row's candidate tokens (their
+/// entries in the token tier, NaN for padding, not read), topk, and the
+/// take of the kept candidates.
+void emitRefinePagedKernels(ImplicitLocOpBuilder &b,
+                            const PagedRefineBuffers &s,
+                            const KernelLaunch &launch);
+
 /// Buffers and properties of indexpool.append_paged; `pages`,
 /// `newTailKeys` and `newTailScores` are the results.
 struct PagedAppendBuffers {

@@ -156,6 +156,91 @@ bool mlir::indexpool::gpukernels::canSelectPagedMma(MemRefType query,
   return canScoreMma(rows, codes, chip);
 }
 
+namespace {
+/// The rows a paged score kernel scores for query row m: `count` columns,
+/// the first `rowLength(m)` (null: all) of them, column c being entry
+/// `entryOf(m, c).first` of row m's sequence, present where
+/// `entryOf(m, c).second` holds (null: always; where it does not, the logit
+/// is NaN and nothing of the entry, its block table slot included, is read).
+struct PagedScoreRows {
+  std::function<Value(Emitter &)> count;
+  std::function<Value(Emitter &, Value m)> rowLength;
+  std::function<std::pair<Value, Value>(Emitter &, Value m, Value c)> entryOf;
+};
+} // namespace
+
+/// The score kernel (tensor cores or CUDA cores) over paged entries:
+/// logits[m, c] for entry entryOf(m, c) of sequence m / S (S = lengths'
+/// dim 1) at page block_table[seq, j / E], entry j % E, its codes and
+/// scale as the CPU reads them.
+static void emitPagedScoreKernel(ImplicitLocOpBuilder &b, Value pages,
+                                 Value table, Value lengths,
+                                 const PageEntries &layout, Value q, Value w,
+                                 Value logits, const PagedScoreRows &rows,
+                                 const KernelLaunch &launch, bool tensorCores,
+                                 const MmaChip &chip) {
+  int64_t d = cast<MemRefType>(q.getType()).getDimSize(2);
+  struct Entry {
+    Value page, codesAt, scale, present;
+  };
+  auto locate = [&](Emitter &em, Value m, Value c) {
+    ImplicitLocOpBuilder &kb = em.builder();
+    auto [j, present] = rows.entryOf(em, m, c);
+    Value seq = arith::DivUIOp::create(kb, m, em.dim(lengths, 1));
+    Value dimD = em.index(d);
+    auto where = [&]() -> SmallVector<Value> {
+      auto [page, entry] =
+          loops::locateEntry(em, layout, table, seq, j, em.dim(pages, 0));
+      return {page, layout.codesAt(em, entry, dimD),
+              loops::loadScale(em, pages, page,
+                               layout.scaleAt(em, entry, dimD))};
+    };
+    SmallVector<Value> at =
+        present ? em.ifThen(present, {em.index(0), em.index(0), em.f32(0.0)},
+                            where)
+                : where();
+    return Entry{at[0], at[1], at[2], present};
+  };
+  if (tensorCores) {
+    // The tensor-core score: one query row (one sequence) per block, the
+    // entry's codes read straight from its page.
+    MmaKeys keys;
+    keys.codeType = layout.codeType;
+    // An entry's codes start at page * E (D + 4) + (scales first: 4 E) +
+    // entry * D bytes.
+    int64_t start = std::gcd(layout.entries * (d + 4), d);
+    if (layout.scalesFirst)
+      start = std::gcd(start, 4 * layout.entries);
+    keys.alignBytes = std::min<int64_t>(16, start & -start);
+    keys.perQuery = true;
+    keys.count = rows.count;
+    keys.rowLength = rows.rowLength;
+    keys.row = [&](Emitter &em, Value m, Value c) {
+      Entry at = locate(em, m, c);
+      return MmaKeyRow{pages, {at.page}, at.codesAt, at.scale, at.present};
+    };
+    emitMmaScoreKernel(b, q, w, logits, keys, launch, chip);
+    return;
+  }
+  ScoreKeys keys;
+  keys.elementBytes = 1;
+  keys.count = rows.count;
+  keys.rowLength = rows.rowLength;
+  keys.row = [&](Emitter &em, Value m, Value c) {
+    Entry at = locate(em, m, c);
+    KeyRow row;
+    row.scale = at.scale;
+    row.present = at.present;
+    PageEntries rowLayout = layout;
+    row.load = [&em, rowLayout, pages, at](Value d0) {
+      return loops::loadCodes(em, rowLayout, pages, at.page, at.codesAt,
+                              {d0, nullptr});
+    };
+    return row;
+  };
+  emitScoreKernel(b, q, w, logits, keys, launch);
+}
+
 void mlir::indexpool::gpukernels::emitSelectPagedKernels(
     ImplicitLocOpBuilder &b, const PagedSelectBuffers &s,
     const KernelLaunch &launch) {
@@ -200,74 +285,74 @@ void mlir::indexpool::gpukernels::emitSelectPagedKernels(
         loops::storeTailTokens(e, l, p, k, tokens, m);
       });
 
-  // The score kernel with entry j of row m at page block_table[m / S,
-  // j / E], entry j % E: its codes and scale as the CPU reads them.
-  int64_t d = cast<MemRefType>(s.query.getType()).getDimSize(3);
   // Both score kernels: every entry a table holds, the first valid[m] of
-  // them for row m, entry j of row m located as the CPU locates it.
-  auto count = [&](Emitter &em) { return em.dim(logits, 1); };
-  auto rowLength = [&](Emitter &em, Value m) {
+  // them for row m.
+  PagedScoreRows source;
+  source.count = [&](Emitter &em) { return em.dim(logits, 1); };
+  source.rowLength = [&](Emitter &em, Value m) {
     ImplicitLocOpBuilder &kb = em.builder();
     return loops::toIndex(kb,
                           memref::LoadOp::create(kb, valid, ValueRange{m}));
   };
-  struct Entry {
-    Value page, codesAt, scale;
+  source.entryOf = [](Emitter &, Value, Value j) {
+    return std::pair<Value, Value>{j, Value()};
   };
-  auto locate = [&](Emitter &em, Value m, Value j) {
-    ImplicitLocOpBuilder &kb = em.builder();
-    Value seq = arith::DivUIOp::create(kb, m, em.dim(s.lengths, 1));
-    Value page, entry;
-    std::tie(page, entry) = loops::locateEntry(em, layout, s.table, seq, j,
-                                               em.dim(s.pages, 0));
-    Value dimD = em.index(d);
-    return Entry{
-        page, layout.codesAt(em, entry, dimD),
-        loops::loadScale(em, s.pages, page, layout.scaleAt(em, entry, dimD))};
-  };
-  if (s.tensorCores) {
-    // The tensor-core score: one query row (one sequence) per block, the
-    // entry's codes read straight from its page.
-    MmaKeys keys;
-    keys.codeType = layout.codeType;
-    // An entry's codes start at page * E (D + 4) + (scales first: 4 E) +
-    // entry * D bytes.
-    int64_t start = std::gcd(layout.entries * (d + 4), d);
-    if (layout.scalesFirst)
-      start = std::gcd(start, 4 * layout.entries);
-    keys.alignBytes = std::min<int64_t>(16, start & -start);
-    keys.perQuery = true;
-    keys.count = count;
-    keys.rowLength = rowLength;
-    keys.row = [&](Emitter &em, Value m, Value j) {
-      Entry at = locate(em, m, j);
-      return MmaKeyRow{s.pages, {at.page}, at.codesAt, at.scale, Value()};
-    };
-    emitMmaScoreKernel(b, q, w, logits, keys, launch, s.chip);
-  } else {
-    ScoreKeys keys;
-    keys.elementBytes = 1;
-    keys.count = count;
-    keys.rowLength = rowLength;
-    keys.row = [&](Emitter &em, Value m, Value j) {
-      Entry at = locate(em, m, j);
-      KeyRow row;
-      row.scale = at.scale;
-      Value pages = s.pages;
-      PageEntries rowLayout = layout;
-      row.load = [&em, rowLayout, pages, at](Value d0) {
-        return loops::loadCodes(em, rowLayout, pages, at.page, at.codesAt,
-                                {d0, nullptr});
-      };
-      return row;
-    };
-    emitScoreKernel(b, q, w, logits, keys, launch);
-  }
+  emitPagedScoreKernel(b, s.pages, s.table, s.lengths, layout, q, w, logits,
+                       source, launch, s.tensorCores, s.chip);
   emitTopKKernel(b, logits, valid, values, indices, partTopKLaunch(launch));
   // Expand writes tokens[m, 0 .. k*P), before the tail slots.
   emitExpandKernel(b, indices, tokens, p, launch);
 }
 
+
+void mlir::indexpool::gpukernels::emitRefinePagedKernels(
+    ImplicitLocOpBuilder &b, const PagedRefineBuffers &s,
+    const KernelLaunch &launch) {
+  Emitter e(b, 1, /*stackScopes=*/false);
+  const int64_t k = s.k;
+  auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
+    return Value(memref::CollapseShapeOp::create(b, buffer, groups));
+  };
+  Value q = rows(s.query, {{0, 1}, {2}, {3}});
+  Value w = rows(s.weights, {{0, 1}, {2}});
+  Value len = rows(s.lengths, {{0, 1}});
+  Value candidates = rows(s.candidates, {{0, 1}, {2}});
+  Value tokens = rows(s.tokens, {{0, 1}, {2}});
+  auto temp = [&](ArrayRef<int64_t> shape, Type element, ValueRange dynamic) {
+    return Value(memref::AllocOp::create(b, MemRefType::get(shape, element),
+                                         dynamic, b.getI64IntegerAttr(64)));
+  };
+  int64_t dyn = ShapedType::kDynamic;
+  Value dimM = e.dim(len, 0);
+  Value logits =
+      temp({dyn, dyn}, b.getF32Type(), {dimM, e.dim(candidates, 1)});
+  Value values = temp({dyn, k}, b.getF32Type(), {dimM});
+  Value indices = temp({dyn, k}, b.getI32Type(), {dimM});
+  // Column c of row m: token t = candidates[m, c] when 0 <= t < L (its
+  // entry, token t of the tier), padding otherwise.
+  PagedScoreRows source;
+  source.count = [&](Emitter &em) { return em.dim(logits, 1); };
+  source.entryOf = [&](Emitter &em, Value m, Value c) {
+    ImplicitLocOpBuilder &kb = em.builder();
+    Value id = memref::LoadOp::create(kb, candidates, ValueRange{m, c});
+    Value t = arith::IndexCastOp::create(kb, kb.getIndexType(), id);
+    Value present = arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, t,
+                                          loops::loadLength(em, len, {m}));
+    return std::pair<Value, Value>{t, present};
+  };
+  emitPagedScoreKernel(b, s.pages, s.table, s.lengths, s.layout, q, w, logits,
+                       source, launch, s.tensorCores, s.chip);
+  emitTopKKernel(b, logits, /*valid=*/nullptr, values, indices,
+                 partTopKLaunch(launch));
+  forEachItem(
+      e, launch, [&]() { return e.mul(e.dim(indices, 0), e.index(k)); },
+      [&](Value item) {
+        loops::emitTakeTokenEntry(
+            e, candidates, len, indices, tokens,
+            arith::DivUIOp::create(b, item, e.index(k)),
+            arith::RemUIOp::create(b, item, e.index(k)));
+      });
+}
 
 namespace {
 /// Where sequence `seq` of append_paged stands: its length L, its tail
