@@ -25,6 +25,8 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 
 namespace indexpool::runtime {
 
@@ -39,6 +41,8 @@ using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
+using CUgraph = CUgraph_st *;
+using CUgraphExec = CUgraphExec_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
@@ -66,6 +70,10 @@ constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
 constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+
+// CUstreamCaptureMode and CUstreamCaptureStatus.
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+constexpr int CU_STREAM_CAPTURE_STATUS_NONE = 0;
 
 constexpr unsigned CU_EVENT_DEFAULT = 0;
 constexpr unsigned CU_STREAM_DEFAULT = 0;
@@ -124,6 +132,21 @@ struct CudaDevice::Driver {
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  // Graphs (optional; capture mode and status are C enums, int-sized).
+  CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *) = nullptr;
+  CUresult (*cuStreamIsCapturing)(CUstream, int *) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
+
+  bool hasGraphs() const {
+    return cuStreamBeginCapture && cuStreamEndCapture && cuStreamIsCapturing &&
+           cuGraphInstantiateWithFlags && cuGraphLaunch &&
+           cuGraphExecDestroy && cuGraphDestroy;
+  }
 
   /// Resolves every entry point; on failure names the first missing one.
   bool resolve(std::string &error) {
@@ -189,6 +212,18 @@ struct CudaDevice::Driver {
         return false;
       }
     }
+    // CUDA graphs: looked up, not required (hasGraphs() tells).
+    const Symbol graphSymbols[] = {
+        {slot(cuStreamBeginCapture), {"cuStreamBeginCapture_v2"}},
+        {slot(cuStreamEndCapture), {"cuStreamEndCapture"}},
+        {slot(cuStreamIsCapturing), {"cuStreamIsCapturing"}},
+        {slot(cuGraphInstantiateWithFlags), {"cuGraphInstantiateWithFlags"}},
+        {slot(cuGraphLaunch), {"cuGraphLaunch"}},
+        {slot(cuGraphExecDestroy), {"cuGraphExecDestroy"}},
+        {slot(cuGraphDestroy), {"cuGraphDestroy"}},
+    };
+    for (const Symbol &symbol : graphSymbols)
+      *symbol.slot = dlsym(library, symbol.names.front());
     return true;
   }
 
@@ -583,6 +618,98 @@ bool CudaDevice::launch(FunctionHandle function,
 
 bool CudaDevice::synchronize(std::string &error) {
   return driver->check(driver->cuCtxSynchronize(), "cuCtxSynchronize", error);
+}
+
+bool CudaDevice::supportsGraphs() const { return driver->hasGraphs(); }
+
+/// The one line for a driver without the graph entry points.
+static bool noGraphs(const std::string &path, std::string &error) {
+  error = "the CUDA driver " + path +
+          " has no CUDA graphs (cuStreamBeginCapture_v2 ... "
+          "cuGraphInstantiateWithFlags: CUDA 11.4 or newer)";
+  return false;
+}
+
+bool CudaDevice::beginCapture(StreamHandle stream, std::string &error) {
+  if (!driver->hasGraphs())
+    return noGraphs(driver->path, error);
+  // Said here rather than by the driver's "operation not permitted": the
+  // caller can fix it.
+  if (!stream) {
+    error = "cannot capture the default stream: CUDA captures only a "
+            "stream of its own (cuStreamCreate, torch.cuda.Stream)";
+    return false;
+  }
+  return driver->check(
+      driver->cuStreamBeginCapture(static_cast<CUstream>(stream),
+                                   CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+      "cuStreamBeginCapture_v2", error);
+}
+
+bool CudaDevice::endCapture(StreamHandle stream, GraphHandle &out,
+                            std::string &error) {
+  out = nullptr;
+  if (!driver->hasGraphs())
+    return noGraphs(driver->path, error);
+  CUgraph graph = nullptr;
+  CUresult status =
+      driver->cuStreamEndCapture(static_cast<CUstream>(stream), &graph);
+  if (!driver->check(status, "cuStreamEndCapture", error)) {
+    // An invalidated capture may still hand back a graph; it is no use.
+    if (graph)
+      driver->cuGraphDestroy(graph);
+    return false;
+  }
+  out = graph;
+  return true;
+}
+
+bool CudaDevice::isCapturing(StreamHandle stream, bool &capturing,
+                             std::string &error) {
+  capturing = false;
+  if (!driver->cuStreamIsCapturing)
+    return true;
+  int status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!driver->check(
+          driver->cuStreamIsCapturing(static_cast<CUstream>(stream), &status),
+          "cuStreamIsCapturing", error))
+    return false;
+  // Active or invalidated: either way the stream is in a capture.
+  capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return true;
+}
+
+bool CudaDevice::instantiateGraph(GraphHandle graph, GraphExecHandle &out,
+                                  std::string &error) {
+  out = nullptr;
+  if (!driver->hasGraphs())
+    return noGraphs(driver->path, error);
+  CUgraphExec exec = nullptr;
+  if (!driver->check(driver->cuGraphInstantiateWithFlags(
+                         &exec, static_cast<CUgraph>(graph), 0),
+                     "cuGraphInstantiateWithFlags", error))
+    return false;
+  out = exec;
+  return true;
+}
+
+bool CudaDevice::launchGraph(GraphExecHandle graph, StreamHandle stream,
+                             std::string &error) {
+  if (!driver->hasGraphs())
+    return noGraphs(driver->path, error);
+  return driver->check(driver->cuGraphLaunch(static_cast<CUgraphExec>(graph),
+                                             static_cast<CUstream>(stream)),
+                       "cuGraphLaunch", error);
+}
+
+void CudaDevice::destroyGraphExec(GraphExecHandle graph) {
+  if (graph && driver->cuGraphExecDestroy)
+    driver->cuGraphExecDestroy(static_cast<CUgraphExec>(graph));
+}
+
+void CudaDevice::destroyGraph(GraphHandle graph) {
+  if (graph && driver->cuGraphDestroy)
+    driver->cuGraphDestroy(static_cast<CUgraph>(graph));
 }
 
 bool CudaDevice::createEvent(EventHandle &out, std::string &error) {

@@ -3,6 +3,7 @@
 #include "indexpool/Runtime/GpuFunction.h"
 
 #include "indexpool/Runtime/DTypes.h"
+#include "indexpool/Runtime/GpuGraph.h"
 
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/Numerics.h"
@@ -263,9 +264,16 @@ Status GpuFunction::checkOutputs(const Manifest &bound, const TensorRef *inputs,
   return Status();
 }
 
-Status GpuFunction::launch(const TensorRef *inputs, size_t numInputs,
-                           const TensorRef *outputs, size_t numOutputs,
-                           void *stream) {
+Status GpuFunction::isCapturing(void *stream, bool &capturing) const {
+  std::string error;
+  if (!device.isCapturing(stream, capturing, error))
+    return Status::error(error);
+  return Status();
+}
+
+Status GpuFunction::prepareLaunch(const TensorRef *inputs, size_t numInputs,
+                                  const TensorRef *outputs, size_t numOutputs,
+                                  void *stream, bool capturing) {
   if (Status s = checkInputs(inputs, numInputs); !s)
     return s;
   Binding *binding = nullptr;
@@ -278,6 +286,20 @@ Status GpuFunction::launch(const TensorRef *inputs, size_t numInputs,
   std::string error;
   launcher->setStream(stream);
   if (binding != &current || !launcherBound) {
+    // Binding allocates (and may free, after waiting for the device): none
+    // of it can be captured, and a graph cannot hold it. Refused before
+    // any driver call, so the capture stays valid for the caller to end.
+    if (capturing) {
+      std::string shapes;
+      for (size_t i = 0; i < numInputs; ++i)
+        shapes += (i ? ", " : "") + ref::shapeString(inputs[i].sizes());
+      return Status::error(
+          "@" + symbolic->function + " cannot take new input shapes (" +
+          shapes +
+          ") while its stream is capturing a CUDA graph: binding them "
+          "allocates temporaries, which a capture cannot do; launch it (or "
+          "prepare() it) once with these shapes before capturing");
+    }
     // New shapes: the temporaries of these (zeroed on this stream).
     callerBuffers.clear();
     for (const Buffer &buffer : binding->manifest->buffers)
@@ -296,10 +318,53 @@ Status GpuFunction::launch(const TensorRef *inputs, size_t numInputs,
   for (size_t i = 0; i < numOutputs; ++i)
     if (outputBuffers[i]->inPlaceOf < 0)
       callerBuffers[outputBuffers[i]->id] = devicePointer(outputs[i].data);
-  if (!launcher->setCallerBuffers(callerBuffers, error) ||
-      !launcher->enqueue(error))
+  if (!launcher->setCallerBuffers(callerBuffers, error))
     return Status::error(error);
   return Status();
+}
+
+Status GpuFunction::prepare(const TensorRef *inputs, size_t numInputs,
+                            const TensorRef *outputs, size_t numOutputs,
+                            void *stream) {
+  bool capturing = false;
+  if (Status s = isCapturing(stream, capturing); !s)
+    return s;
+  return prepareLaunch(inputs, numInputs, outputs, numOutputs, stream,
+                       capturing);
+}
+
+Status GpuFunction::launch(const TensorRef *inputs, size_t numInputs,
+                           const TensorRef *outputs, size_t numOutputs,
+                           void *stream) {
+  // Asked of the driver at every launch (a lookup, no synchronization):
+  // torch.cuda.graph captures without telling the function.
+  bool capturing = false;
+  if (Status s = isCapturing(stream, capturing); !s)
+    return s;
+  if (Status s = prepareLaunch(inputs, numInputs, outputs, numOutputs, stream,
+                               capturing);
+      !s)
+    return s;
+  std::string error;
+  if (!launcher->enqueue(error))
+    return Status::error(error);
+  // A graph now holds these temporaries' addresses: never freed under it.
+  if (capturing)
+    launcher->retainTemporaries();
+  return Status();
+}
+
+std::unique_ptr<GpuGraph>
+GpuFunction::capture(const std::vector<TensorRef> &inputs,
+                     const std::vector<TensorRef> &outputs, void *stream,
+                     Status &status) {
+  status = prepare(inputs, outputs, stream);
+  if (!status)
+    return nullptr;
+  return GpuGraph::capture(
+      device, stream,
+      [&](void *capturing) { return launch(inputs, outputs, capturing); },
+      status);
 }
 
 } // namespace indexpool

@@ -147,6 +147,13 @@ bool Launcher::bind(const Manifest &bound, const CallerBuffers &callerBuffers,
   }
   if (!checkFits(device, bound, error))
     return false;
+  if (retainOnRebind) {
+    // A captured graph holds these addresses: kept, so nothing to wait for.
+    for (const auto &[id, pointer] : pointers)
+      retained.push_back(pointer);
+    pointers.clear();
+    retainOnRebind = false;
+  }
   // Work queued with the previous binding may still use its temporaries.
   if (!pointers.empty() && !device.synchronize(error))
     return false;
@@ -303,6 +310,8 @@ void Launcher::releaseOwned() {
 
 Launcher::~Launcher() {
   releaseOwned();
+  for (CudaDevice::DevicePointer pointer : retained)
+    device.release(pointer);
   device.unloadModule(module);
 }
 

@@ -15,6 +15,21 @@ queued on `stream` (a torch.cuda.Stream, a CUstream handle as an int, or
 None: torch's current stream for torch tensors, else the default stream)
 and returns at once; the results are ready when the stream gets there.
 Without a driver or a device, device() and load() raise IndexPoolError.
+
+A step of launches (a decode step: append_paged, then select_paged) can be
+captured into a CUDA graph once and replayed with one driver call:
+
+    f.launch(inputs, outputs, stream=s)            # once: binds the shapes
+    graph = indexpool.gpu.capture(lambda: f.launch(inputs, outputs, stream=s),
+                                  stream=s)
+    graph.replay()                                  # on s; new contents, same
+                                                    # addresses
+The graph keeps the addresses it was captured with (inputs, outputs and
+the functions' temporaries), as torch.cuda.CUDAGraph does: write new
+contents there between replays, keep that memory alive, and allocate
+nothing inside the step (launch on outputs of your own, out=). Inside
+torch.cuda.graph the torch ops (indexpool.torch) are captured by torch
+itself; see docs/embedding.md.
 """
 
 import sys as _sys
@@ -23,7 +38,7 @@ import threading as _threading
 from . import _indexpool, dtypes
 from ._indexpool import IndexPoolError
 
-__all__ = ["device", "load", "GpuFunction"]
+__all__ = ["device", "load", "capture", "GpuFunction", "Graph"]
 
 _devices = {}
 _devices_lock = _threading.Lock()
@@ -180,3 +195,37 @@ def load(artifact, device=0):
         loaded = _indexpool.GpuFunction.from_memory(
             device, artifact.manifest, artifact.binary, artifact.binary_name)
     return GpuFunction(loaded, device)
+
+
+class Graph:
+    """Launches captured into a CUDA graph by capture(): replay() queues all
+    of them with one driver call."""
+
+    def __init__(self, captured, stream, device):
+        self._captured = captured
+        self.stream = stream
+        self.device = device
+
+    def replay(self, stream=None):
+        """Queues the captured work on `stream` (default: the stream it was
+        captured on) and returns without waiting."""
+        self._captured.replay(self.stream if stream is None
+                              else _stream_handle(stream, ()))
+
+    def __repr__(self):
+        return f"<indexpool.gpu.Graph on {self.device!r}>"
+
+
+def capture(step, stream, device=0):
+    """Captures the launches `step()` queues on `stream` (a torch.cuda.Stream
+    or a CUstream handle; not the default stream, which CUDA cannot
+    capture) into a CUDA graph, and returns it (Graph). Nothing runs during
+    the capture. Every function launched must have run (or been launched)
+    once with the same shapes before, and the step must allocate nothing:
+    anything that cannot be captured raises IndexPoolError (a Python
+    exception in step() is raised as it is), and the stream is left usable."""
+    if isinstance(device, int):
+        device = _open(device)
+    handle = _stream_handle(stream, ())
+    return Graph(_indexpool.GpuGraph.capture(device, step, handle), handle,
+                 device)

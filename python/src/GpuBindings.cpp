@@ -17,6 +17,7 @@
 #include "TensorArgs.h"
 
 #include "indexpool/Runtime/GpuFunction.h"
+#include "indexpool/Runtime/GpuGraph.h"
 
 #include <pybind11/stl.h>
 
@@ -172,6 +173,70 @@ std::unique_ptr<PyGpuFunction> loadOn(const std::shared_ptr<CudaDevice> &device,
   return std::make_unique<PyGpuFunction>(device, std::move(function));
 }
 
+/// A CUDA graph captured from the launches a Python callable queues
+/// (GpuGraph.h states the contract). It holds the device, which outlives it.
+class PyGpuGraph {
+public:
+  /// Calls `step()` with `stream` capturing; the step's launches must go on
+  /// that stream. A Python exception in the step ends the capture and is
+  /// raised again; any other failure is an IndexPoolError.
+  static std::unique_ptr<PyGpuGraph> capture(const PyGpuDevice &device,
+                                             py::function step,
+                                             uintptr_t stream) {
+    std::unique_ptr<py::error_already_set> raised;
+    Status status;
+    std::unique_ptr<GpuGraph> graph;
+    {
+      CurrentContext current(*device.device);
+      status = current.status;
+      if (status)
+        // The GIL stays held: the step is Python (each launch in it
+        // releases the GIL around its driver calls itself).
+        graph = GpuGraph::capture(
+            *device.device, reinterpret_cast<void *>(stream),
+            [&](void *) -> Status {
+              try {
+                step();
+              } catch (py::error_already_set &e) {
+                raised = std::make_unique<py::error_already_set>(std::move(e));
+                return Status::error("the step raised an exception");
+              }
+              return Status();
+            },
+            status);
+    }
+    if (raised)
+      throw std::move(*raised);
+    if (!graph)
+      raise(status);
+    return std::unique_ptr<PyGpuGraph>(
+        new PyGpuGraph(device.device, std::move(graph)));
+  }
+  ~PyGpuGraph() {
+    CurrentContext current(*device);
+    graph.reset();
+  }
+
+  void replay(uintptr_t stream) {
+    Status status;
+    {
+      py::gil_scoped_release noGil;
+      CurrentContext current(*device);
+      status = current.status ? graph->replay(reinterpret_cast<void *>(stream))
+                              : current.status;
+    }
+    if (!status)
+      raise(status);
+  }
+
+private:
+  PyGpuGraph(std::shared_ptr<CudaDevice> device,
+             std::unique_ptr<GpuGraph> graph)
+      : device(std::move(device)), graph(std::move(graph)) {}
+  std::shared_ptr<CudaDevice> device;
+  std::unique_ptr<GpuGraph> graph;
+};
+
 } // namespace
 
 void bindGpu(py::module &m) {
@@ -227,6 +292,15 @@ void bindGpu(py::module &m) {
       .def("output_shapes", &PyGpuFunction::outputShapes, py::arg("inputs"))
       .def("launch", &PyGpuFunction::launch, py::arg("inputs"),
            py::arg("outputs"), py::arg("stream") = 0);
+
+  py::class_<PyGpuGraph>(m, "GpuGraph")
+      .def_static("capture", &PyGpuGraph::capture, py::arg("device"),
+                  py::arg("step"), py::arg("stream"),
+                  "Captures the launches step() queues on `stream` (a "
+                  "CUstream handle, not the default stream) into a CUDA "
+                  "graph; nothing runs meanwhile.")
+      .def("replay", &PyGpuGraph::replay, py::arg("stream") = 0,
+           "Queues the captured work on `stream` and returns.");
 }
 
 } // namespace indexpool::python

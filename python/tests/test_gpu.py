@@ -191,6 +191,71 @@ def test_no_driver_is_one_error():
     assert out.stdout.startswith("error: no CUDA driver"), out.stdout
 
 
+def fake_log(capfd, prefix):
+    """The fake driver's log lines since the last read that start with
+    "fake-cuda: " + prefix."""
+    return [line for line in capfd.readouterr().err.splitlines()
+            if line.startswith("fake-cuda: " + prefix)]
+
+
+def test_capture_replays_new_contents(expand, driver, rng, capfd):
+    """A launch captured into a CUDA graph runs nothing until replayed, and
+    each replay reads what the captured addresses hold then."""
+    stream = driver.create_stream()
+    indices = DeviceArray(driver, (4, 6), np.int32)
+    tokens = DeviceArray(driver, (4, 24), np.int32)
+    indices.view()[...] = rng.integers(-1, 50, size=(4, 6), dtype=np.int32)
+    expand.launch((indices,), (tokens,), stream=stream)  # binds the shapes
+    tokens.view()[...] = 0
+    capfd.readouterr()
+    graph = indexpool.gpu.capture(
+        lambda: expand.launch((indices,), (tokens,), stream=stream), stream)
+    captured = capfd.readouterr().err.splitlines()
+    assert not tokens.view().any()
+    assert any(line.startswith("fake-cuda: capture: launch ")
+               for line in captured)
+    assert not [line for line in captured if line.startswith(
+        ("fake-cuda: launch", "fake-cuda: alloc", "fake-cuda: synchronize",
+         "fake-cuda: capture invalidated"))]
+    for _ in range(2):
+        indices.view()[...] = rng.integers(-1, 50, size=(4, 6),
+                                           dtype=np.int32)
+        graph.replay()
+        given = indices.view().astype(np.int64)
+        expected = np.where(given[..., None] < 0, -1,
+                            given[..., None] * 4 + np.arange(4))
+        np.testing.assert_array_equal(tokens.view(), expected.reshape(4, 24))
+
+
+def test_capture_errors(expand, driver):
+    stream = driver.create_stream()
+    indices = DeviceArray(driver, (2, 3), np.int32)
+    tokens = DeviceArray(driver, (2, 12), np.int32)
+    expand.launch((indices,), (tokens,), stream=stream)
+    other = DeviceArray(driver, (5, 3), np.int32)
+    wide = DeviceArray(driver, (5, 12), np.int32)
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=r"cannot take new input shapes \(\[5, 3\]\) "
+                             "while its stream is capturing"):
+        indexpool.gpu.capture(
+            lambda: expand.launch((other,), (wide,), stream=stream), stream)
+
+    def raising():
+        expand.launch((indices,), (tokens,), stream=stream)
+        raise KeyError("from the step")
+
+    with pytest.raises(KeyError, match="from the step"):
+        indexpool.gpu.capture(raising, stream)
+    with pytest.raises(indexpool.IndexPoolError,
+                       match="cannot capture the default stream"):
+        indexpool.gpu.capture(
+            lambda: expand.launch((indices,), (tokens,)), None)
+    # The stream left capture mode each time: it captures again.
+    graph = indexpool.gpu.capture(
+        lambda: expand.launch((indices,), (tokens,), stream=stream), stream)
+    graph.replay()
+
+
 # --- The CUDA implementation of the torch ops -----------------------------
 
 torch = pytest.importorskip("torch")
@@ -293,3 +358,69 @@ def test_torch_paged_ops_update_in_place_on_cuda(fake_torch_cuda, rng):
                           lengths, torch.zeros_like(pages.as_subclass(
                               torch.Tensor)), table, pool_size=pool,
                           page_entries=entries)
+
+
+def test_torch_decode_step_is_capturable(fake_torch_cuda, driver, rng,
+                                         monkeypatch, capfd):
+    """The decode step of indexpool.torch (append_paged, then select_paged)
+    on torch's current stream, captured by indexpool.gpu.capture after one
+    eager step (the warm-up torch.cuda.graph needs too): the capture
+    allocates, frees and waits for nothing, and a replay runs exactly the
+    captured kernels. CPU-only torch here: torch.cuda.graph itself is not
+    run (docs/embedding.md)."""
+    ops, _ = fake_torch_cuda
+    stream = driver.create_stream()
+
+    class Stream:
+        cuda_stream = stream
+
+    monkeypatch.setattr(torch.cuda, "current_stream",
+                        lambda device=None: Stream())
+    dim, heads, entries, pool = 64, 4, 8, 4
+    pages = cuda_looking(torch.zeros((4, entries * (dim + 4)),
+                                     dtype=torch.int8))
+    tail_keys = cuda_looking(torch.zeros((2, pool - 1, dim)))
+    tail_scores = cuda_looking(torch.zeros((2, pool - 1)))
+    table = cuda_looking(torch.tensor([[0, 1], [2, 3]], dtype=torch.int32))
+    lengths = cuda_looking(torch.tensor([9, 13], dtype=torch.int32))
+    seen = cuda_looking(torch.tensor([[10], [14]], dtype=torch.int32))
+
+    def randn(*shape):
+        return cuda_looking(torch.from_numpy(
+            rng.standard_normal(shape, dtype=np.float32)))
+
+    keys, scores = randn(2, 1, dim), randn(2, 1)
+    query, weights = randn(2, 1, heads, dim), randn(2, 1, heads)
+
+    def step():
+        ops._append_paged(keys, scores, None, tail_keys, tail_scores, lengths,
+                          pages, table, pool_size=pool, page_entries=entries)
+        return ops._select_paged(query, weights, pages, table, seen, k=4,
+                                 pool_size=pool, page_entries=entries)
+
+    step()
+    capfd.readouterr()
+    results = []
+    graph = indexpool.gpu.capture(lambda: results.append(step()), stream)
+    captured = capfd.readouterr().err.splitlines()
+    assert len(results) == 1 and tuple(results[0].shape) == (2, 1, 4 * 4 + 3)
+    recorded = [line.split()[3:] for line in captured
+                if line.startswith("fake-cuda: capture: launch ")]
+    assert recorded, captured
+    assert not [line for line in captured if line.startswith(
+        ("fake-cuda: launch", "fake-cuda: alloc", "fake-cuda: free",
+         "fake-cuda: synchronize", "fake-cuda: capture invalidated"))]
+    graph.replay()
+    # "launch NAME grid=.. block=.. params=[..] stream=S ...": the kernels
+    # and parameters recorded ("capture: launch NAME params=[..]").
+    replayed = [line.split() for line in fake_log(capfd, "launch ")]
+    assert [[line[2], line[5]] for line in replayed] == \
+        [[line[0], line[1]] for line in recorded]
+    assert all(f"stream={driver_stream_number(captured)}" in " ".join(line)
+               for line in replayed)
+
+
+def driver_stream_number(log):
+    """The fake's number of the stream a capture began on."""
+    begin = [line for line in log if line.startswith("fake-cuda: capture begin")]
+    return begin[0].split("stream=")[1].split()[0]

@@ -12,7 +12,22 @@
 //    grid that is too small leaves work undone, as on a GPU;
 //  - events read the host clock;
 //  - streams are numbered handles (1, 2, ...); work runs at once, in order,
-//    whatever the stream, and the asynchronous copies are synchronous.
+//    whatever the stream, and the asynchronous copies are synchronous;
+//  - CUDA graphs by stream capture, as the driver has them: the launches
+//    (their parameters copied, sized from the signatures below or the PTX
+//    `.entry` parameter list), copies, memsets and event records issued to
+//    a capturing stream are recorded, not run; cuGraphLaunch runs them in
+//    order, logged as when run directly. What the real driver refuses
+//    during a capture is refused, and the capture invalidated (its
+//    cuStreamEndCapture then fails): allocations, frees, synchronous copies
+//    and memsets and cuCtxSynchronize on a thread the capture's mode
+//    covers, synchronizing the capturing stream
+//    (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), work on or synchronization
+//    of the legacy default stream while any capture runs
+//    (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT), waiting on an event recorded in
+//    a capture (CUDA_ERROR_CAPTURED_EVENT), and, stricter than a driver
+//    may be, a captured copy through host memory that is not pinned
+//    (cuMemHostAlloc): a replay would read or write it long after.
 // Only cuEventElapsedTime (not the CUDA 12.8 _v2) is exported, so the
 // runtime's fallback is exercised. Environment: INDEXPOOL_FAKE_CUDA_DEVICES
 // (device count, default 1), INDEXPOOL_FAKE_CUDA_CC (compute capability as
@@ -20,8 +35,10 @@
 // every `.entry` of a PTX module is a kernel, the ones not below no-ops,
 // so that a real artifact loads and launches with nothing computed),
 // INDEXPOOL_FAKE_CUDA_LOG (when set: one line
-// on stderr per allocation, launch, copy, memset, event record and stream
-// synchronization, with its stream, "default" or the handle's number, a
+// on stderr per allocation, free, launch, copy, memset, event record,
+// stream synchronization, capture begin / end / invalidation (work
+// recorded in a capture is logged as "capture: launch ...") and graph
+// launch, with its stream, "default" or the handle's number, a
 // launch's grid, block and integer parameters, and the allocations a copy
 // or memset touches, numbered #1, #2, ... in allocation order, so that a
 // test sees what the runtime evaluated, where it queued it and which
@@ -40,6 +57,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -50,6 +68,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 // cuda.h's opaque handle types: the entry points below have exactly the
@@ -59,6 +78,8 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 
 namespace {
 
@@ -76,7 +97,14 @@ constexpr CUresult kInvalidContext = 201;
 constexpr CUresult kInvalidPtx = 218;
 constexpr CUresult kInvalidHandle = 400;
 constexpr CUresult kNotFound = 500;
+constexpr CUresult kIllegalState = 401;
 constexpr CUresult kIllegalAddress = 700;
+constexpr CUresult kNotSupported = 801;
+constexpr CUresult kCaptureUnsupported = 900;
+constexpr CUresult kCaptureInvalidated = 901;
+constexpr CUresult kCaptureImplicit = 906;
+constexpr CUresult kCapturedEvent = 907;
+constexpr CUresult kCaptureWrongThread = 908;
 
 struct ErrorText {
   CUresult code;
@@ -98,8 +126,62 @@ constexpr ErrorText kErrors[] = {
      "a PTX JIT compilation failed"},
     {kInvalidHandle, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {kNotFound, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {kIllegalState, "CUDA_ERROR_ILLEGAL_STATE",
+     "the operation cannot be performed in the present state"},
     {kIllegalAddress, "CUDA_ERROR_ILLEGAL_ADDRESS",
      "an illegal memory access was encountered"},
+    {kNotSupported, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {kCaptureUnsupported, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+     "operation not permitted when stream is capturing"},
+    {kCaptureInvalidated, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+     "operation failed due to a previous error during capture"},
+    {kCaptureImplicit, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+     "operation would make the legacy stream depend on a capturing blocking "
+     "stream"},
+    {kCapturedEvent, "CUDA_ERROR_CAPTURED_EVENT",
+     "operation not permitted on an event last recorded in a capturing "
+     "stream"},
+    {kCaptureWrongThread, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+     "attempt to terminate a thread-local capture sequence from another "
+     "thread"},
+};
+
+/// A kernel of a module: the function handle points to it. Its parameters'
+/// sizes, when known, let a capture copy them as the driver does.
+struct Kernel {
+  std::string name;
+  std::vector<size_t> paramSizes;
+  bool sizesKnown = false;
+};
+
+/// One piece of work recorded by a capture.
+struct Node {
+  enum class Kind { Launch, Copy, Memset, Event } kind = Kind::Launch;
+  const Kernel *kernel = nullptr;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::vector<std::vector<unsigned char>> params;
+  // A copy: 'H' host to device, 'D' device to host, 'd' device to device.
+  char direction = 'd';
+  CUdeviceptr destination = 0, source = 0;
+  void *hostDestination = nullptr;
+  const void *hostSource = nullptr;
+  size_t bytes = 0;
+  unsigned char value = 0;
+  CUevent_st *event = nullptr;
+};
+
+/// A stream's capture in progress. Modes: 0 global, 1 thread-local,
+/// 2 relaxed (CUstreamCaptureMode).
+struct Capture {
+  int mode = 0;
+  std::thread::id thread;
+  bool invalidated = false;
+  std::vector<Node> nodes;
+};
+
+/// A captured graph, and an instantiated one: the nodes in stream order.
+struct Graph {
+  std::vector<Node> nodes;
 };
 
 int environmentInt(const char *name, int fallback) {
@@ -119,6 +201,13 @@ struct State {
   /// Stream handle -> its number in the log.
   std::map<const void *, int> streams;
   int nextStream = 1;
+  /// Pinned host memory (cuMemHostAlloc): start -> bytes.
+  std::map<uintptr_t, size_t> pinned;
+  /// Capturing stream -> its capture.
+  std::map<const void *, Capture> captures;
+  std::set<const void *> graphs, graphExecs;
+  /// Events whose last record was captured.
+  std::set<const void *> capturedEvents;
 };
 
 State &state() {
@@ -144,7 +233,7 @@ bool inside(CUdeviceptr pointer, size_t bytes) {
 }
 
 struct Module {
-  std::set<std::string> kernels;
+  std::map<std::string, Kernel> kernels;
 };
 
 /// Whether INDEXPOOL_FAKE_CUDA_LOG asks for the log.
@@ -300,6 +389,291 @@ double nowMilliseconds() {
       .count();
 }
 
+/// Whether [pointer, pointer + bytes) lies in pinned host memory. The
+/// caller holds the state's mutex.
+bool pinnedHost(const void *pointer, size_t bytes) {
+  auto &pinned = state().pinned;
+  uintptr_t at = reinterpret_cast<uintptr_t>(pointer);
+  auto it = pinned.upper_bound(at);
+  if (it == pinned.begin())
+    return false;
+  --it;
+  return at - it->first + bytes <= it->second;
+}
+
+/// The sizes of `entry`'s parameters in PTX `text` (its `.entry NAME(...)`
+/// list); false when a parameter's type is not one of the PTX scalars or
+/// .b8 arrays (the kernel then cannot be captured).
+bool ptxParamSizes(const std::string &text, size_t entryAt,
+                   std::vector<size_t> &sizes) {
+  size_t open = text.find_first_of("({", entryAt);
+  if (open == std::string::npos || text[open] == '{')
+    return true; // no parameter list
+  size_t close = text.find(')', open);
+  if (close == std::string::npos)
+    return false;
+  std::string list = text.substr(open + 1, close - open - 1);
+  for (size_t at = list.find(".param"); at != std::string::npos;
+       at = list.find(".param", at + 1)) {
+    // The tokens after .param: [.align N] .TYPE [.ptr ...] NAME[[N]].
+    size_t end = list.find(',', at);
+    std::string declaration = list.substr(at, end == std::string::npos
+                                                  ? std::string::npos
+                                                  : end - at);
+    std::vector<std::string> tokens;
+    for (size_t i = 0; i < declaration.size();) {
+      while (i < declaration.size() && std::isspace((unsigned char)declaration[i]))
+        ++i;
+      size_t j = i;
+      while (j < declaration.size() && !std::isspace((unsigned char)declaration[j]))
+        ++j;
+      if (j > i)
+        tokens.push_back(declaration.substr(i, j - i));
+      i = j;
+    }
+    size_t t = 1;
+    if (t < tokens.size() && tokens[t] == ".align")
+      t += 2;
+    if (t >= tokens.size() || tokens[t].size() < 3)
+      return false;
+    const std::string &type = tokens[t];
+    char kind = type[1];
+    int bits = std::atoi(type.c_str() + 2);
+    if ((kind != 'u' && kind != 's' && kind != 'b' && kind != 'f') ||
+        (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+      return false;
+    size_t count = 1;
+    const std::string &name = tokens.back();
+    if (size_t bracket = name.find('['); bracket != std::string::npos)
+      count = size_t(std::atoll(name.c_str() + bracket + 1));
+    sizes.push_back(size_t(bits / 8) * count);
+  }
+  return true;
+}
+
+/// The log's text of a launch's parameters: the test kernels' by their
+/// signature ("ptr" for a pointer), another kernel's by its sizes (a
+/// 64-bit value inside an allocation as that allocation, "#N" or
+/// "#N+OFFSET"). The caller holds the state's mutex.
+std::string paramsText(const Kernel &kernel, void **params,
+                       std::string &memory) {
+  std::string text;
+  const char *signature = signatureOf(kernel.name);
+  if (*signature) {
+    for (int i = 0; signature[i]; ++i) {
+      text += i ? ", " : "";
+      if (signature[i] == 'p') {
+        text += "ptr";
+        memory += (memory.empty() ? "" : ", ") +
+                  allocationName(param<CUdeviceptr>(params, i));
+      } else if (signature[i] == 'l') {
+        text += std::to_string(param<int64_t>(params, i));
+      } else {
+        text += std::to_string(param<int32_t>(params, i));
+      }
+    }
+    return text;
+  }
+  if (!kernel.sizesKnown || !params)
+    return text;
+  for (size_t i = 0; i < kernel.paramSizes.size(); ++i) {
+    text += i ? ", " : "";
+    if (kernel.paramSizes[i] == 8) {
+      auto value = param<uint64_t>(params, int(i));
+      std::string name = allocationName(CUdeviceptr(value));
+      text += name != "?" ? name : std::to_string(int64_t(value));
+    } else if (kernel.paramSizes[i] == 4) {
+      text += std::to_string(param<int32_t>(params, int(i)));
+    } else {
+      text += std::to_string(kernel.paramSizes[i]) + "B";
+    }
+  }
+  return text;
+}
+
+/// Runs a launch (logged with `prefix`); the caller holds the mutex.
+void runLaunch(const Kernel &kernel, const unsigned grid[3],
+               const unsigned block[3], CUstream_st *stream, void **params) {
+  if (logging()) {
+    std::string memory;
+    std::string line = "launch " + kernel.name + " grid=[" +
+                       std::to_string(grid[0]) + "," + std::to_string(grid[1]) +
+                       "," + std::to_string(grid[2]) + "] block=[" +
+                       std::to_string(block[0]) + "," +
+                       std::to_string(block[1]) + "," +
+                       std::to_string(block[2]) + "] params=[" +
+                       paramsText(kernel, params, memory);
+    // The allocations last: "params=[ptr, ...] stream=S" reads as before.
+    logLine(line + "] stream=" + streamName(stream) + " memory=[" + memory +
+            "]");
+  }
+  // Blocks fit in 64 bits (< 2^63); threads may not (up to 2^73): saturate,
+  // the kernels stop at their own element counts anyway.
+  uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+  uint64_t perBlock = uint64_t(block[0]) * block[1] * block[2];
+  uint64_t threads = blocks > UINT64_MAX / perBlock ? UINT64_MAX
+                                                    : blocks * perBlock;
+  if (!runKernel(kernel.name, threads, params))
+    state().sticky = kIllegalAddress;
+}
+
+/// A copy's work (bounds checked); the caller holds the mutex.
+CUresult runCopy(char direction, CUdeviceptr destination, CUdeviceptr source,
+                 void *hostDestination, const void *hostSource, size_t bytes) {
+  if (direction == 'H') {
+    if (!inside(destination, bytes))
+      return kInvalidValue;
+    std::memcpy(reinterpret_cast<void *>(uintptr_t(destination)), hostSource,
+                bytes);
+  } else if (direction == 'D') {
+    if (!inside(source, bytes))
+      return kInvalidValue;
+    std::memcpy(hostDestination, reinterpret_cast<void *>(uintptr_t(source)),
+                bytes);
+  } else {
+    if (!inside(source, bytes) || !inside(destination, bytes))
+      return kInvalidValue;
+    std::memmove(reinterpret_cast<void *>(uintptr_t(destination)),
+                 reinterpret_cast<void *>(uintptr_t(source)), bytes);
+  }
+  return state().sticky;
+}
+
+CUresult runMemset(CUdeviceptr destination, unsigned char value,
+                   size_t bytes) {
+  if (!inside(destination, bytes))
+    return kInvalidValue;
+  std::memset(reinterpret_cast<void *>(uintptr_t(destination)), value, bytes);
+  return state().sticky;
+}
+
+std::string copyLine(const Node &node, CUstream_st *stream) {
+  const char *what = node.direction == 'H'   ? "HtoD"
+                     : node.direction == 'D' ? "DtoH"
+                                             : "DtoD";
+  std::string line = std::string("memcpy ") + what + " " +
+                     std::to_string(node.bytes) + " bytes stream=" +
+                     streamName(stream);
+  if (node.direction != 'H')
+    line += " from=" + allocationName(node.source);
+  if (node.direction != 'D')
+    line += " to=" + allocationName(node.destination);
+  return line;
+}
+
+/// Runs a node on `stream` as the direct call would, logged the same way.
+/// The caller holds the mutex.
+CUresult runNode(const Node &node, CUstream_st *stream) {
+  switch (node.kind) {
+  case Node::Kind::Launch: {
+    std::vector<void *> pointers;
+    for (const auto &value : node.params)
+      pointers.push_back(const_cast<unsigned char *>(value.data()));
+    if (state().sticky != kSuccess)
+      return state().sticky;
+    runLaunch(*node.kernel, node.grid, node.block, stream,
+              pointers.empty() ? nullptr : pointers.data());
+    return kSuccess;
+  }
+  case Node::Kind::Copy:
+    logLine(copyLine(node, stream));
+    return runCopy(node.direction, node.destination, node.source,
+                   node.hostDestination, node.hostSource, node.bytes);
+  case Node::Kind::Memset:
+    logLine("memset " + std::to_string(node.bytes) + " bytes stream=" +
+            streamName(stream) + " to=" + allocationName(node.destination));
+    return runMemset(node.destination, node.value, node.bytes);
+  case Node::Kind::Event:
+    logLine("event record stream=" + streamName(stream));
+    if (state().events.count(node.event)) {
+      reinterpret_cast<Event *>(node.event)->milliseconds = nowMilliseconds();
+      state().capturedEvents.erase(node.event); // recorded by a replay
+    }
+    return state().sticky;
+  }
+  return kInvalidValue;
+}
+
+/// Invalidates `capture` because of `call`, logged.
+void invalidate(const void *stream, Capture &capture, const char *call) {
+  if (!capture.invalidated)
+    logLine(std::string("capture invalidated stream=") +
+            streamName(static_cast<const CUstream_st *>(stream)) + " by " +
+            call);
+  capture.invalidated = true;
+}
+
+/// A call the driver refuses during a capture whose mode covers this
+/// thread (an allocation, a synchronization, a synchronous copy): 0 when
+/// there is none, else the error, every such capture invalidated. The
+/// caller holds the mutex.
+CUresult refuseDuringCapture(const char *call) {
+  CUresult result = kSuccess;
+  for (auto &[stream, capture] : state().captures)
+    if (capture.mode == 0 ||
+        (capture.mode == 1 && capture.thread == std::this_thread::get_id())) {
+      invalidate(stream, capture, call);
+      result = kCaptureUnsupported;
+    }
+  return result;
+}
+
+/// Work on the legacy default stream waits for every blocking stream: while
+/// one captures, that is an error, and the captures are invalidated.
+CUresult refuseLegacyStream(const char *call) {
+  if (state().captures.empty())
+    return kSuccess;
+  for (auto &[stream, capture] : state().captures)
+    invalidate(stream, capture, call);
+  return kCaptureImplicit;
+}
+
+/// Issues `node` on `stream`: recorded when the stream captures, run
+/// otherwise. The caller holds the mutex (and logged a direct call).
+CUresult issue(Node node, CUstream_st *stream, const char *call) {
+  // A stream the fake does not know is not checked here (copies never
+  // were); launches and event records check it first.
+  if (!stream)
+    if (CUresult refused = refuseLegacyStream(call))
+      return refused;
+  auto capture = stream ? state().captures.find(stream)
+                        : state().captures.end();
+  if (capture == state().captures.end())
+    return runNode(node, stream);
+  if (capture->second.invalidated)
+    return kCaptureInvalidated;
+  if (node.kind == Node::Kind::Copy &&
+      ((node.direction == 'H' && !pinnedHost(node.hostSource, node.bytes)) ||
+       (node.direction == 'D' &&
+        !pinnedHost(node.hostDestination, node.bytes)))) {
+    invalidate(stream, capture->second, call);
+    return kCaptureUnsupported;
+  }
+  if (node.kind == Node::Kind::Event)
+    state().capturedEvents.insert(node.event);
+  if (logging()) {
+    std::string line;
+    if (node.kind == Node::Kind::Launch) {
+      std::vector<void *> pointers;
+      for (const auto &value : node.params)
+        pointers.push_back(const_cast<unsigned char *>(value.data()));
+      std::string memory;
+      line = "launch " + node.kernel->name + " params=[" +
+             paramsText(*node.kernel, pointers.data(), memory) + "]";
+    } else if (node.kind == Node::Kind::Copy) {
+      line = copyLine(node, stream);
+    } else if (node.kind == Node::Kind::Memset) {
+      line = "memset " + std::to_string(node.bytes) + " bytes to=" +
+             allocationName(node.destination);
+    } else {
+      line = "event record";
+    }
+    logLine("capture: " + line + " stream=" + streamName(stream));
+  }
+  capture->second.nodes.push_back(std::move(node));
+  return kSuccess;
+}
+
 } // namespace
 
 #define FAKE_CUDA_API extern "C" __attribute__((visibility("default")))
@@ -411,6 +785,8 @@ FAKE_CUDA_API CUresult cuCtxGetCurrent(CUctx_st **context) {
 
 FAKE_CUDA_API CUresult cuCtxSynchronize() {
   std::lock_guard<std::mutex> lock(state().mutex);
+  if (CUresult refused = refuseDuringCapture("cuCtxSynchronize"))
+    return refused;
   return state().sticky;
 }
 
@@ -419,10 +795,12 @@ FAKE_CUDA_API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
     return kInvalidContext;
   if (bytes == 0)
     return kInvalidValue;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (CUresult refused = refuseDuringCapture("cuMemAlloc_v2"))
+    return refused;
   void *memory = std::calloc(1, bytes);
   if (!memory)
     return kOutOfMemory;
-  std::lock_guard<std::mutex> lock(state().mutex);
   *pointer = CUdeviceptr(reinterpret_cast<uintptr_t>(memory));
   state().allocations[*pointer] = bytes;
   state().allocationNumbers[*pointer] = state().nextAllocation;
@@ -433,114 +811,128 @@ FAKE_CUDA_API CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
 
 FAKE_CUDA_API CUresult cuMemFree_v2(CUdeviceptr pointer) {
   std::lock_guard<std::mutex> lock(state().mutex);
+  if (CUresult refused = refuseDuringCapture("cuMemFree_v2"))
+    return refused;
   auto it = state().allocations.find(pointer);
   if (it == state().allocations.end())
     return kInvalidValue;
+  logLine("free " + allocationName(pointer));
   std::free(reinterpret_cast<void *>(uintptr_t(pointer)));
   state().allocations.erase(it);
   state().allocationNumbers.erase(pointer);
   return kSuccess;
 }
 
-// Pinned host memory is plain host memory here.
+// Pinned host memory is plain host memory here, remembered as pinned.
 FAKE_CUDA_API CUresult cuMemHostAlloc(void **pointer, size_t bytes, unsigned) {
   if (!currentContext())
     return kInvalidContext;
   if (bytes == 0)
     return kInvalidValue;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (CUresult refused = refuseDuringCapture("cuMemHostAlloc"))
+    return refused;
   *pointer = std::calloc(1, bytes);
   if (!*pointer)
     return kOutOfMemory;
+  state().pinned[reinterpret_cast<uintptr_t>(*pointer)] = bytes;
   logLine("host alloc " + std::to_string(bytes) + " bytes");
   return kSuccess;
 }
 
 FAKE_CUDA_API CUresult cuMemFreeHost(void *pointer) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (CUresult refused = refuseDuringCapture("cuMemFreeHost"))
+    return refused;
+  state().pinned.erase(reinterpret_cast<uintptr_t>(pointer));
   std::free(pointer);
   return kSuccess;
 }
 
+// The synchronous copies and memset wait for the legacy default stream:
+// never allowed while capturing.
 FAKE_CUDA_API CUresult cuMemcpyHtoD_v2(CUdeviceptr destination,
                                        const void *source, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (!inside(destination, bytes))
-    return kInvalidValue;
-  std::memcpy(reinterpret_cast<void *>(uintptr_t(destination)), source, bytes);
-  return state().sticky;
+  if (CUresult refused = refuseDuringCapture("cuMemcpyHtoD_v2"))
+    return refused;
+  return runCopy('H', destination, 0, nullptr, source, bytes);
 }
 
 FAKE_CUDA_API CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source,
                                        size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (!inside(source, bytes))
-    return kInvalidValue;
-  std::memcpy(destination, reinterpret_cast<void *>(uintptr_t(source)), bytes);
-  return state().sticky;
+  if (CUresult refused = refuseDuringCapture("cuMemcpyDtoH_v2"))
+    return refused;
+  return runCopy('D', 0, source, destination, nullptr, bytes);
 }
 
 FAKE_CUDA_API CUresult cuMemcpyDtoD_v2(CUdeviceptr destination,
                                        CUdeviceptr source, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (!inside(source, bytes) || !inside(destination, bytes))
-    return kInvalidValue;
-  std::memmove(reinterpret_cast<void *>(uintptr_t(destination)),
-               reinterpret_cast<void *>(uintptr_t(source)), bytes);
-  return state().sticky;
+  if (CUresult refused = refuseDuringCapture("cuMemcpyDtoD_v2"))
+    return refused;
+  return runCopy('d', destination, source, nullptr, nullptr, bytes);
 }
 
 FAKE_CUDA_API CUresult cuMemsetD8_v2(CUdeviceptr destination,
                                      unsigned char value, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  if (!inside(destination, bytes))
-    return kInvalidValue;
-  std::memset(reinterpret_cast<void *>(uintptr_t(destination)), value, bytes);
-  return state().sticky;
+  if (CUresult refused = refuseDuringCapture("cuMemsetD8_v2"))
+    return refused;
+  return runMemset(destination, value, bytes);
 }
 
-// The stream variants: the same work, done at once, logged with the stream.
+// The stream variants: the same work, done at once (or recorded by a
+// capture), logged with the stream.
+static Node copyNode(char direction, CUdeviceptr destination,
+                     CUdeviceptr source, void *hostDestination,
+                     const void *hostSource, size_t bytes) {
+  Node node;
+  node.kind = Node::Kind::Copy;
+  node.direction = direction;
+  node.destination = destination;
+  node.source = source;
+  node.hostDestination = hostDestination;
+  node.hostSource = hostSource;
+  node.bytes = bytes;
+  return node;
+}
+
 FAKE_CUDA_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination,
                                             const void *source, size_t bytes,
                                             CUstream_st *stream) {
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    logLine("memcpy HtoD " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream) + " to=" + allocationName(destination));
-  }
-  return cuMemcpyHtoD_v2(destination, source, bytes);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return issue(copyNode('H', destination, 0, nullptr, source, bytes), stream,
+               "cuMemcpyHtoDAsync_v2");
 }
 
 FAKE_CUDA_API CUresult cuMemcpyDtoHAsync_v2(void *destination,
                                             CUdeviceptr source, size_t bytes,
                                             CUstream_st *stream) {
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    logLine("memcpy DtoH " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream) + " from=" + allocationName(source));
-  }
-  return cuMemcpyDtoH_v2(destination, source, bytes);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return issue(copyNode('D', 0, source, destination, nullptr, bytes), stream,
+               "cuMemcpyDtoHAsync_v2");
 }
 
 FAKE_CUDA_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr destination,
                                             CUdeviceptr source, size_t bytes,
                                             CUstream_st *stream) {
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    logLine("memcpy DtoD " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream) + " from=" + allocationName(source) +
-            " to=" + allocationName(destination));
-  }
-  return cuMemcpyDtoD_v2(destination, source, bytes);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return issue(copyNode('d', destination, source, nullptr, nullptr, bytes),
+               stream, "cuMemcpyDtoDAsync_v2");
 }
 
 FAKE_CUDA_API CUresult cuMemsetD8Async(CUdeviceptr destination,
                                        unsigned char value, size_t bytes,
                                        CUstream_st *stream) {
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    logLine("memset " + std::to_string(bytes) + " bytes stream=" +
-            streamName(stream) + " to=" + allocationName(destination));
-  }
-  return cuMemsetD8_v2(destination, value, bytes);
+  Node node;
+  node.kind = Node::Kind::Memset;
+  node.destination = destination;
+  node.value = value;
+  node.bytes = bytes;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return issue(std::move(node), stream, "cuMemsetD8Async");
 }
 
 FAKE_CUDA_API CUresult cuStreamCreate(CUstream_st **stream, unsigned) {
@@ -555,6 +947,7 @@ FAKE_CUDA_API CUresult cuStreamDestroy_v2(CUstream_st *stream) {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (!state().streams.erase(stream))
     return kInvalidHandle;
+  state().captures.erase(stream);
   delete reinterpret_cast<char *>(stream);
   return kSuccess;
 }
@@ -563,8 +956,129 @@ FAKE_CUDA_API CUresult cuStreamSynchronize(CUstream_st *stream) {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (stream && !state().streams.count(stream))
     return kInvalidHandle;
+  if (!stream) {
+    if (CUresult refused = refuseLegacyStream("cuStreamSynchronize"))
+      return refused;
+  } else if (auto capture = state().captures.find(stream);
+             capture != state().captures.end()) {
+    // Nothing of a capture has run: waiting for it cannot be done.
+    invalidate(stream, capture->second, "cuStreamSynchronize");
+    return kCaptureUnsupported;
+  }
   logLine("synchronize stream=" + streamName(stream));
   return state().sticky;
+}
+
+FAKE_CUDA_API CUresult cuStreamBeginCapture_v2(CUstream_st *stream, int mode) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!stream)
+    return kCaptureUnsupported; // the legacy stream cannot be captured
+  if (!state().streams.count(stream))
+    return kInvalidHandle;
+  if (mode < 0 || mode > 2)
+    return kInvalidValue;
+  if (state().captures.count(stream))
+    return kIllegalState;
+  Capture &capture = state().captures[stream];
+  capture.mode = mode;
+  capture.thread = std::this_thread::get_id();
+  logLine("capture begin stream=" + streamName(stream) + " mode=" +
+          (mode == 0 ? "global" : mode == 1 ? "thread-local" : "relaxed"));
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuStreamEndCapture(CUstream_st *stream,
+                                          CUgraph_st **graph) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *graph = nullptr;
+  auto it = state().captures.find(stream);
+  if (it == state().captures.end())
+    return kIllegalState;
+  if (it->second.mode != 2 && it->second.thread != std::this_thread::get_id())
+    return kCaptureWrongThread;
+  Capture capture = std::move(it->second);
+  state().captures.erase(it);
+  logLine("capture end stream=" + streamName(stream) + " nodes=" +
+          std::to_string(capture.nodes.size()) +
+          (capture.invalidated ? " invalidated" : ""));
+  if (capture.invalidated)
+    return kCaptureInvalidated;
+  auto *result = new Graph{std::move(capture.nodes)};
+  state().graphs.insert(result);
+  *graph = reinterpret_cast<CUgraph_st *>(result);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuStreamIsCapturing(CUstream_st *stream, int *status) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *status = 0;
+  if (!stream)
+    return state().captures.empty() ? kSuccess : kCaptureImplicit;
+  if (!state().streams.count(stream))
+    return kInvalidHandle;
+  auto it = state().captures.find(stream);
+  if (it != state().captures.end())
+    *status = it->second.invalidated ? 2 : 1;
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuGraphInstantiateWithFlags(CUgraphExec_st **exec,
+                                                   CUgraph_st *graph,
+                                                   unsigned long long) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().graphs.count(graph))
+    return kInvalidHandle;
+  auto *result = new Graph(*reinterpret_cast<Graph *>(graph));
+  state().graphExecs.insert(result);
+  *exec = reinterpret_cast<CUgraphExec_st *>(result);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuGraphLaunch(CUgraphExec_st *exec,
+                                     CUstream_st *stream) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().graphExecs.count(exec) ||
+      (stream && !state().streams.count(stream)))
+    return kInvalidHandle;
+  const Graph &graph = *reinterpret_cast<Graph *>(exec);
+  if (!stream) {
+    if (CUresult refused = refuseLegacyStream("cuGraphLaunch"))
+      return refused;
+  } else if (auto capture = state().captures.find(stream);
+             capture != state().captures.end()) {
+    // A graph launched into a capture joins it.
+    for (const Node &node : graph.nodes)
+      capture->second.nodes.push_back(node);
+    logLine("capture: graph launch nodes=" + std::to_string(graph.nodes.size()) +
+            " stream=" + streamName(stream));
+    return kSuccess;
+  }
+  logLine("graph launch nodes=" + std::to_string(graph.nodes.size()) +
+          " stream=" + streamName(stream));
+  for (const Node &node : graph.nodes)
+    if (CUresult result = runNode(node, stream); result != kSuccess) {
+      // A node's failure shows at the next synchronization, as a kernel's.
+      if (state().sticky == kSuccess)
+        state().sticky = kIllegalAddress;
+      break;
+    }
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuGraphExecDestroy(CUgraphExec_st *exec) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().graphExecs.erase(exec))
+    return kInvalidHandle;
+  delete reinterpret_cast<Graph *>(exec);
+  return kSuccess;
+}
+
+FAKE_CUDA_API CUresult cuGraphDestroy(CUgraph_st *graph) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (!state().graphs.erase(graph))
+    return kInvalidHandle;
+  delete reinterpret_cast<Graph *>(graph);
+  return kSuccess;
 }
 
 FAKE_CUDA_API CUresult cuModuleLoadDataEx(CUmod_st **module, const void *image,
@@ -601,16 +1115,29 @@ FAKE_CUDA_API CUresult cuModuleLoadDataEx(CUmod_st **module, const void *image,
   }
   auto *result = new Module();
   for (const char *kernel : kKernels)
-    if (mentions(text, kernel))
-      result->kernels.insert(kernel);
+    if (mentions(text, kernel)) {
+      // The test kernels' parameters are their signatures': pointers and
+      // i64 8 bytes, i32 4.
+      Kernel &k = result->kernels[kernel];
+      k.name = kernel;
+      k.sizesKnown = true;
+      for (const char *c = signatureOf(kernel); *c; ++c)
+        k.paramSizes.push_back(*c == 'i' ? 4 : 8);
+    }
   if (anyKernel())
     for (size_t at = text.find(".entry "); at != std::string::npos;
          at = text.find(".entry ", at + 1)) {
       size_t begin = at + 7, end = begin;
       while (end < text.size() && isIdentifierChar(text[end]))
         ++end;
-      if (end > begin)
-        result->kernels.insert(text.substr(begin, end - begin));
+      if (end == begin)
+        continue;
+      std::string name = text.substr(begin, end - begin);
+      if (result->kernels.count(name))
+        continue;
+      Kernel &k = result->kernels[name];
+      k.name = name;
+      k.sizesKnown = ptxParamSizes(text, end, k.paramSizes);
     }
   std::lock_guard<std::mutex> lock(state().mutex);
   state().modules.insert(result);
@@ -635,8 +1162,8 @@ FAKE_CUDA_API CUresult cuModuleGetFunction(CUfunc_st **function,
   auto it = kernels.find(name);
   if (it == kernels.end())
     return kNotFound;
-  // The handle is the (stable) name stored in the module.
-  *function = reinterpret_cast<CUfunc_st *>(const_cast<std::string *>(&*it));
+  // The handle is the (stable) kernel stored in the module.
+  *function = reinterpret_cast<CUfunc_st *>(&it->second);
   return kSuccess;
 }
 
@@ -661,39 +1188,34 @@ FAKE_CUDA_API CUresult cuLaunchKernel(CUfunc_st *function, unsigned gridX,
     return kInvalidHandle;
   if (state().sticky != kSuccess)
     return state().sticky;
-  const std::string &name = *reinterpret_cast<const std::string *>(function);
-  if (logging()) {
-    std::string line = "launch " + name + " grid=[" + std::to_string(gridX) +
-                       "," + std::to_string(gridY) + "," +
-                       std::to_string(gridZ) + "] block=[" +
-                       std::to_string(blockX) + "," + std::to_string(blockY) +
-                       "," + std::to_string(blockZ) + "] params=[";
-    const char *signature = signatureOf(name);
-    std::string memory;
-    for (int i = 0; signature[i]; ++i) {
-      line += i ? ", " : "";
-      if (signature[i] == 'p') {
-        line += "ptr";
-        memory += (memory.empty() ? "" : ", ") +
-                  allocationName(param<CUdeviceptr>(params, i));
-      } else if (signature[i] == 'l') {
-        line += std::to_string(param<int64_t>(params, i));
-      } else {
-        line += std::to_string(param<int32_t>(params, i));
-      }
+  const Kernel &kernel = *reinterpret_cast<const Kernel *>(function);
+  Node node;
+  node.kind = Node::Kind::Launch;
+  node.kernel = &kernel;
+  const unsigned grid[3] = {gridX, gridY, gridZ},
+                 block[3] = {blockX, blockY, blockZ};
+  std::copy(grid, grid + 3, node.grid);
+  std::copy(block, block + 3, node.block);
+  if (stream && state().captures.count(stream)) {
+    // The driver copies the parameters into the graph's node: later
+    // changes to the caller's values do not reach it.
+    if (state().captures[stream].invalidated)
+      return kCaptureInvalidated;
+    if (!kernel.sizesKnown) {
+      logLine("capture: cannot capture " + kernel.name +
+              ": its parameters' sizes are unknown");
+      return kNotSupported;
     }
-    // The allocations last: "params=[ptr, ...] stream=S" reads as before.
-    logLine(line + "] stream=" + streamName(stream) + " memory=[" + memory +
-            "]");
+    for (size_t i = 0; i < kernel.paramSizes.size(); ++i) {
+      const auto *value = static_cast<const unsigned char *>(params[i]);
+      node.params.emplace_back(value, value + kernel.paramSizes[i]);
+    }
+    return issue(std::move(node), stream, "cuLaunchKernel");
   }
-  // Blocks fit in 64 bits (< 2^63); threads may not (up to 2^73): saturate,
-  // the kernels stop at their own element counts anyway.
-  uint64_t blocks = uint64_t(gridX) * gridY * gridZ;
-  uint64_t perBlock = uint64_t(blockX) * blockY * blockZ;
-  uint64_t threads = blocks > UINT64_MAX / perBlock ? UINT64_MAX
-                                                    : blocks * perBlock;
-  if (!runKernel(name, threads, params))
-    state().sticky = kIllegalAddress;
+  if (!stream)
+    if (CUresult refused = refuseLegacyStream("cuLaunchKernel"))
+      return refused;
+  runLaunch(kernel, grid, block, stream, params);
   return kSuccess;
 }
 
@@ -710,15 +1232,20 @@ FAKE_CUDA_API CUresult cuEventRecord(CUevent_st *event, CUstream_st *stream) {
   if (!state().events.count(event) ||
       (stream && !state().streams.count(stream)))
     return kInvalidHandle;
-  logLine("event record stream=" + streamName(stream));
-  reinterpret_cast<Event *>(event)->milliseconds = nowMilliseconds();
-  return state().sticky;
+  Node node;
+  node.kind = Node::Kind::Event;
+  node.event = event;
+  if (!stream || !state().captures.count(stream))
+    state().capturedEvents.erase(event);
+  return issue(std::move(node), stream, "cuEventRecord");
 }
 
 FAKE_CUDA_API CUresult cuEventSynchronize(CUevent_st *event) {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (!state().events.count(event))
     return kInvalidHandle;
+  if (state().capturedEvents.count(event))
+    return kCapturedEvent;
   return state().sticky;
 }
 
@@ -727,6 +1254,8 @@ FAKE_CUDA_API CUresult cuEventElapsedTime(float *milliseconds,
   std::lock_guard<std::mutex> lock(state().mutex);
   if (!state().events.count(start) || !state().events.count(stop))
     return kInvalidHandle;
+  if (state().capturedEvents.count(start) || state().capturedEvents.count(stop))
+    return kCapturedEvent;
   *milliseconds = float(reinterpret_cast<Event *>(stop)->milliseconds -
                         reinterpret_cast<Event *>(start)->milliseconds);
   return kSuccess;
@@ -736,6 +1265,7 @@ FAKE_CUDA_API CUresult cuEventDestroy_v2(CUevent_st *event) {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (!state().events.erase(event))
     return kInvalidHandle;
+  state().capturedEvents.erase(event);
   delete reinterpret_cast<Event *>(event);
   return kSuccess;
 }

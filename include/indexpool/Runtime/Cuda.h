@@ -73,6 +73,9 @@ public:
   using EventHandle = void *;
   using StreamHandle = void *;
   using ContextHandle = void *;
+  /// A captured graph (CUgraph) and its executable instance (CUgraphExec).
+  using GraphHandle = void *;
+  using GraphExecHandle = void *;
 
   /// Loads the driver and opens device `ordinal` with its primary context.
   /// `driverPath` overrides $INDEXPOOL_LIBCUDA_PATH and libcuda.so.1. On
@@ -158,6 +161,32 @@ public:
   /// Waits for `stop`, then the milliseconds between the two events.
   bool elapsedMilliseconds(EventHandle start, EventHandle stop,
                            float &milliseconds, std::string &error);
+
+  // CUDA graphs: the work queued on one stream, captured once and launched
+  // again with one call. These entry points are optional (CUDA 11.4 added
+  // cuGraphInstantiateWithFlags): a driver without them opens, and these
+  // calls fail with one line. supportsGraphs() says which.
+  bool supportsGraphs() const;
+  /// Starts capturing `stream`, which must be a stream of its own (CUDA
+  /// cannot capture the legacy default stream), in thread-local mode: while
+  /// it lasts, this thread's calls that cannot be captured (allocations,
+  /// synchronizations, synchronous copies) fail and invalidate the capture;
+  /// other threads are left alone.
+  bool beginCapture(StreamHandle stream, std::string &error);
+  /// Ends the capture of `stream`: `out` is the graph of the work queued on
+  /// it since beginCapture. When the capture was invalidated, `out` is null
+  /// and `error` says so.
+  bool endCapture(StreamHandle stream, GraphHandle &out, std::string &error);
+  /// Whether `stream` is capturing (or was, and got invalidated). Without
+  /// the entry point (no graphs), never.
+  bool isCapturing(StreamHandle stream, bool &capturing, std::string &error);
+  bool instantiateGraph(GraphHandle graph, GraphExecHandle &out,
+                        std::string &error);
+  /// Queues the instance's work on `stream` (null: the default stream).
+  bool launchGraph(GraphExecHandle graph, StreamHandle stream,
+                   std::string &error);
+  void destroyGraphExec(GraphExecHandle graph);
+  void destroyGraph(GraphHandle graph);
 
   struct Driver;
 

@@ -19,6 +19,11 @@
 // A GpuFunction is used by one thread at a time, the one that opened its
 // CudaDevice (whose context is current there), and must not outlive it.
 //
+// Launches can be captured into a CUDA graph and replayed (GpuGraph.h, which
+// states the contract): with the shapes of an earlier launch or prepare(), a
+// launch only queues kernels, which a capture records; temporaries a graph
+// was captured with are kept until the function is destroyed.
+//
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_RUNTIME_GPUFUNCTION_H
 #define INDEXPOOL_RUNTIME_GPUFUNCTION_H
@@ -35,6 +40,8 @@
 #include <vector>
 
 namespace indexpool {
+
+class GpuGraph;
 
 class GpuFunction {
 public:
@@ -88,6 +95,27 @@ public:
                   outputs.size(), stream);
   }
 
+  /// Everything launch() does before queuing kernels: the checks, the
+  /// binding of these shapes (temporaries allocated and zeroed on
+  /// `stream`) and the caller's pointers. A launch with these shapes then
+  /// allocates, frees and waits for nothing: what a CUDA graph capture
+  /// needs. Refused, with one line, while `stream` is capturing and the
+  /// shapes are new.
+  Status prepare(const TensorRef *inputs, size_t numInputs,
+                 const TensorRef *outputs, size_t numOutputs, void *stream);
+  Status prepare(const std::vector<TensorRef> &inputs,
+                 const std::vector<TensorRef> &outputs, void *stream) {
+    return prepare(inputs.data(), inputs.size(), outputs.data(),
+                   outputs.size(), stream);
+  }
+
+  /// prepare(), then this one launch captured from `stream` (a stream of
+  /// the caller's, not null) into a graph to replay (GpuGraph.h). On
+  /// failure returns nullptr and sets `status` to one line.
+  std::unique_ptr<GpuGraph> capture(const std::vector<TensorRef> &inputs,
+                                    const std::vector<TensorRef> &outputs,
+                                    void *stream, Status &status);
+
 private:
   /// A manifest bound to one set of input shapes.
   struct Binding {
@@ -108,6 +136,13 @@ private:
   Status bindingFor(const TensorRef *inputs, Binding *&binding);
   Status checkOutputs(const runtime::Manifest &bound, const TensorRef *inputs,
                       const TensorRef *outputs, size_t numOutputs) const;
+  /// prepare()'s work; `capturing`: `stream` is capturing a graph, so new
+  /// shapes are refused.
+  Status prepareLaunch(const TensorRef *inputs, size_t numInputs,
+                       const TensorRef *outputs, size_t numOutputs,
+                       void *stream, bool capturing);
+  /// Whether `stream` is capturing a CUDA graph.
+  Status isCapturing(void *stream, bool &capturing) const;
 
   runtime::CudaDevice &device;
   std::unique_ptr<runtime::Manifest> symbolic;

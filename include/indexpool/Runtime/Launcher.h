@@ -83,6 +83,11 @@ public:
   /// names the input or output). Allocates nothing.
   bool setCallerBuffers(const CallerBuffers &callerBuffers,
                         std::string &error);
+  /// Keeps the current temporaries allocated until the launcher is
+  /// destroyed instead of freeing them at the next bind(): a CUDA graph
+  /// captured from enqueue() holds their addresses, and its replays must
+  /// still find them after the launcher moved on to other sizes.
+  void retainTemporaries() { retainOnRebind = true; }
   /// The stream of the copies, memsets, launches and events that follow.
   void setStream(CudaDevice::StreamHandle newStream) { stream = newStream; }
   /// Queues every launch once on the stream and returns without waiting:
@@ -139,6 +144,10 @@ private:
   /// The memory the launcher allocated, and the caller's.
   std::map<int64_t, CudaDevice::DevicePointer> pointers;
   CallerBuffers callerPointers;
+  /// Temporaries of earlier bindings that a captured graph may still use
+  /// (retainTemporaries), freed with the launcher.
+  std::vector<CudaDevice::DevicePointer> retained;
+  bool retainOnRebind = false;
   /// Whether the launches are prepared (bind failed, or never ran: no).
   bool ready = false;
   /// Per launch: the parameter values (8 bytes each) and pointers to them.
