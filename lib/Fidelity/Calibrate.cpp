@@ -33,8 +33,47 @@ struct TrainingQuery {
   int64_t exactCount = 0;
 };
 
+/// The gate basis of Calibrate.h's GateKind, [J, D] row-major (J = 0 for
+/// none), from the training queries and the tokens they see.
+std::vector<double> gateBasis(const Matrix &keys, const Matrix &queries,
+                              int64_t first, int64_t count, int64_t seen,
+                              GateKind kind, int64_t &directions) {
+  int64_t dim = keys.cols;
+  std::vector<double> basis;
+  if (kind == GateKind::MeanQuery) {
+    directions = 1;
+    basis.assign(size_t(dim), 0.0);
+    for (int64_t i = first; i < first + count; ++i)
+      for (int64_t d = 0; d < dim; ++d)
+        basis[size_t(d)] += queries.row(i)[d];
+  } else if (kind == GateKind::Channel) {
+    directions = dim;
+    basis.assign(size_t(dim * dim), 0.0);
+    for (int64_t d = 0; d < dim; ++d)
+      basis[size_t(d * dim + d)] = 1.0;
+  } else {
+    directions = 0;
+    return basis;
+  }
+  // Unit RMS of u_j . k over the seen keys: one step size fits every j.
+  for (int64_t j = 0; j < directions; ++j) {
+    double *u = basis.data() + j * dim, sum = 0;
+    for (int64_t t = 0; t < seen; ++t) {
+      double dot = 0;
+      for (int64_t d = 0; d < dim; ++d)
+        dot += u[d] * keys.row(t)[d];
+      sum += dot * dot;
+    }
+    double rms = std::sqrt(sum / double(std::max<int64_t>(seen, 1)));
+    for (int64_t d = 0; d < dim; ++d)
+      u[d] = rms > 0 ? u[d] / rms : 0.0;
+  }
+  return basis;
+}
+
 /// The float64 model of pooling + selection (see Calibrate.h). Parameters:
-/// bias[s * C + c], then log2(temperature) when it is fitted.
+/// bias[s * C + c], then the gate's beta_j, then log2(temperature) when it
+/// is fitted.
 class Model {
 public:
   Model(const Matrix &keys, const Matrix &queries, int64_t first, int64_t count,
@@ -43,6 +82,14 @@ public:
       : p(options.poolSize), c(groups), keep(options.k / options.poolSize),
         fitTemperature(options.fitTemperature) {
     int64_t dim = keys.cols, lastPools = (first + count - 1) / p;
+    basis = gateBasis(keys, queries, first, count, lastPools * p,
+                      options.gate, directions);
+    basisScores.assign(size_t(lastPools * p * directions), 0.0);
+    for (int64_t t = 0; t < lastPools * p; ++t)
+      for (int64_t j = 0; j < directions; ++j)
+        for (int64_t d = 0; d < dim; ++d)
+          basisScores[size_t(t * directions + j)] +=
+              basis[size_t(j * dim + d)] * keys.row(t)[d];
     scores.assign(size_t(lastPools * p), 0.0);
     if (options.normScores)
       for (int64_t t = 0; t < lastPools * p; ++t) {
@@ -88,13 +135,33 @@ public:
     }
   }
 
-  int64_t parameterCount() const { return p * c + (fitTemperature ? 1 : 0); }
-  bool isTemperature(int64_t j) const { return fitTemperature && j == p * c; }
+  int64_t parameterCount() const {
+    return p * c + directions + (fitTemperature ? 1 : 0);
+  }
+  bool isTemperature(int64_t j) const {
+    return fitTemperature && j == p * c + directions;
+  }
+  /// The gate sum_j x[P C + j] u_j, [D].
+  std::vector<double> gate(const std::vector<double> &x, int64_t dim) const {
+    std::vector<double> g(size_t(dim), 0.0);
+    for (int64_t j = 0; j < directions; ++j)
+      for (int64_t d = 0; d < dim; ++d)
+        g[size_t(d)] += x[size_t(p * c + j)] * basis[size_t(j * dim + d)];
+    return g;
+  }
 
   SelectionQuality evaluate(const std::vector<double> &x) {
     ++evaluations;
     double inverseTemperature =
-        fitTemperature ? std::exp2(-x[size_t(p * c)]) : 1.0;
+        fitTemperature ? std::exp2(-x[size_t(p * c + directions)]) : 1.0;
+    if (directions > 0) {
+      gated.assign(scores.size(), 0.0);
+      for (size_t t = 0; t < scores.size(); ++t)
+        for (int64_t j = 0; j < directions; ++j)
+          gated[t] += x[size_t(p * c + j)] *
+                      basisScores[t * size_t(directions) + size_t(j)];
+    }
+    const std::vector<double> &tokenScores = directions > 0 ? gated : scores;
     // weights[(g * P + s) * C + c], softmax over s.
     int64_t pools = int64_t(scores.size()) / p;
     weights.assign(scores.size() * size_t(c), 0.0);
@@ -103,7 +170,7 @@ public:
       for (int64_t ch = 0; ch < c; ++ch) {
         for (int64_t s = 0; s < p; ++s)
           logit[size_t(s)] =
-              (scores[size_t(g * p + s)] + x[size_t(s * c + ch)]) *
+              (tokenScores[size_t(g * p + s)] + x[size_t(s * c + ch)]) *
               inverseTemperature;
         double top = *std::max_element(logit.begin(), logit.end()), sum = 0;
         for (int64_t s = 0; s < p; ++s)
@@ -151,6 +218,9 @@ private:
   bool fitTemperature;
   /// Pooling scores of the tokens of every pool a training position sees.
   std::vector<double> scores;
+  /// The gate basis [J, D], u_j . k_t [tokens, J], and the gated scores.
+  int64_t directions = 0;
+  std::vector<double> basis, basisScores, gated;
   std::vector<TrainingQuery> trainingQueries;
   std::vector<double> weights;
 };
@@ -216,6 +286,7 @@ Status measureHeldOut(const FloatArray &keys, const FloatArray &queries,
                       const Matrix &keyMatrix, const CalibrateOptions &options,
                       const std::vector<int64_t> &biasShape,
                       const std::vector<float> &bias, float temperature,
+                      const std::vector<float> &gate,
                       SelectionQuality &quality) {
   int64_t tokens = keys.shape[0], dim = keys.shape[1], p = options.poolSize,
           k = options.k;
@@ -233,6 +304,8 @@ Status measureHeldOut(const FloatArray &keys, const FloatArray &queries,
   pooling.format = options.format;
   pooling.rotate = options.rotate;
   pooling.normScores = options.normScores;
+  if (!gate.empty())
+    pooling.gate = padColumns(gate, 1, dim, paddedDim);
   if (!biasShape.empty()) {
     std::vector<float> scaled = bias;
     for (float &value : scaled)
@@ -298,6 +371,9 @@ Status runCalibration(const CalibrateOptions &options,
   if (options.fitTemperature && !options.normScores)
     return Status::error("--fit-temperature needs --score=norm: with uniform "
                          "scores the temperature only rescales the bias");
+  if (options.gate != GateKind::None && options.normScores)
+    return Status::error("--gate replaces the pooling scores: it cannot be "
+                         "combined with --score=norm");
 
   FloatArray keys, queries;
   if (Status status = readKeysAndQueries(options.keysPath, options.queriesPath,
@@ -358,6 +434,12 @@ Status runCalibration(const CalibrateOptions &options,
       fitted[size_t(s * groups + g)] =
           float(x[size_t(s * groups + g)] - centre);
   }
+  for (int64_t j = p * groups; j < int64_t(x.size()); ++j)
+    fitted[size_t(j)] = x[size_t(j)];
+  if (options.gate != GateKind::None) {
+    std::vector<double> gate = model.gate(x, dim);
+    result.gate.assign(gate.begin(), gate.end());
+  }
   result.temperature = 1.0f;
   if (options.fitTemperature) {
     result.temperature = float(std::exp2(x.back()));
@@ -383,12 +465,12 @@ Status runCalibration(const CalibrateOptions &options,
 
   // Held out, through the compiled kernels.
   if (Status status = measureHeldOut(keys, queries, keyMatrix, options, {}, {},
-                                     1.0f, result.heldOutBefore);
+                                     1.0f, {}, result.heldOutBefore);
       !status)
     return status;
-  if (Status status =
-          measureHeldOut(keys, queries, keyMatrix, options, result.biasShape,
-                         result.bias, result.temperature, result.heldOutAfter);
+  if (Status status = measureHeldOut(
+          keys, queries, keyMatrix, options, result.biasShape, result.bias,
+          result.temperature, result.gate, result.heldOutAfter);
       !status)
     return status;
 
@@ -403,6 +485,23 @@ Status runCalibration(const CalibrateOptions &options,
   result.score = options.normScores ? "norm" : "uniform";
   result.biasKind = options.bias == BiasKind::Slot ? "slot" : "channel";
   result.channelGroups = groups;
+  result.gateKind = options.gate == GateKind::MeanQuery ? "mean-query"
+                    : options.gate == GateKind::Channel ? "channel"
+                                                        : "none";
+  return Status();
+}
+
+Status writeGateNpy(const std::string &path, const CalibrationResult &result) {
+  if (result.gate.empty())
+    return Status::error("--gate-output: no gate was fitted (add --gate)");
+  runtime::NpyArray array;
+  array.dtype = "<f4";
+  array.shape = {int64_t(result.gate.size())};
+  array.bytes.resize(result.gate.size() * sizeof(float));
+  std::memcpy(array.bytes.data(), result.gate.data(), array.bytes.size());
+  std::string error;
+  if (!runtime::writeNpy(path, array, error))
+    return Status::error("--gate-output: " + error);
   return Status();
 }
 
@@ -462,7 +561,14 @@ std::string formatCalibrationText(const CalibrationResult &r) {
     }
   }
   text += "temperature: " + jsonNumber(r.temperature) + "\n";
-  text += "held out (compiled kernels; before: no bias, temperature 1):\n";
+  if (!r.gate.empty()) {
+    text += "gate (" + r.gateKind + "; pooling scores g . k_t):";
+    for (float value : r.gate)
+      text += " " + fixed(value);
+    text += "\n";
+  }
+  text += "held out (compiled kernels; before: no bias, temperature 1" +
+          std::string(r.gate.empty() ? "" : ", no gate") + "):\n";
   text += "  mass recall     before " + percentText(r.heldOutBefore.massRecall) +
           "  after " + percentText(r.heldOutAfter.massRecall) + "\n";
   text += "  recall          before " + percentText(r.heldOutBefore.recall) +
@@ -503,6 +609,11 @@ std::string formatCalibrationJson(const CalibrationResult &r) {
   field("score", "\"" + r.score + "\"");
   field("bias", "\"" + r.biasKind + "\"");
   field("channel_groups", std::to_string(r.channelGroups));
+  field("gate_kind", "\"" + r.gateKind + "\"");
+  std::string gate = "[";
+  for (size_t i = 0; i < r.gate.size(); ++i)
+    gate += (i ? ", " : "") + jsonNumber(r.gate[i]);
+  field("gate", gate + "]");
   return json + "}\n";
 }
 

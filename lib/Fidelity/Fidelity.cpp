@@ -9,11 +9,23 @@
 #include "indexpool/Runtime/Npy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace indexpool::fidelity {
+
+const char *refineKeysName(RefineKeys keys) {
+  switch (keys) {
+  case RefineKeys::Exact: return "exact";
+  case RefineKeys::ResidualI8: return "i8";
+  case RefineKeys::ResidualFP8: return "fp8";
+  case RefineKeys::TokenFP8: return "token-fp8";
+  case RefineKeys::TokenI8: return "token-i8";
+  }
+  return "unknown";
+}
 
 Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling,
                          const std::vector<float> &queries, const Matrix &keys,
@@ -80,6 +92,12 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   if (options.refine < 0)
     return Status::error("--refine=" + std::to_string(options.refine) +
                          " must be positive (0: no refinement)");
+  if (!(options.boundWeight >= 0) || !std::isfinite(options.boundWeight))
+    return Status::error("--bound-weight=" + jsonNumber(options.boundWeight) +
+                         " must be a finite non-negative number");
+  if (!options.gatePath.empty() && options.normScores)
+    return Status::error("--gate replaces the pooling scores: it cannot be "
+                         "combined with --score=norm");
   if (options.refine > 0 && options.refine > groups * p / k)
     return Status::error("--refine=" + std::to_string(options.refine) +
                          " keeps " + std::to_string(options.refine) + " x " +
@@ -101,6 +119,18 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   pooling.format = options.format;
   pooling.rotate = options.rotate;
   pooling.normScores = options.normScores;
+  pooling.firstStage = options.firstStage;
+  pooling.boundWeight = options.boundWeight;
+  if (!options.gatePath.empty()) {
+    FloatArray gate;
+    if (Status status = readFloat32("--gate", options.gatePath, gate); !status)
+      return status;
+    if (gate.shape != std::vector<int64_t>{dim})
+      return Status::error("--gate: expected [" + std::to_string(dim) +
+                           "], got " + shapeText(gate.shape));
+    // Padded channels hold zero keys: their gate does not matter.
+    pooling.gate = padColumns(gate.values, 1, dim, paddedDim);
+  }
   if (!options.biasPath.empty()) {
     FloatArray bias;
     if (Status status = readFloat32("--bias", options.biasPath, bias); !status)
@@ -139,13 +169,31 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
     refine.factor = options.refine;
     refine.keys = &paddedKeys;
     refine.tokens = tokens;
-    if (options.refineKeys != PoolFormat::None) {
-      if (Status status = tierKeys(paddedKeys, tokens, pooled, p,
-                                   options.rotate, options.refineKeys, tier);
+    switch (options.refineKeys) {
+    case RefineKeys::Exact: break;
+    case RefineKeys::ResidualI8:
+    case RefineKeys::ResidualFP8:
+      if (Status status = tierKeys(
+              paddedKeys, tokens, pooled, p, options.rotate,
+              options.refineKeys == RefineKeys::ResidualI8 ? PoolFormat::I8
+                                                           : PoolFormat::FP8,
+              tier);
           !status)
         return status;
       refine.keys = &tier;
       refine.tokens = groups * p;
+      break;
+    case RefineKeys::TokenFP8:
+    case RefineKeys::TokenI8:
+      if (Status status = tokenTierKeys(
+              paddedKeys, tokens, paddedDim, options.rotate,
+              options.refineKeys == RefineKeys::TokenI8 ? PoolFormat::I8
+                                                        : PoolFormat::FP8,
+              tier);
+          !status)
+        return status;
+      refine.keys = &tier;
+      break;
     }
   }
   if (Status status =
@@ -155,13 +203,15 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
       !status)
     return status;
 
-  // Traffic per query: its valid pools (codes + scale, or f32), the
-  // candidate tokens refine reads (f32 rows, or a tier's residual codes +
-  // scale: their pooled keys were read by the scan), and a token-level FP8
-  // indexer's n x (D + 4) bytes.
+  // Traffic per query: its valid pools (codes + scale, or f32; plus the
+  // f32 radius of a max-aware first stage), the candidate tokens refine
+  // reads (f32 rows, or a tier's codes + scale: a residual tier's pooled
+  // keys were read by the scan), and a token-level FP8 indexer's
+  // n x (D + 4) bytes.
   int64_t codeBytes = options.format == PoolFormat::None ? 4 : 1;
-  int64_t scaleBytes = options.format == PoolFormat::None ? 0 : 4;
-  int64_t refineRowBytes = options.refineKeys == PoolFormat::None
+  int64_t scaleBytes = (options.format == PoolFormat::None ? 0 : 4) +
+                       (options.firstStage == FirstStage::MaxAware ? 4 : 0);
+  int64_t refineRowBytes = options.refineKeys == RefineKeys::Exact
                                ? paddedDim * 4
                                : paddedDim + 4;
   double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
@@ -194,9 +244,10 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.poolSize = p;
   report.k = k;
   report.refine = options.refine;
-  report.refineKeys = options.refineKeys == PoolFormat::None
-                          ? "exact"
-                          : poolFormatName(options.refineKeys);
+  report.refineKeys = refineKeysName(options.refineKeys);
+  report.firstStage = firstStageName(options.firstStage);
+  report.boundWeight =
+      options.firstStage == FirstStage::MaxAware ? options.boundWeight : 0.0;
   report.bytesPooled = pooledBytes / double(options.last);
   report.bytesRefine = refineBytes / double(options.last);
   report.bytesTokenFP8 = tokenBytes / double(options.last);
@@ -204,7 +255,9 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.groups = groups;
   report.format = poolFormatName(options.format);
   report.rotate = options.rotate;
-  report.score = options.normScores ? "norm" : "uniform";
+  report.score = !options.gatePath.empty() ? "gate"
+                 : options.normScores      ? "norm"
+                                           : "uniform";
   report.recall = mean(recalls);
   report.recallP10 = percentile(recalls, 10);
   report.massRecall = mean(massRecalls);

@@ -10,8 +10,10 @@
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/Reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
 namespace indexpool::fidelity {
@@ -21,6 +23,14 @@ const char *poolFormatName(PoolFormat format) {
   case PoolFormat::None: return "none";
   case PoolFormat::FP8: return "fp8";
   case PoolFormat::I8: return "i8";
+  }
+  return "unknown";
+}
+
+const char *firstStageName(FirstStage stage) {
+  switch (stage) {
+  case FirstStage::Mean: return "mean";
+  case FirstStage::MaxAware: return "max-aware";
   }
   return "unknown";
 }
@@ -109,12 +119,15 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   // Per-channel bias needs per-channel scores (pool's rule): the same score
   // of token t in every channel.
   std::vector<float> scores(size_t(perChannel ? tokens * dim : tokens), 0.0f);
-  if (options.normScores)
+  bool gated = !options.gate.empty();
+  if (options.normScores || gated)
     for (int64_t t = 0; t < tokens; ++t) {
+      // ||k_t||, or the gate's gate . k_t; summed in float64, stored as f32.
       double sum = 0;
       for (int64_t d = 0; d < dim; ++d)
-        sum += double(keys[size_t(t * dim + d)]) * keys[size_t(t * dim + d)];
-      float value = float(std::sqrt(sum));
+        sum += double(keys[size_t(t * dim + d)]) *
+               (gated ? options.gate[size_t(d)] : keys[size_t(t * dim + d)]);
+      float value = float(gated ? sum : std::sqrt(sum));
       if (perChannel)
         std::fill_n(scores.begin() + t * dim, dim, value);
       else
@@ -176,7 +189,76 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     pooled.codes.assign(codes, codes + elements);
     pooled.scales.assign(scales, scales + pooled.groups);
   }
+  if (options.firstStage == FirstStage::MaxAware) {
+    // r_g in the space the pooled keys are stored in (H is orthonormal and
+    // its own inverse, so the float64 reference rotates the keys exactly).
+    Matrix space(tokens, dim);
+    space.data.assign(keys.begin(), keys.end());
+    if (options.rotate) {
+      ref::HostTensor x{ref::ElementType::F32, {tokens, dim}, space.data};
+      space.data = ref::hadamard(x, ref::ElementType::F32).data;
+    }
+    Matrix stored = pooled.dequantized();
+    pooled.radii.assign(size_t(pooled.groups), 0.0f);
+    for (int64_t g = 0; g < pooled.groups; ++g) {
+      double radius = 0;
+      for (int64_t s = 0; s < p; ++s) {
+        double sum = 0;
+        for (int64_t d = 0; d < dim; ++d) {
+          double diff = space.row(g * p + s)[d] - stored.row(g)[d];
+          sum += diff * diff;
+        }
+        radius = std::max(radius, std::sqrt(sum));
+      }
+      pooled.radii[size_t(g)] = float(radius);
+    }
+  }
   return Status();
+}
+
+Status tokenTierKeys(const std::vector<float> &keys, int64_t tokens,
+                     int64_t dim, bool rotate, PoolFormat format,
+                     std::vector<float> &dequantized) {
+  if (format == PoolFormat::None)
+    return Status::error("tokenTierKeys: the token tier needs FP8 or INT8 "
+                         "codes");
+  std::string rows = tensorType({tokens, dim}, "f32");
+  std::string codes = tensorType(
+      {tokens, dim}, format == PoolFormat::I8 ? "i8" : "f8E4M3FN");
+  std::string scales = tensorType({tokens}, "f32");
+  std::ostringstream ir;
+  ir << "func.func @token_tier(%keys: " << rows << ") -> " << rows << " {\n";
+  std::string value = "%keys";
+  if (rotate) {
+    ir << "  %h = indexpool.hadamard %keys : (" << rows << ") -> " << rows
+       << "\n";
+    value = "%h";
+  }
+  ir << "  %c, %s = indexpool.quantize " << value << " : (" << rows
+     << ") -> (" << codes << ", " << scales << ")\n"
+     << "  %d = indexpool.dequantize %c, %s : (" << codes << ", " << scales
+     << ") -> " << rows << "\n";
+  value = "%d";
+  if (rotate) {
+    // Back into the queries' space: refine scores unrotated queries.
+    ir << "  %b = indexpool.hadamard %d : (" << rows << ") -> " << rows
+       << "\n";
+    value = "%b";
+  }
+  ir << "  return " << value << " : " << rows << "\n}\n";
+  Status status;
+  std::unique_ptr<Module> module =
+      Module::parse(ir.str(), status, "<fidelity-token-tier>");
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, "token_tier", CompileOptions(), status);
+  if (!function)
+    return status;
+  TensorRef input(const_cast<float *>(keys.data()), DType::F32, {tokens, dim});
+  dequantized.assign(size_t(tokens * dim), 0.0f);
+  TensorRef output(dequantized.data(), DType::F32, {tokens, dim});
+  return function->call(&input, 1, &output, 1);
 }
 
 Status tierKeys(const std::vector<float> &keys, int64_t tokens,
@@ -227,16 +309,135 @@ Status tierKeys(const std::vector<float> &keys, int64_t tokens,
   return function->call(inputs.data(), inputs.size(), &output, 1);
 }
 
+/// score applies ReLU per head: two heads, q with weight +1 and -q with
+/// weight -1, score the raw q.k exactly: max(0, x) - max(0, -x) = x.
+static void twoHeads(const std::vector<float> &queries, int64_t rows,
+                     int64_t dim, std::vector<float> &query,
+                     std::vector<float> &weights) {
+  query.assign(size_t(rows * 2 * dim), 0.0f);
+  weights.assign(size_t(rows * 2), 0.0f);
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t d = 0; d < dim; ++d) {
+      float value = queries[size_t(m * dim + d)];
+      query[size_t((m * 2 + 0) * dim + d)] = value;
+      query[size_t((m * 2 + 1) * dim + d)] = -value;
+    }
+    weights[size_t(m * 2 + 0)] = 1.0f;
+    weights[size_t(m * 2 + 1)] = -1.0f;
+  }
+}
+
+/// The compiled indexpool.refine alone: the best k of `candidates`
+/// ([rows, C] i32, -1 padding) by q.k over `keys` ([tokens, dim] f32).
+static Status refineCandidates(const std::vector<float> &queries, int64_t rows,
+                               int64_t dim, std::vector<int32_t> &candidates,
+                               int64_t count, const RefineOptions &refine,
+                               int64_t k, std::vector<int32_t> &tokens) {
+  std::string query = tensorType({rows, 2, dim}, "f32");
+  std::string weights = tensorType({rows, 2}, "f32");
+  std::string cands = tensorType({rows, count}, "i32");
+  std::string keys = tensorType({refine.tokens, dim}, "f32");
+  std::string result = tensorType({rows, k}, "i32");
+  std::ostringstream ir;
+  ir << "func.func @refine(%q: " << query << ", %w: " << weights
+     << ", %c: " << cands << ", %keys: " << keys << ") -> " << result
+     << " {\n"
+     << "  %t = indexpool.refine %q, %w, %c, %keys {k = " << k
+     << " : i64} : (" << query << ", " << weights << ", " << cands << ", "
+     << keys << ") -> " << result << "\n"
+     << "  return %t : " << result << "\n}\n";
+  Status status;
+  std::unique_ptr<Module> module =
+      Module::parse(ir.str(), status, "<fidelity-refine>");
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, "refine", CompileOptions(), status);
+  if (!function)
+    return status;
+  std::vector<float> q, w;
+  twoHeads(queries, rows, dim, q, w);
+  std::vector<TensorRef> inputs = {
+      TensorRef(q.data(), DType::F32, {rows, 2, dim}),
+      TensorRef(w.data(), DType::F32, {rows, 2}),
+      TensorRef(candidates.data(), DType::I32, {rows, count}),
+      TensorRef(const_cast<float *>(refine.keys->data()), DType::F32,
+                {refine.tokens, dim})};
+  tokens.assign(size_t(rows * k), -1);
+  TensorRef output(tokens.data(), DType::I32, {rows, k});
+  return function->call(inputs.data(), inputs.size(), &output, 1);
+}
+
+/// FirstStage::MaxAware: pools ranked by q.p_g + a ||q|| r_g in float64
+/// (q rotated as the keys are), the best (refine factor or 1) x k / P kept
+/// (ties to the smaller pool), expanded in rank order; then refine.
+static Status selectMaxAware(const PooledKeys &pooled,
+                             const std::vector<float> &queries, int64_t rows,
+                             const std::vector<int32_t> &validPools, int64_t k,
+                             const PoolingOptions &options,
+                             std::vector<int32_t> &tokens,
+                             const RefineOptions &refine) {
+  int64_t dim = pooled.dim, p = options.poolSize;
+  int64_t keep = std::max<int64_t>(refine.factor, 1) * (k / p);
+  if (pooled.radii.size() != size_t(pooled.groups))
+    return Status::error("max-aware selection: the pooled keys have no radii "
+                         "(pool them with FirstStage::MaxAware)");
+  Matrix stored = pooled.dequantized();
+  ref::HostTensor q{ref::ElementType::F32, {rows, dim},
+                    std::vector<double>(queries.begin(), queries.end())};
+  if (options.rotate)
+    q = ref::hadamard(q, ref::ElementType::F32);
+  std::vector<int32_t> candidates(size_t(rows * keep * p), -1);
+  std::vector<double> score;
+  std::vector<int64_t> order;
+  for (int64_t m = 0; m < rows; ++m) {
+    const double *query = q.data.data() + m * dim;
+    double queryNorm = 0;
+    for (int64_t d = 0; d < dim; ++d)
+      queryNorm += query[d] * query[d];
+    queryNorm = std::sqrt(queryNorm);
+    int64_t valid = std::min<int64_t>(validPools[size_t(m)], pooled.groups);
+    score.assign(size_t(valid), 0.0);
+    for (int64_t g = 0; g < valid; ++g) {
+      double sum = 0;
+      for (int64_t d = 0; d < dim; ++d)
+        sum += query[d] * stored.row(g)[d];
+      score[size_t(g)] =
+          sum + options.boundWeight * queryNorm * pooled.radii[size_t(g)];
+    }
+    order.resize(size_t(valid));
+    std::iota(order.begin(), order.end(), 0);
+    size_t kept = size_t(std::min(keep, valid));
+    std::partial_sort(order.begin(), order.begin() + kept, order.end(),
+                      [&](int64_t a, int64_t b) {
+                        double sa = score[size_t(a)], sb = score[size_t(b)];
+                        return sa > sb || (sa == sb && a < b);
+                      });
+    for (size_t j = 0; j < kept; ++j)
+      for (int64_t s = 0; s < p; ++s)
+        candidates[size_t((m * keep + int64_t(j)) * p + s)] =
+            int32_t(order[j] * p + s);
+  }
+  if (refine.factor == 0) {
+    tokens = std::move(candidates);
+    return Status();
+  }
+  return refineCandidates(queries, rows, dim, candidates, keep * p, refine, k,
+                          tokens);
+}
+
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,
                     std::vector<int32_t> &tokens, const RefineOptions &refine) {
+  if (options.firstStage == FirstStage::MaxAware)
+    return selectMaxAware(pooled, queries, rows, validPools, k, options,
+                          tokens, refine);
   int64_t dim = pooled.dim, p = options.poolSize;
   SelectSpec spec;
   spec.queries = rows;
-  // score applies ReLU per head: two heads, q with weight +1 and -q with
-  // weight -1, score the raw q.k exactly: max(0, x) - max(0, -x) = x.
-  spec.heads = 2;
+  spec.heads = 2; // twoHeads
+
   spec.dim = dim;
   spec.pools = pooled.groups;
   spec.queryType = DType::F32;
@@ -259,17 +460,8 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
   if (!function)
     return status;
 
-  std::vector<float> query(size_t(rows * 2 * dim));
-  std::vector<float> weights(size_t(rows * 2));
-  for (int64_t m = 0; m < rows; ++m) {
-    for (int64_t d = 0; d < dim; ++d) {
-      float value = queries[size_t(m * dim + d)];
-      query[size_t((m * 2 + 0) * dim + d)] = value;
-      query[size_t((m * 2 + 1) * dim + d)] = -value;
-    }
-    weights[size_t(m * 2 + 0)] = 1.0f;
-    weights[size_t(m * 2 + 1)] = -1.0f;
-  }
+  std::vector<float> query, weights;
+  twoHeads(queries, rows, dim, query, weights);
   std::vector<TensorRef> inputs = {
       TensorRef(query.data(), DType::F32, {rows, 2, dim}),
       TensorRef(weights.data(), DType::F32, {rows, 2})};

@@ -33,6 +33,10 @@ std::string formatText(const FidelityReport &r) {
   text += "keys: " + std::to_string(r.tokens) + " x " + std::to_string(r.dim) +
           ", pool size " + std::to_string(r.poolSize) + ", format " +
           r.format + (r.rotate ? ", rotated" : "") + ", scores " + r.score +
+          ", first stage " + r.firstStage +
+          (r.firstStage == "max-aware"
+               ? " (bound weight " + jsonNumber(r.boundWeight) + ")"
+               : "") +
           "\n";
   text += "selection (k = " + std::to_string(r.k) +
           (r.refine ? ", refine " + std::to_string(r.refine) + " on " +
@@ -90,12 +94,17 @@ std::string formatJson(const FidelityReport &r) {
   field("bytes_pooled", jsonNumber(r.bytesPooled));
   field("bytes_refine", jsonNumber(r.bytesRefine));
   field("bytes_token_fp8", jsonNumber(r.bytesTokenFP8));
+  field("bytes_total", jsonNumber(r.bytesPooled + r.bytesRefine));
+  field("bytes_ratio",
+        jsonNumber((r.bytesPooled + r.bytesRefine) / r.bytesTokenFP8));
   field("tokens", std::to_string(r.tokens));
   field("dim", std::to_string(r.dim));
   field("pool_size", std::to_string(r.poolSize));
   field("k", std::to_string(r.k));
   field("refine", std::to_string(r.refine));
   field("refine_keys", "\"" + r.refineKeys + "\"");
+  field("first_stage", "\"" + r.firstStage + "\"");
+  field("bound_weight", jsonNumber(r.boundWeight));
   field("queries", std::to_string(r.queries));
   field("groups", std::to_string(r.groups));
   field("format", "\"" + r.format + "\"");

@@ -65,6 +65,35 @@
 // TEXT-NEXT:   mass recall     before {{[0-9.]+}}%  after {{[0-9.]+}}%
 // TEXT-NEXT:   recall          before {{[0-9.]+}}%  after {{[0-9.]+}}%
 
+// A query-aware gate (--gate=mean-query): the pooling scores become g . k_t
+// with g along the mean of the training queries (positions 704..959),
+// checked in float64 NumPy; the held-out numbers are indexpool-fidelity's
+// with --gate and --bias; the fit keeps only gains on the training
+// positions. --gate=channel fits one value per channel.
+// RUN: indexpool-calibrate --keys=@%t/p/keys.npy --queries=@%t/p/queries.npy --k=128 --gate=mean-query --gate-output=%t/gate.npy -o %t/gate-bias.npy --json > %t/gate.json
+// RUN: indexpool-fidelity --keys=@%t/p/keys.npy --queries=@%t/p/queries.npy --k=128 --last=64 --gate=@%t/gate.npy --bias=@%t/gate-bias.npy --json > %t/gate-after.json
+// RUN: /usr/bin/python3 -c "import json, numpy as np; \
+// RUN:   c, a = (json.load(open('%t/' + n + '.json')) for n in ('gate', 'gate-after')); g = np.load('%t/gate.npy'); \
+// RUN:   m = np.load('%t/p/queries.npy').astype(np.float64)[704:960].mean(0); h = g.astype(np.float64); cos = h @ m / (np.linalg.norm(h) * np.linalg.norm(m)); \
+// RUN:   print('gate', g.dtype, g.shape, c['gate_kind'], 'along the mean query', abs(abs(cos) - 1) < 1e-6, 'nonzero', bool(np.linalg.norm(g) > 0)); \
+// RUN:   print('after', c['mass_recall_after'] == a['mass_recall'] and c['recall_after'] == a['recall'], a['score']); \
+// RUN:   print('no loss', c['train_mass_recall_after'] >= c['train_mass_recall_before'])" \
+// RUN:   | FileCheck %s --check-prefix=GATE
+// GATE: gate float32 (64,) mean-query along the mean query True nonzero True
+// GATE-NEXT: after True gate
+// GATE-NEXT: no loss True
+// RUN: indexpool-calibrate --keys=@%t/d/keys.npy --queries=@%t/d/queries.npy --pool-size=2 --k=64 --train=200 --held-out=100 --gate=channel --gate-output=%t/gate-chan.npy --format=fp8 --rotate -o %t/gate-chan-bias.npy --json > %t/gate-chan.json
+// RUN: indexpool-fidelity --keys=@%t/d/keys.npy --queries=@%t/d/queries.npy --pool-size=2 --k=64 --last=100 --format=fp8 --rotate --gate=@%t/gate-chan.npy --bias=@%t/gate-chan-bias.npy --json > %t/gate-chan-after.json
+// RUN: /usr/bin/python3 -c "import json, numpy as np; \
+// RUN:   c, a = (json.load(open('%t/' + n + '.json')) for n in ('gate-chan', 'gate-chan-after')); g = np.load('%t/gate-chan.npy'); \
+// RUN:   print('gate', g.dtype, g.shape, c['gate_kind'], 'same as json', bool(np.allclose(g, c['gate'], rtol=1e-7, atol=0))); \
+// RUN:   print('after', c['mass_recall_after'] == a['mass_recall'] and c['recall_after'] == a['recall']); \
+// RUN:   print('no loss', c['train_mass_recall_after'] >= c['train_mass_recall_before'])" \
+// RUN:   | FileCheck %s --check-prefix=GATECHAN
+// GATECHAN: gate float32 (15,) channel same as json True
+// GATECHAN-NEXT: after True
+// GATECHAN-NEXT: no loss True
+
 // Bad settings: one error line each, exit code 1, no bias written.
 // RUN: not indexpool-calibrate --keys=@%t/p/keys.npy --queries=@%t/p/queries.npy -o %t/e.npy --fit-temperature 2>&1 | FileCheck %s --check-prefix=TEMPERR
 // TEMPERR: indexpool-calibrate: error: --fit-temperature needs --score=norm: with uniform scores the temperature only rescales the bias

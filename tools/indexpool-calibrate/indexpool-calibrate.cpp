@@ -3,7 +3,8 @@
 //   indexpool-calibrate --keys=@k.npy --queries=@q.npy [--pool-size=4]
 //       [--k=256] [--bias=slot|channel] [--fit-temperature]
 //       [--score=uniform|norm] [--train=N] [--held-out=M]
-//       [--format=none|fp8|i8] [--rotate] -o bias.npy [--json]
+//       [--format=none|fp8|i8] [--rotate] [--gate=mean-query|channel
+//       --gate-output=g.npy] -o bias.npy [--json]
 //
 // The command line of runCalibration (indexpool/Fidelity/Calibrate.h), which
 // does the work. Every bad input ends with one line "indexpool-calibrate:
@@ -102,6 +103,24 @@ static cl::opt<bool>
                     "held-out measurement (D zero-padded to a power of two)"),
            cl::cat(category));
 
+static cl::opt<GateKind> gateKind(
+    "gate", cl::init(GateKind::None),
+    cl::desc("Also fit a query-aware gate g (pooling scores g . k_t instead "
+             "of --score), written to --gate-output"),
+    cl::values(clEnumValN(GateKind::None, "none", "no gate"),
+               clEnumValN(GateKind::MeanQuery, "mean-query",
+                          "g = beta x the training queries' mean direction "
+                          "(one parameter)"),
+               clEnumValN(GateKind::Channel, "channel",
+                          "g free per channel (D parameters)")),
+    cl::cat(category));
+
+static cl::opt<std::string>
+    gateOutput("gate-output", cl::value_desc("FILE.npy"),
+               cl::desc("Where --gate writes g ([D] float32; feed it to "
+                        "indexpool-fidelity --gate)"),
+               cl::cat(category));
+
 static cl::opt<bool>
     json("json",
          cl::desc("Print one JSON object: mass_recall_before / _after, "
@@ -152,6 +171,10 @@ int main(int argc, char **argv) {
   options.heldOut = heldOut;
   options.format = format;
   options.rotate = rotate;
+  options.gate = gateKind;
+  if ((gateKind != GateKind::None) != !gateOutput.empty())
+    return fail(gateOutput.empty() ? "--gate needs --gate-output=FILE.npy"
+                                   : "--gate-output needs --gate");
 
   CalibrationResult result;
   if (indexpool::Status status = runCalibration(options, result); !status)
@@ -159,6 +182,10 @@ int main(int argc, char **argv) {
   if (indexpool::Status status = writeBiasNpy(fileOf(outputFile), result);
       !status)
     return fail(status.message());
+  if (gateKind != GateKind::None)
+    if (indexpool::Status status = writeGateNpy(fileOf(gateOutput), result);
+        !status)
+      return fail(status.message());
   std::fputs(json ? formatCalibrationJson(result).c_str()
                   : formatCalibrationText(result).c_str(),
              stdout);

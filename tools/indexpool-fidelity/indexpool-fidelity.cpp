@@ -2,8 +2,9 @@
 //
 //   indexpool-fidelity --keys=@k.npy --queries=@q.npy [--pool-size=4]
 //       [--k=256] [--format=none|fp8|i8] [--rotate] [--score=uniform|norm]
-//       [--bias=@b.npy] [--refine=C] [--refine-keys=exact|i8|fp8]
-//       [--last=16] [--json]
+//       [--bias=@b.npy] [--gate=@g.npy] [--first-stage=mean|max-aware]
+//       [--bound-weight=A] [--refine=C]
+//       [--refine-keys=exact|i8|fp8|token-fp8|token-i8] [--last=16] [--json]
 //
 // The command line of runFidelity (indexpool/Fidelity/Fidelity.h), which
 // does the work. Every bad input ends with one line "indexpool-fidelity:
@@ -85,15 +86,45 @@ static cl::opt<int64_t> refine(
              "unrotated), keeping the best K (0: select alone)"),
     cl::cat(category));
 
-static cl::opt<PoolFormat> refineKeys(
-    "refine-keys", cl::init(PoolFormat::None),
+static cl::opt<RefineKeys> refineKeys(
+    "refine-keys", cl::init(RefineKeys::Exact),
     cl::desc("The token keys --refine reads"),
-    cl::values(clEnumValN(PoolFormat::None, "exact", "the keys as given (f32)"),
-               clEnumValN(PoolFormat::I8, "i8",
-                          "a slower tier's: each key's residual against its "
-                          "stored pooled key, int8 per vector, added back"),
-               clEnumValN(PoolFormat::FP8, "fp8",
-                          "the same with f8E4M3FN residual codes")),
+    cl::values(
+        clEnumValN(RefineKeys::Exact, "exact", "the keys as given (f32)"),
+        clEnumValN(RefineKeys::ResidualI8, "i8",
+                   "a residual tier's: each key's residual against its "
+                   "stored pooled key, int8 per vector, added back"),
+        clEnumValN(RefineKeys::ResidualFP8, "fp8",
+                   "the same with f8E4M3FN residual codes"),
+        clEnumValN(RefineKeys::TokenFP8, "token-fp8",
+                   "a token tier's: each key (rotated with --rotate) as "
+                   "f8E4M3FN codes with one f32 scale"),
+        clEnumValN(RefineKeys::TokenI8, "token-i8",
+                   "the same with int8 codes")),
+    cl::cat(category));
+
+static cl::opt<FirstStage> firstStage(
+    "first-stage", cl::init(FirstStage::Mean),
+    cl::desc("How select ranks the pools"),
+    cl::values(clEnumValN(FirstStage::Mean, "mean",
+                          "q . p_g (the shipped select)"),
+               clEnumValN(FirstStage::MaxAware, "max-aware",
+                          "q . p_g + A ||q|| r_g, r_g = max_s ||k_s - p_g|| "
+                          "stored as one more f32 per pool (ranked on the "
+                          "host: not a shipped op)")),
+    cl::cat(category));
+
+static cl::opt<double> boundWeight(
+    "bound-weight", cl::init(1.0), cl::value_desc("A"),
+    cl::desc("--first-stage=max-aware's weight A >= 0 of ||q|| r_g (1: an "
+             "upper bound on the pool's best q . k)"),
+    cl::cat(category));
+
+static cl::opt<std::string> gateFile(
+    "gate", cl::value_desc("@FILE.npy"),
+    cl::desc("Query-aware pooling scores: a [D] float32 gate g, scores[t] = "
+             "g . k_t (indexpool-calibrate --gate fits one); replaces "
+             "--score"),
     cl::cat(category));
 
 static cl::opt<int64_t> last(
@@ -108,7 +139,8 @@ static cl::opt<bool>
                   "angle_mean_deg, angle_median_deg, angle_p95_deg, "
                   "recon_none, recon_i8, recon_fp8, recon_exact (means, as "
                   "fractions), their *_p99, bytes_pooled, bytes_refine, "
-                  "bytes_token_fp8 (per query), and the setup"),
+                  "bytes_token_fp8, bytes_total, bytes_ratio (per query), "
+                  "and the setup"),
          cl::cat(category));
 
 static const char *kOverview =
@@ -133,8 +165,9 @@ static const char *kOverview =
     "quantize op does (int8, fp8: f32, absmax / qmax scale, round to "
     "nearest even, min_absmax 1e-4), or none (mean, p99)\n"
     "  bytes        read per query: the valid pooled keys (codes + scale, "
-    "or f32), the candidate token keys refine reads (f32, or a residual "
-    "tier's D + 4 code and scale bytes), and a token-level "
+    "or f32; + 4 for max-aware's radius), the candidate token keys refine "
+    "reads (f32, or a residual or token tier's D + 4 code and scale bytes), "
+    "and a token-level "
     "FP8 indexer's n x (D + 4) for comparison (D after padding)\n"
     "Percentiles interpolate linearly (NumPy's default); zero vectors have no "
     "angle or relative error and are left out.\n";
@@ -167,6 +200,11 @@ int main(int argc, char **argv) {
   options.last = last;
   options.refine = refine;
   options.refineKeys = refineKeys;
+  options.firstStage = firstStage;
+  options.boundWeight = boundWeight;
+  options.gatePath = fileOf(gateFile);
+  if (boundWeight.getNumOccurrences() && firstStage != FirstStage::MaxAware)
+    return fail("--bound-weight needs --first-stage=max-aware");
 
   FidelityReport report;
   if (indexpool::Status status = runFidelity(options, report); !status)

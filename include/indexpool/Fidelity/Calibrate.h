@@ -46,6 +46,15 @@ namespace indexpool::fidelity {
 
 enum class BiasKind { Slot, Channel };
 
+/// Query-aware pooling scores fitted with the bias: scores[t] = g . k_t,
+/// g = sum_j beta_j u_j over a basis fitted from the training positions:
+///   MeanQuery  one direction, the mean of the training queries;
+///   Channel    the D channels (g free per channel);
+/// each u_j scaled so that u_j . k has unit RMS over the training keys,
+/// every beta_j a parameter of the search starting at 0 (uniform pooling).
+/// The pool op takes any scores: a gate changes their producer, not an op.
+enum class GateKind { None, MeanQuery, Channel };
+
 struct CalibrateOptions {
   std::string keysPath;
   std::string queriesPath;
@@ -58,6 +67,8 @@ struct CalibrateOptions {
   /// only rescale the bias).
   bool fitTemperature = false;
   bool normScores = false;
+  /// Fit a gate too (excludes normScores).
+  GateKind gate = GateKind::None;
   /// Training positions N and held-out positions M (the last M).
   int64_t train = 256;
   int64_t heldOut = 64;
@@ -92,6 +103,9 @@ struct CalibrationResult {
   /// The fitted values: [P, channelGroups] (channelGroups 1 for a slot bias).
   std::vector<float> slotGroupBias;
   float temperature = 1.0f;
+  /// The fitted gate g, [D] f32 (empty without --gate).
+  std::vector<float> gate;
+  std::string gateKind = "none";
   int64_t rounds = 0;
   int64_t evaluations = 0;
   // The float64 model on the training positions: uniform (bias 0,
@@ -109,6 +123,8 @@ Status runCalibration(const CalibrateOptions &options,
 
 /// Writes result.bias as a float32 .npy of result.biasShape.
 Status writeBiasNpy(const std::string &path, const CalibrationResult &result);
+/// Writes result.gate as a float32 .npy of shape [D].
+Status writeGateNpy(const std::string &path, const CalibrationResult &result);
 
 /// Human-readable lines.
 std::string formatCalibrationText(const CalibrationResult &result);

@@ -19,6 +19,15 @@
 
 namespace indexpool::fidelity {
 
+/// The token keys refine reads: the keys as given (f32); a residual tier
+/// (each key's residual against its stored pooled key, quantized per vector,
+/// added back: tierKeys); or a token tier (each key itself quantized per
+/// vector, rotated first when the pooled keys are: tokenTierKeys). Both
+/// quantized kinds cost D + 4 bytes per token (codes and an f32 scale).
+enum class RefineKeys { Exact, ResidualI8, ResidualFP8, TokenFP8, TokenI8 };
+/// "exact", "i8", "fp8", "token-fp8", "token-i8".
+const char *refineKeysName(RefineKeys keys);
+
 struct FidelityOptions {
   std::string keysPath;
   std::string queriesPath;
@@ -33,9 +42,14 @@ struct FidelityOptions {
   /// The refine factor C: select keeps C x k / P pools, refine keeps the
   /// best k of their tokens by the exact keys (0: select alone).
   int64_t refine = 0;
-  /// The token keys refine reads: exact (None: the f32 keys), or a slower
-  /// tier's pooled + residual quantized per vector (I8, FP8: tierKeys).
-  PoolFormat refineKeys = PoolFormat::None;
+  RefineKeys refineKeys = RefineKeys::Exact;
+  /// How select ranks pools (PooledSelection.h), and MaxAware's weight a
+  /// (non-negative).
+  FirstStage firstStage = FirstStage::Mean;
+  double boundWeight = 1.0;
+  /// Empty: pooling scores from normScores. Else a [D] f32 gate: pooling
+  /// scores gate . k_t (query-aware; indexpool-calibrate --gate fits one).
+  std::string gatePath;
 };
 
 /// The selections of the last `rows` positions of `queries` ([T, D] f32,

@@ -27,6 +27,19 @@ enum class PoolFormat { None, FP8, I8 };
 /// "none", "fp8", "i8".
 const char *poolFormatName(PoolFormat format);
 
+/// How the first stage ranks pools for a query q (rotated as the keys are).
+///   Mean      q . p_g, the shipped select (score + topk + expand).
+///   MaxAware  q . p_g + a ||q|| r_g, with r_g = max_s ||k_{gP+s} - p_g||
+///             (p_g the stored pooled key, dequantized; r_g one f32 per
+///             pool, 4 more bytes per pool): with a = 1 an upper bound on
+///             max_s q . k_{gP+s} (Cauchy-Schwarz), so a pool holding one
+///             strong token is not averaged away. Not a shipped op: ranked
+///             in float64 on the host, then expanded (and refined by the
+///             compiled indexpool.refine).
+enum class FirstStage { Mean, MaxAware };
+/// "mean", "max-aware".
+const char *firstStageName(FirstStage stage);
+
 struct PoolingOptions {
   int64_t poolSize = 4;
   PoolFormat format = PoolFormat::None;
@@ -35,6 +48,14 @@ struct PoolingOptions {
   bool rotate = false;
   /// Pooling scores: all zero (equal weights) or ||k_t||.
   bool normScores = false;
+  /// Query-aware pooling scores when non-empty: scores[t] = gate . k_t
+  /// ([dim] f32, e.g. fitted by indexpool-calibrate --gate from recorded
+  /// queries); excludes normScores. The pool op takes any scores: this
+  /// changes what feeds it, not the op.
+  std::vector<float> gate;
+  /// How select ranks the pools, and the weight a of MaxAware's bound.
+  FirstStage firstStage = FirstStage::Mean;
+  double boundWeight = 1.0;
   /// Optional bias added to the scores as the pool op does: [P] or [P, D]
   /// f32 (biasShape empty: none).
   std::vector<int64_t> biasShape;
@@ -51,13 +72,17 @@ struct PooledKeys {
   std::vector<float> values;
   std::vector<uint8_t> codes;
   std::vector<float> scales;
+  /// MaxAware: r_g per pool, [G] f32 (empty otherwise).
+  std::vector<float> radii;
 
   /// The pooled keys in float64: the f32 values, or codes * scale.
   Matrix dequantized() const;
 };
 
 /// Pools `keys` ([tokens, dim] f32, dim a power of two when rotating) with
-/// the compiled pool (+ hadamard) or compress.
+/// the compiled pool (+ hadamard) or compress; with FirstStage::MaxAware
+/// also each pool's radius r_g, in float64 in the stored (rotated) space,
+/// rounded to f32.
 Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
                 const PoolingOptions &options, PooledKeys &pooled);
 
@@ -71,6 +96,16 @@ Status tierKeys(const std::vector<float> &keys, int64_t tokens,
                 const PooledKeys &pooled, int64_t poolSize, bool rotate,
                 PoolFormat residualFormat, std::vector<float> &reconstructed);
 
+/// Token keys as a token-level tier would store them: each key (rotated
+/// first when `rotate`) quantized per vector to `format` (FP8 or I8 codes
+/// plus one f32 scale, the quantize op), dequantized and rotated back, by
+/// the compiled hadamard -> quantize -> dequantize -> hadamard. `keys` is
+/// [tokens, dim] f32 (dim a power of two when rotating); `dequantized`
+/// gets the same shape.
+Status tokenTierKeys(const std::vector<float> &keys, int64_t tokens,
+                     int64_t dim, bool rotate, PoolFormat format,
+                     std::vector<float> &dequantized);
+
 /// The two-stage selection: select keeps `factor` x k / P pools and
 /// indexpool.refine re-scores their tokens against `keys` ([tokens, dim]
 /// f32, in the queries' space: unrotated), keeping k. factor 0: off.
@@ -83,7 +118,9 @@ struct RefineOptions {
 /// The tokens the compiled select (with `refine`: select + refine) keeps
 /// for each query row: `queries` [M, dim] f32 (unrotated), `validPools`
 /// [M] (the pools before each row's causal limit), k tokens (a multiple of
-/// P). `tokens` gets [M, k] i32, -1 where fewer pools qualify.
+/// P). `tokens` gets [M, k] i32, -1 where fewer pools qualify. With
+/// FirstStage::MaxAware the pools are ranked on the host (see FirstStage)
+/// and only refine is compiled.
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,

@@ -32,6 +32,9 @@ struct FidelityReport {
   /// or a residual tier's "i8" / "fp8".
   int64_t refine = 0;
   std::string refineKeys = "exact";
+  /// "mean" or "max-aware", and max-aware's bound weight (0 for mean).
+  std::string firstStage = "mean";
+  double boundWeight = 0;
   // Selection, over the queries.
   double recall = 0;
   double recallP10 = 0;
@@ -55,9 +58,11 @@ struct FidelityReport {
 std::string formatText(const FidelityReport &report);
 /// One JSON object: recall, recall_p10, mass_recall, angle_mean_deg,
 /// angle_median_deg, angle_p95_deg, recon_{none,i8,fp8,exact} (means) and
-/// their *_p99, bytes_pooled, bytes_refine, bytes_token_fp8, plus the setup
-/// (tokens, dim, pool_size, k, refine, refine_keys, queries, groups, format,
-/// rotate, score). Non-finite numbers are null.
+/// their *_p99, bytes_pooled, bytes_refine, bytes_token_fp8, bytes_total
+/// (pooled + refine) and bytes_ratio (bytes_total / bytes_token_fp8), plus
+/// the setup (tokens, dim, pool_size, k, refine, refine_keys, first_stage,
+/// bound_weight, queries, groups, format, rotate, score). Non-finite numbers
+/// are null.
 std::string formatJson(const FidelityReport &report);
 
 } // namespace indexpool::fidelity

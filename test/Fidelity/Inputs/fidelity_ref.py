@@ -2,8 +2,9 @@
 """An independent float64 NumPy computation of indexpool-fidelity's metrics.
 
   fidelity_ref.py compare KEYS QUERIES TOOL.json [--pool-size=4] [--k=256]
-      [--last=16] [--score=uniform|norm] [--bias=B.npy] [--refine=C]
-      [--refine-keys=exact|i8|fp8]
+      [--last=16] [--score=uniform|norm] [--bias=B.npy] [--gate=G.npy]
+      [--refine=C] [--refine-keys=exact|i8|fp8|token-fp8|token-i8]
+      [--first-stage=mean|max-aware] [--bound-weight=A]
 recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
 and checks the tool's JSON against it: recall and mass recall within what
 f32-vs-f64 near ties of pool scores allow (derived per query below), angles
@@ -27,12 +28,16 @@ def percentile(values, q):
     return float(np.percentile(np.asarray(values, dtype=np.float64), q))
 
 
-def pool_keys(keys, pool_size, score, bias):
-    """indexpool.pool in float64, the pooled keys rounded to f32 as stored."""
+def pool_keys(keys, pool_size, score, bias, gate=None):
+    """indexpool.pool in float64, the pooled keys rounded to f32 as stored.
+    A gate g makes the scores g . k_t, rounded to f32 as the tool feeds
+    them to the pool op."""
     tokens, dim = keys.shape
     groups = tokens // pool_size
     grouped = keys[:groups * pool_size].reshape(groups, pool_size, dim)
-    if score == "norm":
+    if gate is not None:
+        logits = (grouped @ gate).astype(np.float32).astype(np.float64)
+    elif score == "norm":
         logits = np.linalg.norm(grouped, axis=2)
     else:
         logits = np.zeros((groups, pool_size))
@@ -77,6 +82,26 @@ def reconstructed(keys, pooled, pool_size, kind):
         code = np.rint(code) if kind == "i8" else round_f8e4m3fn(code)
         k_hat = p + code * scale[:, None]
     return k_hat
+
+
+def quantize_rows(x, kind):
+    """Per-vector quantize + dequantize as the quantize op does (f32)."""
+    qmax = 127.0 if kind == "i8" else 448.0
+    r = x.astype(np.float32).astype(np.float64)
+    absmax = np.maximum(np.abs(r).max(axis=1), 1e-4)
+    scale = (absmax / qmax).astype(np.float32).astype(np.float64)
+    code = (r / scale[:, None]).astype(np.float32).astype(np.float64)
+    code = np.clip(code, -qmax, qmax)
+    code = np.rint(code) if kind == "i8" else round_f8e4m3fn(code)
+    return code * scale[:, None]
+
+
+def radii(keys, pooled, pool_size):
+    """Max-aware's r_g = max_s ||k_s - p_g||, rounded to f32 as stored."""
+    groups, dim = pooled.shape
+    k = keys[:groups * pool_size].reshape(groups, pool_size, dim)
+    r = np.linalg.norm(k - pooled[:, None, :], axis=2).max(axis=1)
+    return r.astype(np.float32).astype(np.float64)
 
 
 def reconstruction(keys, pooled, pool_size, kind):
@@ -132,10 +157,12 @@ def refined(keys, q, selected, k, exact, mass, exact_mass):
 
 
 def selection(keys, queries, pooled, pool_size, k, last, refine=0,
-              refine_keys=None):
+              refine_keys=None, radius=None, bound_weight=0.0):
     """Recall and mass recall per query, with the slack near ties allow.
     refine = C: select keeps C * k / P pools and refine keeps k of their
-    tokens by q.k, over `refine_keys` (default: the keys themselves)."""
+    tokens by q.k, over `refine_keys` (default: the keys themselves).
+    radius: the max-aware first stage, pools ranked by
+    q . p + bound_weight ||q|| radius."""
     tokens, dim = keys.shape
     if refine_keys is None:
         refine_keys = keys
@@ -146,6 +173,8 @@ def selection(keys, queries, pooled, pool_size, k, last, refine=0,
         q = queries[i]
         valid = n // pool_size
         scores = pooled[:valid] @ q
+        if radius is not None:
+            scores = scores + bound_weight * np.linalg.norm(q) * radius[:valid]
         chosen = top_indices(scores, kept_pools)
         selected = (chosen[:, None] * pool_size +
                     np.arange(pool_size)[None]).ravel()
@@ -165,6 +194,8 @@ def selection(keys, queries, pooled, pool_size, k, last, refine=0,
         slack_recall = slack_mass = 0.0
         if valid > kept_pools:
             gamma = dim * F32_EPS / (1 - dim * F32_EPS)
+            # (The max-aware stage ranks in float64: the bound only widens
+            # the slack there.)
             bound = gamma * (np.abs(pooled[:valid]) @ np.abs(q))
             order = top_indices(scores, valid)
             inside, outside = order[kept_pools - 1], order[kept_pools]
@@ -183,18 +214,26 @@ def compare(args):
     keys = np.load(args.keys).astype(np.float64)
     queries = np.load(args.queries).astype(np.float64)
     bias = np.load(args.bias).astype(np.float64) if args.bias else None
+    gate = np.load(args.gate).astype(np.float64) if args.gate else None
     with open(args.tool_json) as f:
         tool = json.load(f)
     p = args.pool_size
-    pooled = pool_keys(keys, p, args.score, bias)
+    pooled = pool_keys(keys, p, args.score, bias, gate)
+    radius = None
+    if args.first_stage == "max-aware":
+        radius = radii(keys, pooled, p)
     refine_keys = None
-    if args.refine_keys != "exact":
+    if args.refine_keys.startswith("token-"):
+        # A token tier's keys: each key quantized per vector, as f32.
+        refine_keys = quantize_rows(keys, args.refine_keys[len("token-"):])
+        refine_keys = refine_keys.astype(np.float32).astype(np.float64)
+    elif args.refine_keys != "exact":
         # A slower tier's keys: the f32 pooled key plus the quantized
         # residual, as reconstruct gives them (the keys themselves as f32).
         refine_keys = reconstructed(keys, pooled, p, args.refine_keys)
         refine_keys = refine_keys.astype(np.float32).astype(np.float64)
     rows = selection(keys, queries, pooled, p, args.k, args.last,
-                     args.refine, refine_keys)
+                     args.refine, refine_keys, radius, args.bound_weight)
     recalls, masses = rows[:, 0], rows[:, 1]
     n = len(rows)
     failures = []
@@ -227,14 +266,24 @@ def compare(args):
     tokens, dim = keys.shape
     valid = np.arange(tokens - args.last, tokens) // p
     kept = (args.refine or 1) * args.k // p
+    # A max-aware first stage reads one f32 radius per pool too.
+    pool_bytes = dim * 4 + (4 if radius is not None else 0)
+    token_fp8 = (valid * p * (dim + 4)).mean()
+    total = (valid * pool_bytes).mean() + (
+        (np.minimum(kept, valid) * p *
+         (dim * 4 if args.refine_keys == "exact" else dim + 4)).mean()
+        if args.refine else 0.0)
     for name, ref in (
-            ("bytes_pooled", (valid * dim * 4).mean()),
+            ("bytes_total", total),
+            ("bytes_ratio", total / token_fp8),
+            ("bytes_pooled", (valid * pool_bytes).mean()),
             ("bytes_refine", (np.minimum(kept, valid) * p *
                               (dim * 4 if args.refine_keys == "exact"
                                else dim + 4)).mean()
              if args.refine else 0.0),
             ("bytes_token_fp8", (valid * p * (dim + 4)).mean())):
-        close(name, ref, 1e-9 * ref + 1e-9)
+        # JSON prints 9 significant digits: a relative 5e-9.
+        close(name, ref, 1e-8 * ref + 1e-9)
     print(f"near-tie queries: {int((rows[:, 2] > 0).sum())} of {n}")
     if failures:
         print("FAILED: " + ", ".join(failures))
@@ -286,7 +335,11 @@ def main():
     c.add_argument("--bias")
     c.add_argument("--refine", type=int, default=0)
     c.add_argument("--refine-keys", default="exact",
-                   choices=("exact", "i8", "fp8"))
+                   choices=("exact", "i8", "fp8", "token-fp8", "token-i8"))
+    c.add_argument("--gate")
+    c.add_argument("--first-stage", default="mean",
+                   choices=("mean", "max-aware"))
+    c.add_argument("--bound-weight", type=float, default=1.0)
     p = sub.add_parser("plausible")
     p.add_argument("reports", nargs="+")
     args = parser.parse_args()
