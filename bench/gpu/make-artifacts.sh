@@ -67,13 +67,15 @@ for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/cache.mlir" --chip=$chip --emit=cubin -o "$OUT/cache/$chip" >/dev/null
 done
 # The tuner's candidates for the benchmark functions (indexpool-tune: the
-# cost model's launch is candidate 0 of every op), measured on the GPU
-# machine by run-on-device.sh with indexpool-tune-measure.
+# cost model's launch is candidate 0 of every op, and of every other valid
+# launch only the TUNE_CANDIDATES - 1 the model ranks best are compiled),
+# measured on the GPU machine by run-on-device.sh's tune stage with
+# indexpool-tune-measure under a time budget (docs/tuning.md, "Budget").
 TUNE=$BUILD_DIR/bin/indexpool-tune
 for chip in sm_90 sm_80; do
   for fn in compress_1m select_1m; do
     "$TUNE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --function=$fn \
-      --max-candidates=${TUNE_CANDIDATES:-16} -o "$OUT/tune/$chip/$fn" --quiet >/dev/null
+      --max-candidates=${TUNE_CANDIDATES:-8} -o "$OUT/tune/$chip/$fn" --quiet >/dev/null
   done
 done
 # The static report (ESTIMATES from ptxas -v and the chip table, no GPU) of

@@ -2,7 +2,9 @@
 # Runs ON THE GPU MACHINE, as it is (CUDA, CMake, a C++ compiler, maybe
 # PyTorch and Triton; no LLVM/MLIR): a runtime-only build, every artifact of
 # make-artifacts.sh through indexpool-launch --random-inputs --verify, the
-# cache runtime on the CUDA backend with every call checked, the
+# cache runtime on the CUDA backend with every call checked, the decode
+# step (append_paged + select_paged, B = 1, 8, 64 sequences of 64K tokens)
+# by direct launches vs one CUDA graph replay (checked equal, ratio printed), the
 # autotuner's candidates (indexpool-tune-measure, tuned vs cost model), then the
 # compress / select benchmarks against a device-to-device copy of the same
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
@@ -18,12 +20,13 @@ BUILD=$RESULTS/build-runtime
 pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" --exclude=build-runtime -C "$RESULTS" .; }
 trap pack EXIT
 # One device call has a hard limit: every launch gets its own timeout, and a
-# stage starts only while the budget (BUDGET_S, default 540 s) lasts, so a
+# stage starts only while the budget (BUDGET_S, default 450 s from the
+# start, the build included: the whole script fits 8 minutes) lasts, so a
 # hang or a slow stage costs that stage, not the results of the others.
 START=$(date +%s)
-BUDGET_S=${BUDGET_S:-540}
+BUDGET_S=${BUDGET_S:-450}
 # STAGES picks what runs (default: all, in this order).
-STAGES=" ${STAGES:-verify cache bench anchors profile tune} "
+STAGES=" ${STAGES:-verify cache decode bench anchors profile tune} "
 # BENCHES: the benchmark functions the bench and profile stages run;
 # CUDA_CORES=0 leaves out the CUDA-core selects.
 BENCHES=${BENCHES:-compress_1m select_1m compress_2m select_2m compress_lean_1m select_1m_m64 select_1m_fp8q}
@@ -83,6 +86,15 @@ timeout 240 "$BUILD/bin/indexpool-cache-gpu-check" \
   "$ARTS/cache/$art_chip/select_paged.$art_chip.json" 60 2>&1 | tee "$RESULTS/cache-check.txt"
 fi
 
+if want decode && stage "decode step on $chip: direct launches vs CUDA graph replay" 30; then
+# bench/gpu/decode_graph.cpp: the replay must leave the direct launches'
+# bytes (exit 1 otherwise); then 200 steps each way, device and issue times.
+timeout 120 "$BUILD/bin/indexpool-decode-graph-bench" \
+  "$ARTS/cache/$art_chip/append_paged.$art_chip.json" \
+  "$ARTS/cache/$art_chip/select_paged.$art_chip.json" \
+  --batches=1,8,64 --tokens=65536 --steps=200 2>&1 | tee "$RESULTS/decode-graph.txt"
+fi
+
 if want bench && stage "benchmarks" 30; then
 # --copy-anchor: a device-to-device copy of the same bytes, same run. The
 # random inputs are drawn on the host: 2.7 GB for compress_2m take a while.
@@ -140,26 +152,35 @@ if want profile && stage "per-kernel times (Nsight Compute, clocks left alone)" 
   fi
 fi
 
-if want tune && stage "autotuning (indexpool-tune-measure): every candidate verified, then timed" 60; then
+if want tune && stage "autotuning (indexpool-tune-measure): the cost model's best candidates, verified, then timed" 60; then
 MEASURE=$BUILD/bin/indexpool-tune-measure
-for plan in "$ARTS"/tune/$art_chip/select_1m/ "$ARTS"/tune/$art_chip/compress_1m/; do
-  fn=$(basename "$plan")
-  [ "$(left)" -lt 30 ] && { echo "tuning $fn: skipped, budget"; continue; }
-  timeout $(( $(left) - 20 < 150 ? $(left) - 20 : 150 )) "$MEASURE" "$plan" --verify --repeat=20 --quiet --db="$RESULTS/tuning-db-$fn.json" \
-    > "$RESULTS/tune-$fn.txt" 2>&1 || echo "tuning $fn failed"
+# The plans hold candidate 0 (the cost model's launch) and the launches the
+# model ranks best (make-artifacts.sh, TUNE_CANDIDATES); TUNE_PRUNE measures
+# fewer. The stage takes what the budget leaves, at most TUNE_S (default
+# 150 s), less 20 s for the ratios and the packing, split evenly over the
+# plans still to run. Each measurement stops itself 15 s before its share
+# (--time-budget) and writes what it measured, candidate 0 always
+# included; SIGTERM at the share does the same, and SIGKILL 10 s later is
+# the backstop.
+TUNE_S=${TUNE_S:-150}
+TUNE_PRUNE=${TUNE_PRUNE:-8}
+tune_end=$(( $(date +%s) + ( $(left) - 20 < TUNE_S ? $(left) - 20 : TUNE_S ) ))
+plans=("$ARTS"/tune/$art_chip/select_1m "$ARTS"/tune/$art_chip/compress_1m)
+rm -f "$RESULTS/tune-summary.txt"
+for i in "${!plans[@]}"; do
+  plan=${plans[$i]}; fn=$(basename "$plan")
+  share=$(( (tune_end - $(date +%s)) / (${#plans[@]} - i) ))
+  if [ "$share" -lt 30 ]; then echo "tuning $fn: skipped, $share s left for it"; continue; fi
+  echo "tuning $fn: $share s (--time-budget=$((share - 15)))"
+  timeout -k 10 "$share" "$MEASURE" "$plan" --verify --repeat=20 --prune="$TUNE_PRUNE" \
+    --time-budget=$((share - 15)) --quiet --db="$RESULTS/tuning-db-$fn.json" \
+    > "$RESULTS/tune-$fn.txt" 2>&1 || echo "tuning $fn failed (status $?)"
   cp "$plan/measurements.json" "$RESULTS/tune-$fn-measurements.json" 2>/dev/null
   cat "$RESULTS/tune-$fn.txt"
-  # Tuned vs the cost model (candidate 0 of every op), same run.
-  python3 - "$plan/measurements.json" <<'PY' || true
-import json, sys
-m = json.load(open(sys.argv[1]))
-rows = [c for c in m.get("candidates", []) if c.get("median_ms")]
-model = [c["median_ms"] for c in rows if c.get("candidate") == 0]
-best = min((c["median_ms"] for c in rows), default=None)
-if model and best:
-    print(f"tuned {best:.4f} ms vs cost model {model[0]:.4f} ms: {model[0] / best:.2f}x")
-PY
+  # Tuned vs the cost model (candidate 0), same run: the tool's own line.
+  grep -h "tuned vs cost model" "$RESULTS/tune-$fn.txt" | sed "s/^/$fn: /" >> "$RESULTS/tune-summary.txt"
 done
+[ -s "$RESULTS/tune-summary.txt" ] && { echo "tuned vs cost model (same run):"; cat "$RESULTS/tune-summary.txt"; }
 fi
 
 echo "== ratios"
@@ -199,6 +220,14 @@ for b in ("select_1m", "select_2m", "select_1m_m64", "select_1m_fp8q"):
         print(f"{b}: wgmma (sm_90a) {wg:.3f} ms, mma.sync (sm_90) {sync:.3f} ms: "
               f"{sync / wg:.2f}x")
 # Tensor cores (the default) against the CUDA-core score, same run.
+# The decode step: one CUDA graph replay against its direct launches.
+path = os.path.join(res, "decode-graph.txt")
+for line in (open(path).read().splitlines() if os.path.exists(path) else []):
+    m = re.match(r"decode B=(\d+) .*direct ([0-9.]+) ms/step .*graph ([0-9.]+) ms/step"
+                 r".*graph_speedup=([0-9.]+)x issue_speedup=([0-9.]+)x", line)
+    if m:
+        print(f"decode step B={m.group(1)}: graph {m.group(3)} ms vs direct {m.group(2)} ms: "
+              f"{m.group(4)}x (issuing {m.group(5)}x)")
 for b in ("select_1m", "select_1m_m64"):
     times = []
     for name in (f"bench-{b}.txt", f"bench-cuda-cores-{b}.txt"):

@@ -14,6 +14,7 @@
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/CostModel.h"
+#include "indexpool/Transforms/CostModelOps.h"
 #include "indexpool/Transforms/Passes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -93,8 +94,8 @@ static cost::OpDesc keyStreamDesc(ScoreLike op) {
   return desc;
 }
 
-/// The op's description, or nullopt for an op the model does not know.
-static std::optional<cost::OpDesc> describe(Operation *op) {
+std::optional<cost::OpDesc> mlir::indexpool::describeForCostModel(
+    Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<cost::OpDesc>>(op)
       .Case<PoolOp, CompressOp>([](auto op) { return poolDesc(op); })
       .Case<HadamardOp>([](HadamardOp op) {
@@ -198,7 +199,7 @@ struct IndexPoolConfigure
     WalkResult result = getOperation()->walk([&](Operation *op) {
       if (!isa_and_present<IndexPoolDialect>(op->getDialect()))
         return WalkResult::advance();
-      std::optional<cost::OpDesc> desc = describe(op);
+      std::optional<cost::OpDesc> desc = describeForCostModel(op);
       if (!desc)
         return WalkResult::advance();
 

@@ -69,6 +69,19 @@
 //    max_threads_per_SM), so that the resident-block limit does not cap the
 //    occupancy.
 //
+// Estimates. estimateMicroseconds turns the same reasoning into a time for
+// any launch, so that the tuner can rank candidates before it compiles or
+// measures them (docs/tuning.md). A launch sustains the fraction
+//     share = min(1, resident_blocks x bytes_in_flight_per_block / need)
+// of the chip's bandwidth on each SM that has work, where a block keeps
+// min(groups, items_per_block) groups x min(rows per group, 8) rows in
+// flight (topk: threads x elements_per_thread columns). The last round of
+// tiles is uneven: with S slots (grid_stride: its blocks; tiled: the blocks
+// resident at once) the time is stretched by ceil(tiles / S) / (tiles / S).
+// Each round of block starts on an SM costs one DRAM latency (a new
+// block's first loads have nothing of its own to overlap with), which is
+// what makes many small tiled blocks lose to a grid-stride wave.
+//
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Transforms/CostModel.h"
@@ -187,6 +200,61 @@ Launch chooseLaunch(const ChipInfo &chip, const OpDesc &op) {
         tiles > kMaxTiledWaves * wave ? Grid::GridStride : Grid::Tiled;
   }
   return launch;
+}
+
+double estimateMicroseconds(const ChipInfo &chip, const OpDesc &op,
+                            const Launch &launch) {
+  if (op.items == kDynamic || op.rowElems == kDynamic || op.items <= 0 ||
+      launch.threadsPerBlock <= 0 || launch.itemsPerBlock <= 0)
+    return -1;
+  int64_t itemBytes = op.bytesPerItem != kDynamic
+                          ? op.bytesPerItem
+                          : op.rowElems * op.elemBytes;
+  double bytes = static_cast<double>(op.items) * itemBytes;
+  int64_t threads = launch.threadsPerBlock;
+  int64_t ept = std::max<int64_t>(1, launch.elementsPerThread);
+  int64_t resident = std::clamp<int64_t>(chip.maxThreadsPerSM / threads, 1,
+                                         chip.maxBlocksPerSM);
+
+  int64_t tiles = 0;
+  double inFlightPerBlock = 0;
+  if (op.kind == OpKind::RowSelect) {
+    // A block per (row, segment of threads x ept columns); each thread
+    // loads its columns at once.
+    int64_t segment = threads * ept;
+    tiles = op.items * ceilDiv(op.rowElems, segment);
+    inFlightPerBlock =
+        static_cast<double>(std::min(segment, op.rowElems)) * op.elemBytes;
+  } else {
+    int64_t lanes = std::min<int64_t>(
+        32, nextPowerOfTwo(std::max<int64_t>(1, ceilDiv(op.rowElems, ept))));
+    int64_t groups = std::max<int64_t>(1, threads / lanes);
+    int64_t rows = std::min<int64_t>(ceilDiv(launch.itemsPerBlock, groups),
+                                     kMaxRowsInFlight);
+    tiles = ceilDiv(op.items, launch.itemsPerBlock);
+    inFlightPerBlock = static_cast<double>(
+                           std::min(groups, launch.itemsPerBlock)) *
+                       rows * itemBytes;
+  }
+
+  int64_t wave = static_cast<int64_t>(chip.smCount) * resident;
+  int64_t blocks =
+      launch.grid == Grid::GridStride ? std::min(tiles, wave) : tiles;
+  int64_t activeSMs = std::min<int64_t>(chip.smCount, blocks);
+  int64_t residentNow = std::min(resident, ceilDiv(blocks, chip.smCount));
+  double share = std::min(1.0, residentNow * inFlightPerBlock /
+                                   bytesInFlightPerSM(chip));
+  // GB/s is 10^3 bytes per us.
+  double bandwidth = chip.dramGBps * 1e3 * share * activeSMs / chip.smCount;
+  int64_t slots =
+      launch.grid == Grid::GridStride ? blocks : activeSMs * residentNow;
+  double perSlot = static_cast<double>(tiles) / slots;
+  double stretch = std::ceil(perSlot) / perSlot;
+  double startRounds =
+      std::ceil(std::ceil(static_cast<double>(blocks) / activeSMs) /
+                residentNow);
+  return kLaunchOverheadUs + bytes / bandwidth * stretch +
+         startRounds * kDramLatencyNs / 1000.0;
 }
 
 } // namespace indexpool::cost

@@ -4,7 +4,11 @@
 // caller's module, which is the tuner's own parsed copy), so candidate 0 is
 // exactly what an untuned compile does. The other candidates vary only the
 // fields the op's kernel reads on a GPU (dialect/IndexPoolAttrs.td): a
-// field with no effect would only measure noise.
+// field with no effect would only measure noise. Every combination of the
+// knobs is enumerated and ranked by the cost model's estimate
+// (estimateMicroseconds, from the same description --indexpool-configure
+// uses), and only the best are kept: compiling is cheap, measuring on the
+// GPU is what a device run's budget cannot afford for hundreds of launches.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +17,8 @@
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Transforms/CostModel.h"
+#include "indexpool/Transforms/CostModelOps.h"
 #include "indexpool/Transforms/Passes.h"
 #include "indexpool/Transforms/TuningDb.h"
 
@@ -23,7 +29,9 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <tuple>
 
 namespace indexpool::tuning {
 
@@ -195,15 +203,20 @@ bool verifies(MLIRContext *context, const std::string &chip,
       launch.vectorBytes, *grid));
 }
 
+/// At most this many launches per op are enumerated and ranked (every
+/// op's knobs have fewer combinations today; this only bounds the work).
+constexpr size_t kMaxEnumerated = 4096;
+
 /// The model's choice first; then each knob alone, most important first,
-/// through its other values (so that a small --max-candidates still tries
-/// every knob); then the product of all knobs' values in mixed-radix order,
-/// the most important knob the fastest digit.
+/// through its other values; then the product of all knobs' values in
+/// mixed-radix order, the most important knob the fastest digit. Ranking
+/// sorts stably, so launches the model cannot tell apart keep this order:
+/// single-knob changes before combinations.
 std::vector<LaunchChoice> enumerate(MLIRContext *context,
                                     const std::string &chip,
                                     const LaunchChoice &model,
-                                    const std::vector<Knob> &knobs,
-                                    int maxCandidates) {
+                                    const std::vector<Knob> &knobs) {
+  size_t maxCandidates = kMaxEnumerated;
   std::vector<LaunchChoice> out{model};
   auto add = [&](const std::vector<size_t> &digits) {
     LaunchChoice launch = model;
@@ -215,14 +228,14 @@ std::vector<LaunchChoice> enumerate(MLIRContext *context,
   std::vector<size_t> digits(knobs.size(), 0);
   for (size_t k = 0; k < knobs.size(); ++k) {
     for (size_t v = 1; v < knobs[k].settings.size(); ++v) {
-      if (int(out.size()) >= maxCandidates)
+      if (out.size() >= maxCandidates)
         return out;
       digits[k] = v;
       add(digits);
     }
     digits[k] = 0;
   }
-  while (int(out.size()) < maxCandidates) {
+  while (out.size() < maxCandidates) {
     size_t k = 0;
     for (; k < knobs.size(); ++k) {
       if (++digits[k] < knobs[k].settings.size())
@@ -234,6 +247,59 @@ std::vector<LaunchChoice> enumerate(MLIRContext *context,
     add(digits);
   }
   return out;
+}
+
+cost::Launch toCostLaunch(const LaunchChoice &launch) {
+  cost::Launch out;
+  out.threadsPerBlock = launch.threadsPerBlock;
+  out.itemsPerBlock = launch.itemsPerBlock;
+  out.elementsPerThread = launch.elementsPerThread;
+  out.vectorBytes = launch.vectorBytes;
+  out.grid = launch.grid == "tiled" ? cost::Grid::Tiled : cost::Grid::GridStride;
+  return out;
+}
+
+/// Launches estimated within this fraction of the best rank as ties.
+constexpr double kEstimateResolution = 0.05;
+
+/// Keeps candidate 0 (the model's choice) and the `keep` - 1 others with
+/// the lowest estimates: those near the best in enumeration order, then
+/// the others in ascending order of estimate. Without estimates (a dynamic
+/// size) the enumeration order stands.
+void rankAndKeep(const target::ChipInfo &chip, const cost::OpDesc &desc,
+                 int keep, OpCandidates &entry) {
+  std::vector<double> estimates;
+  for (const LaunchChoice &launch : entry.launches)
+    estimates.push_back(
+        cost::estimateMicroseconds(chip, desc, toCostLaunch(launch)));
+  bool known = llvm::all_of(estimates, [](double us) { return us >= 0; });
+  // The model sees only bytes in flight, tails and block starts: launches
+  // within kEstimateResolution of the best estimate are equally good to
+  // it, so they come first in enumeration order (each knob alone before
+  // combinations, a spread of launches for the measurement to decide
+  // between); the rest follow by estimate. The sort key ends in the
+  // position, which makes std::sort stable.
+  std::vector<size_t> order(entry.launches.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  if (known && order.size() > 1) {
+    double best = *std::min_element(estimates.begin() + 1, estimates.end());
+    auto key = [&](size_t i) {
+      bool nearBest = estimates[i] <= best * (1 + kEstimateResolution);
+      return std::make_tuple(!nearBest, nearBest ? 0.0 : estimates[i], i);
+    };
+    std::sort(order.begin() + 1, order.end(),
+              [&](size_t a, size_t b) { return key(a) < key(b); });
+  }
+  if (order.size() > size_t(keep))
+    order.resize(keep);
+  std::vector<LaunchChoice> launches;
+  entry.estimatesUs.clear();
+  for (size_t i : order) {
+    launches.push_back(entry.launches[i]);
+    entry.estimatesUs.push_back(known ? estimates[i] : -1);
+  }
+  entry.launches = std::move(launches);
 }
 
 int64_t elementBytes(Operation *op) {
@@ -293,9 +359,12 @@ bool generateCandidates(Operation *function, const std::string &chip,
         mlir::indexpool::tuningSizes(op);
     entry.shapeClass = shapeClassOf(sizes);
     if (cpu) {
+      // No CPU estimate: the widths in their fixed order, the default first.
       for (int width : kCpuVectorWidths)
-        if (int(entry.launches.size()) < maxCandidates)
+        if (int(entry.launches.size()) < maxCandidates) {
           entry.launches.push_back(LaunchChoice{0, 0, 0, 0, "", width});
+          entry.estimatesUs.push_back(-1);
+        }
       return;
     }
     LaunchChoice model;
@@ -308,7 +377,17 @@ bool generateCandidates(Operation *function, const std::string &chip,
     std::vector<Knob> knobs =
         knobsFor(kind, model, workItems(entry.op, sizes), rowLength(op),
                  elementBytes(op));
-    entry.launches = enumerate(context, chip, model, knobs, maxCandidates);
+    entry.launches = enumerate(context, chip, model, knobs);
+    std::optional<cost::OpDesc> desc =
+        mlir::indexpool::describeForCostModel(op);
+    const target::ChipInfo *chipInfo = target::lookupChip(chip);
+    if (desc && chipInfo) {
+      rankAndKeep(*chipInfo, *desc, maxCandidates, entry);
+    } else {
+      if (entry.launches.size() > size_t(maxCandidates))
+        entry.launches.resize(maxCandidates);
+      entry.estimatesUs.assign(entry.launches.size(), -1);
+    }
   });
   if (out.empty()) {
     error = "the function has no indexpool op to tune";

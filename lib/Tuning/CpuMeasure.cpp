@@ -7,7 +7,6 @@
 #include "indexpool/Runtime/DTypes.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/ToolSupport/Benchmark.h"
-#include "indexpool/Tuning/Progress.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -60,7 +59,8 @@ bool measureOne(const Module &module, const Plan &plan,
 bool measureCpu(const Module &module, mlir::Operation *function,
                 const Plan &plan, const std::string &directory,
                 const CpuMeasureOptions &options,
-                std::vector<Measurement> &measurements, std::string &error) {
+                std::vector<Measurement> &measurements,
+                ScheduleSummary &summary, std::string &error) {
   auto func = mlir::cast<mlir::func::FuncOp>(function);
   mlir::FailureOr<std::vector<ref::HostTensor>> drawn =
       mlir::indexpool::generateRandomInputs(func, plan.inputShapes,
@@ -78,19 +78,22 @@ bool measureCpu(const Module &module, mlir::Operation *function,
   std::fprintf(stderr, "indexpool-tune: %zu candidates of @%s; times: %s\n",
                plan.candidates.size(), plan.function.c_str(),
                source.label.c_str());
-  Progress progress(int(plan.candidates.size()), source.label, options.quiet);
-  for (const Candidate &candidate : plan.candidates) {
-    Measurement &m = measurements.emplace_back();
-    m.candidate = candidate.id;
-    m.ok = measureOne(module, plan, directory, candidate, inputs,
-                      options.repeat, m);
-    if (!m.ok)
-      std::fprintf(stderr, "indexpool-tune: candidate %d (%s #%d, %s) "
-                           "excluded: %s\n",
-                   candidate.id, candidate.op.c_str(), candidate.number,
-                   candidate.launch.describe(true).c_str(), m.error.c_str());
-    progress.step(candidate.id, m.ok, m.medianMs);
-  }
+  ScheduleOptions schedule;
+  schedule.timeBudgetSeconds = options.timeBudgetSeconds;
+  summary = runSchedule(
+      plan, schedule, source.label, options.quiet,
+      [&](const Candidate &candidate, Measurement &m) {
+        m.ok = measureOne(module, plan, directory, candidate, inputs,
+                          options.repeat, m);
+        if (!m.ok)
+          std::fprintf(stderr,
+                       "indexpool-tune: candidate %d (%s #%d, %s) "
+                       "excluded: %s\n",
+                       candidate.id, candidate.op.c_str(), candidate.number,
+                       candidate.launch.describe(true).c_str(),
+                       m.error.c_str());
+      },
+      measurements);
   return true;
 }
 

@@ -20,6 +20,7 @@
 #include "indexpool/Tuning/CpuMeasure.h"
 #include "indexpool/Tuning/Measure.h"
 #include "indexpool/Tuning/Plan.h"
+#include "indexpool/Tuning/Schedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -109,6 +110,7 @@ bool buildPlan(const TuneOptions &options, const Module &module,
       c.number = int(n);
       c.shapeClass = op.shapeClass;
       c.launch = op.launches[n];
+      c.estimateUs = op.estimatesUs[n];
       std::string folder = candidateFolder(op.opIndex, int(n));
       std::string absolute = joinPath(options.directory, folder);
       if (std::error_code ec = llvm::sys::fs::create_directories(absolute)) {
@@ -247,6 +249,13 @@ int tune(const TuneOptions &options) {
   std::printf("wrote %s: %s of %s\n", planPath.c_str(),
               tools::plural(plan.candidates.size(), "candidate").c_str(),
               tools::plural(ops.size(), "op").c_str());
+  std::vector<int> all = measurementOrder(plan, 0);
+  double kernelSeconds = estimatedKernelSeconds(plan, all, options.repeat + 1);
+  if (kernelSeconds >= 0)
+    std::printf("estimate (cost model, not a measurement): the candidates' "
+                "kernels take %.3g s of %s time for %u runs each; loads, "
+                "uploads and --verify come on top\n",
+                kernelSeconds, plan.chip.c_str(), options.repeat + 1);
   std::fflush(stdout);
 
   std::string dbPath = options.dbPath.empty()
@@ -254,14 +263,23 @@ int tune(const TuneOptions &options) {
                            : options.dbPath;
   int code = 0;
   if (plan.isCpu()) {
-    CpuMeasureOptions measure{options.repeat, options.quiet};
+    CpuMeasureOptions measure;
+    measure.repeat = options.repeat;
+    measure.timeBudgetSeconds = options.timeBudgetSeconds;
+    measure.quiet = options.quiet;
     std::vector<Measurement> measurements;
+    ScheduleSummary summary;
     if (!measureCpu(*module, func, plan, options.directory, measure,
-                    measurements, error))
+                    measurements, summary, error))
       return fail(error);
+    std::vector<std::string> leftOut;
     if (!collect(options.directory, dbPath, plan, measurements, cpuSource(),
-                 error))
+                 summary.note, leftOut, error))
       return fail(error);
+    if (!summary.note.empty())
+      std::printf("note: %s\n", summary.note.c_str());
+    for (const std::string &line : leftOut)
+      std::printf("note: %s\n", line.c_str());
     printChoices(plan, measurements, cpuSource(), stdout);
     std::printf("wrote %s and %s\n",
                 joinPath(options.directory, "measurements.json").c_str(),
@@ -269,11 +287,18 @@ int tune(const TuneOptions &options) {
   } else {
     std::string why;
     if (!gpuAvailable(options.device, why)) {
+      std::string budget;
+      if (options.timeBudgetSeconds > 0) {
+        char text[48];
+        std::snprintf(text, sizeof text, " --time-budget=%g",
+                      options.timeBudgetSeconds);
+        budget = text;
+      }
       std::printf("not measured here (%s). On the GPU machine, with DIR "
                   "carried there, run:\n  indexpool-tune-measure %s "
-                  "--repeat=%u%s\n",
+                  "--repeat=%u%s%s\n",
                   why.c_str(), options.directory.c_str(), options.repeat,
-                  options.verify ? " --verify" : "");
+                  options.verify ? " --verify" : "", budget.c_str());
       return 0;
     }
     MeasureOptions measure;
@@ -282,6 +307,7 @@ int tune(const TuneOptions &options) {
     measure.device = options.device;
     measure.repeat = options.repeat;
     measure.verify = options.verify;
+    measure.timeBudgetSeconds = options.timeBudgetSeconds;
     measure.quiet = options.quiet;
     measure.tool = kTuneTool;
     code = measurePlan(measure);

@@ -6,7 +6,21 @@
 // RUN: not indexpool-tune %s --chip=cpu --function=nope -o %t.x 2>&1 | FileCheck %s --check-prefix=FUNCTION --implicit-check-not=error
 // FUNCTION: indexpool-tune: error: unknown function '@nope' in {{.*}}indexpool-tune-errors.mlir (functions: @compress)
 // RUN: not indexpool-tune %s --chip=cpu --max-candidates=0 -o %t.x 2>&1 | FileCheck %s --check-prefix=MAX --implicit-check-not=error
-// MAX: indexpool-tune: error: --max-candidates must be at least 1 (candidate 0 is the cost model's choice)
+// MAX: indexpool-tune: error: --max-candidates=0: expected a number of candidates per op, at least 1 (candidate 0 is the cost model's choice)
+// RUN: not indexpool-tune %s --chip=cpu --max-candidates=-3 -o %t.x 2>&1 | FileCheck %s --check-prefix=MAXNEG --implicit-check-not=error
+// MAXNEG: indexpool-tune: error: --max-candidates=-3: expected a number of candidates per op, at least 1
+// RUN: not indexpool-tune %s --chip=cpu --max-candidates=many -o %t.x 2>&1 | FileCheck %s --check-prefix=MAXTEXT --implicit-check-not=error
+// MAXTEXT: indexpool-tune: error: --max-candidates=many: expected a number of candidates per op, at least 1
+// RUN: not indexpool-tune %s --chip=cpu --time-budget=0 -o %t.x 2>&1 | FileCheck %s --check-prefix=BUDGET0 --implicit-check-not=error
+// BUDGET0: indexpool-tune: error: --time-budget=0: expected a number of seconds > 0
+// RUN: not indexpool-tune %s --chip=cpu --time-budget=-5 -o %t.x 2>&1 | FileCheck %s --check-prefix=BUDGETNEG --implicit-check-not=error
+// BUDGETNEG: indexpool-tune: error: --time-budget=-5: expected a number of seconds > 0
+// RUN: not indexpool-tune %s --chip=cpu --time-budget=1m -o %t.x 2>&1 | FileCheck %s --check-prefix=BUDGETTEXT --implicit-check-not=error
+// BUDGETTEXT: indexpool-tune: error: --time-budget=1m: expected a number of seconds > 0
+// RUN: not indexpool-tune %s --chip=cpu --time-budget=inf -o %t.x 2>&1 | FileCheck %s --check-prefix=BUDGETINF --implicit-check-not=error
+// BUDGETINF: indexpool-tune: error: --time-budget=inf: expected a number of seconds > 0
+// RUN: not indexpool-tune %s --chip=cpu --time-budget -o %t.x 2>&1 | FileCheck %s --check-prefix=BUDGETNONE --implicit-check-not=error
+// BUDGETNONE: indexpool-tune: error: --time-budget needs a value
 // RUN: not indexpool-tune %s --chip=cpu 2>&1 | FileCheck %s --check-prefix=NODIR --implicit-check-not=error
 // NODIR: indexpool-tune: error: -o DIR is required
 // RUN: not indexpool-tune %s --chip=cpu -o %t.x --repeat=0 2>&1 | FileCheck %s --check-prefix=REPEAT --implicit-check-not=error
@@ -27,6 +41,20 @@
 // MISSING: indexpool-tune-measure: error: {{.*}}plan.json: candidate 0 names candidates/op0-0/compress.sm_90.ptx, which is missing from {{.*}}
 // RUN: not indexpool-tune-measure %t.gpu --repeat=x 2>&1 | FileCheck %s --check-prefix=MREPEAT --implicit-check-not=error
 // MREPEAT: indexpool-tune-measure: error: --repeat=x: expected a number of runs from 1 to 100000
+// RUN: not indexpool-tune-measure %t.gpu --prune=0 2>&1 | FileCheck %s --check-prefix=PRUNE0 --implicit-check-not=error
+// PRUNE0: indexpool-tune-measure: error: --prune=0: expected a number of candidates per op, at least 1 (candidate 0 is the cost model's choice)
+// RUN: not indexpool-tune-measure %t.gpu --prune=-1 2>&1 | FileCheck %s --check-prefix=PRUNENEG --implicit-check-not=error
+// PRUNENEG: indexpool-tune-measure: error: --prune=-1: expected a number of candidates per op, at least 1
+// RUN: not indexpool-tune-measure %t.gpu --prune=two 2>&1 | FileCheck %s --check-prefix=PRUNETEXT --implicit-check-not=error
+// PRUNETEXT: indexpool-tune-measure: error: --prune=two: expected a number of candidates per op, at least 1
+// RUN: not indexpool-tune-measure %t.gpu --time-budget=0 2>&1 | FileCheck %s --check-prefix=MBUDGET0 --implicit-check-not=error
+// MBUDGET0: indexpool-tune-measure: error: --time-budget=0: expected a number of seconds > 0
+// RUN: not indexpool-tune-measure %t.gpu --time-budget=-60 2>&1 | FileCheck %s --check-prefix=MBUDGETNEG --implicit-check-not=error
+// MBUDGETNEG: indexpool-tune-measure: error: --time-budget=-60: expected a number of seconds > 0
+// RUN: not indexpool-tune-measure %t.gpu --time-budget=nan 2>&1 | FileCheck %s --check-prefix=MBUDGETNAN --implicit-check-not=error
+// MBUDGETNAN: indexpool-tune-measure: error: --time-budget=nan: expected a number of seconds > 0
+// RUN: not indexpool-tune-measure %t.gpu --time-budget= 2>&1 | FileCheck %s --check-prefix=MBUDGETNONE --implicit-check-not=error
+// MBUDGETNONE: indexpool-tune-measure: error: --time-budget needs a value (--time-budget=SECONDS)
 //
 // Both tools document every flag.
 // RUN: indexpool-tune --help | FileCheck %s --check-prefix=HELP
@@ -34,6 +62,7 @@
 // HELP-DAG: -o DIR
 // HELP-DAG: --function=NAME
 // HELP-DAG: --max-candidates=N
+// HELP-DAG: --time-budget=SECONDS
 // HELP-DAG: --repeat=N
 // HELP-DAG: --db=FILE
 // HELP-DAG: --device=N
@@ -45,6 +74,8 @@
 // MHELP-DAG: --repeat=N
 // MHELP-DAG: --verify
 // MHELP-DAG: --db=FILE
+// MHELP-DAG: --prune=N
+// MHELP-DAG: --time-budget=SECONDS
 // MHELP-DAG: --quiet
 
 func.func @compress(%keys: tensor<1024x64xf32>, %scores: tensor<1024x64xf32>)

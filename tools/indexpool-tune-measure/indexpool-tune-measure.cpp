@@ -1,7 +1,7 @@
 //===- indexpool-tune-measure.cpp - time a tuning plan on a GPU -----------===//
 //
 //   indexpool-tune-measure DIR [--device=N] [--repeat=N] [--verify]
-//       [--db=FILE] [--quiet]
+//       [--prune=N] [--time-budget=SECONDS] [--db=FILE] [--quiet]
 //
 // The command line of indexpool::tuning::measurePlan (Tuning/Measure.h):
 // runs every candidate of DIR/plan.json (written by indexpool-tune) and
@@ -14,6 +14,7 @@
 #include "indexpool/Runtime/Version.h"
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Tuning/Measure.h"
+#include "indexpool/Tuning/Schedule.h"
 
 #include <charconv>
 #include <cstdio>
@@ -33,7 +34,9 @@ usage: indexpool-tune-measure DIR [options]
 DIR is the folder indexpool-tune wrote (DIR/plan.json and the candidates'
 manifests and binaries), carried to the GPU machine. Every candidate runs
 the whole function on the same random inputs (drawn once, seed 1): one
-warm-up run, then --repeat runs timed with CUDA events. Writes
+warm-up run, then --repeat runs timed with CUDA events. Candidate 0 of
+every op (the cost model's choice) is measured first, then the others
+round robin over the ops in plan order (the cost model's ranking). Writes
 DIR/measurements.json (every candidate's median and samples, and where the
 times come from: "gpu", or "fake-cuda-driver" for the test driver, whose
 times are not GPU times) and the tuning database: the fastest candidate of
@@ -44,6 +47,16 @@ each (op, shape class), for --indexpool-configure tuning-db=FILE.
   --verify     check each candidate's outputs once against the float64
                reference (indexpool-launch --verify's tolerances); a failing
                candidate is reported and excluded, never chosen
+  --prune=N    measure only candidate 0 and the next N - 1 of each op in
+               plan order (the N the cost model ranks best); the others
+               are listed as skipped in measurements.json
+  --time-budget=SECONDS
+               stop when the next candidate would not fit in SECONDS of
+               wall-clock time (predicted from the longest candidate so
+               far); candidate 0 of every op is always measured. What was
+               measured is written, the skipped candidates are listed, and
+               the database holds the fastest measured. SIGTERM or SIGINT
+               stops the same way after the candidate being measured
   --db=FILE    where the database goes (default DIR/tuning-db.json)
   --quiet      no progress bar on stderr
   --help       this text
@@ -85,10 +98,14 @@ bool parseOptions(int argc, char **argv, MeasureOptions &options, bool &help,
       hasValue = true;
     }
     std::string option = "--" + std::string(name);
-    if (name == "device" || name == "repeat" || name == "db") {
+    if (name == "device" || name == "repeat" || name == "db" ||
+        name == "prune" || name == "time-budget") {
       if (!hasValue || value.empty()) {
         error = option + " needs a value (" + option + "=" +
-                (name == "db" ? "FILE" : "N") + ")";
+                (name == "db"            ? "FILE"
+                 : name == "time-budget" ? "SECONDS"
+                                         : "N") +
+                ")";
         return false;
       }
     } else if (hasValue) {
@@ -108,6 +125,14 @@ bool parseOptions(int argc, char **argv, MeasureOptions &options, bool &help,
                 ": expected a number of runs from 1 to 100000";
         return false;
       }
+    } else if (name == "prune") {
+      if (!parseCandidateCount(option, std::string(value), options.prune,
+                               error))
+        return false;
+    } else if (name == "time-budget") {
+      if (!parseSeconds(option, std::string(value), options.timeBudgetSeconds,
+                        error))
+        return false;
     } else if (name == "db") {
       options.dbPath = value;
     } else if (name == "verify") {

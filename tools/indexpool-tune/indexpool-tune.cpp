@@ -1,7 +1,8 @@
 //===- indexpool-tune.cpp - measure launch configurations -----------------===//
 //
 //   indexpool-tune FILE.mlir --chip=cpu|sm_XX -o DIR [--function=NAME]
-//       [--max-candidates=N] [--repeat=N] [--db=FILE] [--device=N]
+//       [--max-candidates=N] [--repeat=N] [--time-budget=SECONDS]
+//       [--db=FILE] [--device=N]
 //       [--verify] [--plot] [--quiet]
 //
 // The command line of indexpool::tuning::runTuner (Tuning/Tuner.h).
@@ -11,6 +12,7 @@
 #include "indexpool/ToolSupport/ParseNumber.h"
 #include "indexpool/Runtime/Version.h"
 #include "indexpool/ToolSupport/ToolError.h"
+#include "indexpool/Tuning/Schedule.h"
 #include "indexpool/Tuning/Tuner.h"
 
 #include <charconv>
@@ -46,11 +48,20 @@ width 8), so the result is never slower than the model, as measured.
                        and binary), measurements.json, tuning-db.json
   --function=NAME      the function (default: the module's only one); its
                        arguments must have static shapes
-  --max-candidates=N   candidates per op (default 32, at least 1): the first
-                       N of an order that varies the most important knob
-                       first
+  --max-candidates=N   candidates per op (default 8, at least 1): the cost
+                       model's choice (candidate 0) and the N - 1 others
+                       the cost model estimates fastest, in that order;
+                       GPU chips only rank (the CPU's widths keep their
+                       order)
   --repeat=N           timed calls per candidate after one warm-up (default
                        20); the median is kept
+  --time-budget=SECONDS
+                       stop measuring when the next candidate would not
+                       fit in SECONDS (candidate 0 of every op is always
+                       measured); the skipped candidates are listed in
+                       measurements.json and the database holds the best
+                       of those measured. On a GPU chip without a driver,
+                       passed on in the printed command
   --db=FILE            where the database goes (default DIR/tuning-db.json)
   --device=N           GPU: the CUDA device ordinal (default 0)
   --verify             GPU: check each candidate once against the float64
@@ -104,7 +115,8 @@ bool parseOptions(int argc, char **argv, TuneOptions &options, bool &help,
     std::string option = "--" + std::string(name);
     bool takesValue = name == "chip" || name == "function" || name == "o" ||
                       name == "max-candidates" || name == "repeat" ||
-                      name == "db" || name == "device";
+                      name == "db" || name == "device" ||
+                      name == "time-budget";
     if (takesValue && (!hasValue || value.empty())) {
       error = option + " needs a value (" + option + "=...; see --help)";
       return false;
@@ -126,8 +138,13 @@ bool parseOptions(int argc, char **argv, TuneOptions &options, bool &help,
     } else if (name == "db") {
       options.dbPath = value;
     } else if (name == "max-candidates") {
-      if (!parseNumber(value, options.maxCandidates))
-        return bad("a number of candidates per op");
+      if (!parseCandidateCount(option, std::string(value),
+                               options.maxCandidates, error))
+        return false;
+    } else if (name == "time-budget") {
+      if (!parseSeconds(option, std::string(value), options.timeBudgetSeconds,
+                        error))
+        return false;
     } else if (name == "repeat") {
       if (!parseNumber(value, options.repeat) || options.repeat == 0 ||
           options.repeat > 100000)

@@ -183,3 +183,67 @@ TEST(CostModel, LongRowsStayInOneWarp) {
   EXPECT_EQ(launch.elementsPerThread, 4);
   EXPECT_EQ(launch.itemsPerBlock, 16);
 }
+
+TEST(CostModel, EstimateOfTheModelsLaunchIsNearTheBandwidthFloor) {
+  // A million-token compress: 805 MB read. The model's launch keeps enough
+  // bytes in flight, so only the uneven last round and the fixed costs
+  // separate its estimate from bytes / bandwidth.
+  OpDesc op = glmCompress(1 << 20);
+  for (const ChipInfo &c : allChips()) {
+    double floorUs = double(op.items) * op.bytesPerItem / (c.dramGBps * 1e3);
+    double us = estimateMicroseconds(c, op, chooseLaunch(c, op));
+    EXPECT_GE(us, floorUs + kLaunchOverheadUs) << c.name;
+    EXPECT_LE(us, 1.1 * floorUs + kLaunchOverheadUs + 1.0) << c.name;
+  }
+}
+
+TEST(CostModel, EstimateRanksStarvedAndTinyLaunchesBehindTheModels) {
+  const ChipInfo &h100 = chip("sm_90");
+  OpDesc op = glmCompress(1 << 20);
+  Launch model = chooseLaunch(h100, op);
+  double modelUs = estimateMicroseconds(h100, op, model);
+  // One pool per 512-thread block: 4 blocks x 3 KiB in flight per SM are
+  // less than H100's 15.2 KB, and 2^18 tiled blocks start 512 rounds.
+  Launch starved = model;
+  starved.itemsPerBlock = 1;
+  starved.grid = Grid::Tiled;
+  EXPECT_GT(estimateMicroseconds(h100, op, starved), 1.2 * modelUs);
+  // The same tile, tiled instead of grid-stride: 16 rounds of block starts.
+  Launch tiled = model;
+  tiled.grid = Grid::Tiled;
+  EXPECT_GT(estimateMicroseconds(h100, op, tiled),
+            estimateMicroseconds(h100, op, model));
+  // A small job on few SMs: 64 pools in one block use one SM of 132.
+  OpDesc small = glmCompress(256);
+  Launch oneBlock = chooseLaunch(h100, small);
+  oneBlock.itemsPerBlock = 64;
+  EXPECT_GT(estimateMicroseconds(h100, small, oneBlock),
+            estimateMicroseconds(h100, small, chooseLaunch(h100, small)));
+}
+
+TEST(CostModel, EstimateOfTopKSegments) {
+  // One row of 2^18 logits: 1024-thread segments of one column each are 256
+  // blocks; 16 columns per thread leave 16 blocks on 132 SMs.
+  OpDesc topk;
+  topk.kind = OpKind::RowSelect;
+  topk.items = 1;
+  topk.rowElems = 1 << 18;
+  topk.elemBytes = 4;
+  topk.bytesPerItem = (1 << 18) * 4;
+  const ChipInfo &h100 = chip("sm_90");
+  Launch model = chooseLaunch(h100, topk);
+  Launch wide = model;
+  wide.elementsPerThread = 16;
+  EXPECT_GT(estimateMicroseconds(h100, topk, wide),
+            estimateMicroseconds(h100, topk, model));
+}
+
+TEST(CostModel, NoEstimateForDynamicSizes) {
+  OpDesc op = glmCompress();
+  Launch launch = chooseLaunch(chip("sm_90"), op);
+  op.items = kDynamic;
+  EXPECT_EQ(estimateMicroseconds(chip("sm_90"), op, launch), -1);
+  op = glmCompress();
+  op.rowElems = kDynamic;
+  EXPECT_EQ(estimateMicroseconds(chip("sm_90"), op, launch), -1);
+}

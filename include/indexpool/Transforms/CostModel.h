@@ -82,6 +82,21 @@ int64_t vectorBytesFor(int64_t rowElems, int elemBytes);
 /// The model's launch configuration for `op` on `chip`.
 Launch chooseLaunch(const indexpool::target::ChipInfo &chip, const OpDesc &op);
 
+/// A kernel launch's fixed cost in us, the same for every launch: an
+/// assumption (launch latency is a few us on the CUDA driver), not a
+/// measured figure; it only makes a function's estimate count its launches.
+constexpr double kLaunchOverheadUs = 3.0;
+
+/// The model's estimate, in microseconds, of one launch of `op` on `chip`
+/// with `launch` (any valid launch, not only the model's): the op's bytes
+/// at the DRAM bandwidth the launch sustains by Little's law, over the SMs
+/// it keeps busy, stretched by the uneven last round of tiles, plus a DRAM
+/// latency per round of block starts and kLaunchOverheadUs. An ESTIMATE for
+/// ranking candidates (the tuner), blind to anything but bytes in flight
+/// (instruction issue, registers, caches); -1 when a size is dynamic.
+double estimateMicroseconds(const indexpool::target::ChipInfo &chip,
+                            const OpDesc &op, const Launch &launch);
+
 } // namespace indexpool::cost
 
 #endif // INDEXPOOL_TRANSFORMS_COSTMODEL_H

@@ -31,14 +31,19 @@ struct OpCandidates {
   /// "T=1024, G=256, D=64, P=4": every static size of the op, the shape
   /// class of its database entries.
   std::string shapeClass;
-  /// Deterministic: the model's choice first, then the most important knob
-  /// varied first; at most the maximum asked for.
+  /// Deterministic: the model's choice first, then the others in ascending
+  /// order of the cost model's estimate; at most the maximum asked for.
   std::vector<LaunchChoice> launches;
+  /// Per launch, the cost model's estimate of the op's time in us
+  /// (cost::estimateMicroseconds); -1 where there is none (the CPU).
+  std::vector<double> estimatesUs;
 };
 
 /// The candidates of every configurable indexpool op of `function` (a
 /// func.func with static shapes) for `chip` ("cpu" or a chip of the target
-/// table), at most `maxCandidates` (>= 1) per op. On failure returns false
+/// table): on a GPU every valid combination of the op's knobs, ranked by
+/// the cost model's estimate, of which candidate 0 (the model's choice)
+/// and the `maxCandidates` - 1 best are kept. On failure returns false
 /// with `error`.
 bool generateCandidates(mlir::Operation *function, const std::string &chip,
                         int maxCandidates, std::vector<OpCandidates> &out,

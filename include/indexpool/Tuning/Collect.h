@@ -30,14 +30,19 @@ TimeSource cpuSource();
 TimeSource gpuSource();
 TimeSource fakeDriverSource();
 
-/// One candidate's outcome.
+/// One candidate's outcome: measured (ok or failed) or skipped.
 struct Measurement {
   int candidate = 0;
   bool ok = false;
-  /// Why it was excluded (failed to run or to verify).
+  /// Not measured: pruned, or left when the time budget was spent.
+  bool skipped = false;
+  /// Why it was excluded (failed to run or to verify) or skipped.
   std::string error;
   double medianMs = 0;
   std::vector<double> samplesMs;
+  /// Seconds this measurement spent on what every candidate shares (the
+  /// inputs, the reference), done once: not a prediction of the next one.
+  double setupSeconds = 0;
 };
 
 /// The tuning database entry of `candidate` as JSON text.
@@ -48,14 +53,21 @@ std::string databaseEntry(const Plan &plan, const Candidate &candidate);
 std::vector<int> chooseBest(const Plan &plan,
                             const std::vector<Measurement> &measurements);
 
-/// Writes DIR/measurements.json and the database at `dbPath`. Fails when
-/// an (op, shape class) has no candidate that succeeded.
+/// Writes DIR/measurements.json (with `note`, what the schedule skipped,
+/// when not empty) and the database at `dbPath`. An (op, shape class)
+/// whose candidates were all skipped gets no entry (the cost model's
+/// launch stands for it) and a line in `leftOut`. Fails, writing no
+/// database, when an (op, shape class) had candidates measured and all
+/// failed, or when nothing was measured at all.
 bool collect(const std::string &directory, const std::string &dbPath,
              const Plan &plan, const std::vector<Measurement> &measurements,
-             const TimeSource &source, std::string &error);
+             const TimeSource &source, const std::string &note,
+             std::vector<std::string> &leftOut, std::string &error);
 
 /// One line per chosen candidate: "compress (op 0, T=1024, ...):
-/// candidate 3, threads=..., median 0.0123 ms (CPU time)".
+/// candidate 3, threads=..., median 0.0123 ms (CPU time); tuned vs cost
+/// model 1.08x (candidate 0: 0.0133 ms)", the ratio of the same run's
+/// candidate 0 median to the chosen one's.
 void printChoices(const Plan &plan,
                   const std::vector<Measurement> &measurements,
                   const TimeSource &source, std::FILE *out);

@@ -11,6 +11,7 @@
 
 #include "indexpool/Tuning/Collect.h"
 #include "indexpool/Tuning/Plan.h"
+#include "indexpool/Tuning/Schedule.h"
 
 #include <string>
 #include <vector>
@@ -27,17 +28,21 @@ namespace indexpool::tuning {
 
 struct CpuMeasureOptions {
   unsigned repeat = 20;
+  /// --time-budget=SECONDS; 0: none (Schedule.h).
+  double timeBudgetSeconds = 0;
   bool quiet = false;
 };
 
 /// Measures every candidate of `plan` (a CPU plan of `module`, whose
 /// function is `function`, a func.func of the tuner's own parse, for the
-/// random inputs). A candidate that fails is excluded and reported; false
-/// with `error` only when no input can be drawn.
+/// random inputs), in Schedule.h's order within the budget; `summary`
+/// says what was skipped. A candidate that fails is excluded and reported;
+/// false with `error` only when no input can be drawn.
 bool measureCpu(const Module &module, mlir::Operation *function,
                 const Plan &plan, const std::string &directory,
                 const CpuMeasureOptions &options,
-                std::vector<Measurement> &measurements, std::string &error);
+                std::vector<Measurement> &measurements,
+                ScheduleSummary &summary, std::string &error);
 
 } // namespace indexpool::tuning
 

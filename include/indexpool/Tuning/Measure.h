@@ -22,6 +22,12 @@ struct MeasureOptions {
   /// Timed runs per candidate, after one warm-up run.
   unsigned repeat = 20;
   bool verify = false;
+  /// --prune=N: measure candidate 0 and the next N - 1 of each op in plan
+  /// order (the cost model's ranking); 0: all.
+  int prune = 0;
+  /// --time-budget=SECONDS for the whole measurement; 0: none
+  /// (Schedule.h: what stops, and what is always measured).
+  double timeBudgetSeconds = 0;
   bool quiet = false;
   /// The program the error lines name.
   std::string tool = "indexpool-tune-measure";
@@ -30,7 +36,8 @@ struct MeasureOptions {
 /// Whether a CUDA driver loads and device `device` opens; `why` otherwise.
 bool gpuAvailable(int device, std::string &why);
 
-/// Measures and collects. Returns the exit code: 0, or 1 after one line
+/// Measures (in Schedule.h's order, within the prune and the budget) and
+/// collects. Returns the exit code: 0, or 1 after one line
 /// "TOOL: error: ...".
 int measurePlan(const MeasureOptions &options);
 

@@ -46,6 +46,10 @@ struct Candidate {
   /// The tuning database's shape class of the op: "T=1024, G=256, D=64, P=4".
   std::string shapeClass;
   LaunchChoice launch;
+  /// The cost model's estimate of the op's time with this launch, in us
+  /// ("estimate_us"; an estimate, not a measurement); -1 where there is
+  /// none (the CPU, or a plan written before estimates).
+  double estimateUs = -1;
   /// Relative to the plan's folder: the one-entry database the candidate
   /// was compiled with, and (GPU) the manifest and binary.
   std::string tuningDb;
@@ -78,7 +82,9 @@ bool loadPlan(const std::string &directory, Plan &plan, std::string &error);
 /// `directory` + "/" + `name`.
 std::string joinPath(const std::string &directory, const std::string &name);
 
-/// Writes `text` to `path`; false with `error` when it cannot.
+/// Writes `text` to `path` through a temporary file renamed over it, so
+/// that a reader (or a tool killed while writing) never sees part of a
+/// file; false with `error` when it cannot.
 bool writeTextFile(const std::string &path, const std::string &text,
                    std::string &error);
 

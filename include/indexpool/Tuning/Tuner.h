@@ -27,9 +27,13 @@ struct TuneOptions {
   std::string directory;
   /// --db=FILE; empty: DIR/tuning-db.json.
   std::string dbPath;
-  /// Per op; at least 1.
-  int maxCandidates = 32;
+  /// Per op, at least 1: candidate 0 and the best of the rest by the cost
+  /// model's estimate. 8 fits bench/gpu/run-on-device.sh's tune stage
+  /// (docs/tuning.md, "Budget").
+  int maxCandidates = 8;
   unsigned repeat = 20;
+  /// --time-budget=SECONDS for the measurement; 0: none.
+  double timeBudgetSeconds = 0;
   int device = 0;
   bool verify = false;
   bool plot = false;

@@ -18,8 +18,9 @@
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Tuning/Collect.h"
 #include "indexpool/Tuning/Plan.h"
-#include "indexpool/Tuning/Progress.h"
+#include "indexpool/Tuning/Schedule.h"
 
+#include <chrono>
 #include <cstdio>
 #include <new>
 #include <optional>
@@ -60,6 +61,7 @@ bool measureCandidate(CudaDevice &device, const MeasureOptions &options,
       !readBinary(manifest, image, error))
     return false;
   if (!shared.ready) {
+    auto began = std::chrono::steady_clock::now();
     shared.inputs = generateRandomInputs(manifest, kInputSeed);
     if (options.verify) {
       ReferenceValues values;
@@ -68,6 +70,9 @@ bool measureCandidate(CudaDevice &device, const MeasureOptions &options,
       shared.reference = std::move(values);
     }
     shared.ready = true;
+    out.setupSeconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - began)
+                           .count();
   }
   std::unique_ptr<Launcher> launcher =
       Launcher::create(device, manifest, image, error);
@@ -106,6 +111,11 @@ int measure(const MeasureOptions &options) {
     return fail("no plan folder (" + options.tool + " DIR; see --help)");
   if (options.repeat == 0)
     return fail("--repeat must be at least 1");
+  if (options.prune < 0)
+    return fail("--prune must be at least 1 (candidate 0 is the cost "
+                "model's choice)");
+  if (!(options.timeBudgetSeconds >= 0))
+    return fail("--time-budget must be a number of seconds > 0");
   Plan plan;
   std::string error;
   if (!loadPlan(options.directory, plan, error))
@@ -123,32 +133,49 @@ int measure(const MeasureOptions &options) {
                options.tool.c_str(), plan.candidates.size(),
                plan.function.c_str(), device->info().describe().c_str(),
                source.label.c_str());
+  std::vector<int> order = measurementOrder(plan, options.prune);
+  double kernelSeconds =
+      estimatedKernelSeconds(plan, order, options.repeat + 1);
+  char budget[64] = "";
+  if (options.timeBudgetSeconds > 0)
+    std::snprintf(budget, sizeof budget, ", time budget %.4g s",
+                  options.timeBudgetSeconds);
+  if (kernelSeconds >= 0)
+    std::fprintf(stderr,
+                 "%s: %zu to measure%s; their kernels, %u runs each, take "
+                 "%.3g s by the cost model's estimate (loads, uploads and "
+                 "--verify come on top)\n",
+                 options.tool.c_str(), order.size(), budget,
+                 options.repeat + 1, kernelSeconds);
 
   SharedRun shared;
   std::vector<Measurement> measurements;
-  {
-    Progress progress(int(plan.candidates.size()), source.label,
-                      options.quiet);
-    for (const Candidate &candidate : plan.candidates) {
-      Measurement &m = measurements.emplace_back();
-      m.candidate = candidate.id;
-      m.ok = measureCandidate(*device, options, plan, candidate, shared, m,
-                              m.error);
-      if (!m.ok)
-        std::fprintf(stderr,
-                     "%s: candidate %d (%s #%d, %s) excluded: %s\n",
-                     options.tool.c_str(), candidate.id, candidate.op.c_str(),
-                     candidate.number,
-                     candidate.launch.describe(false).c_str(),
-                     m.error.c_str());
-      progress.step(candidate.id, m.ok, m.medianMs);
-    }
-  }
+  ScheduleOptions schedule{options.prune, options.timeBudgetSeconds};
+  ScheduleSummary summary = runSchedule(
+      plan, schedule, source.label, options.quiet,
+      [&](const Candidate &candidate, Measurement &m) {
+        m.ok = measureCandidate(*device, options, plan, candidate, shared, m,
+                                m.error);
+        if (!m.ok)
+          std::fprintf(stderr,
+                       "%s: candidate %d (%s #%d, %s) excluded: %s\n",
+                       options.tool.c_str(), candidate.id,
+                       candidate.op.c_str(), candidate.number,
+                       candidate.launch.describe(false).c_str(),
+                       m.error.c_str());
+      },
+      measurements);
   std::string dbPath = options.dbPath.empty()
                            ? joinPath(options.directory, "tuning-db.json")
                            : options.dbPath;
-  if (!collect(options.directory, dbPath, plan, measurements, source, error))
+  std::vector<std::string> leftOut;
+  if (!collect(options.directory, dbPath, plan, measurements, source,
+               summary.note, leftOut, error))
     return fail(error);
+  if (!summary.note.empty())
+    std::printf("note: %s\n", summary.note.c_str());
+  for (const std::string &line : leftOut)
+    std::printf("note: %s\n", line.c_str());
   printChoices(plan, measurements, source, stdout);
   std::printf("wrote %s and %s\n",
               joinPath(options.directory, "measurements.json").c_str(),

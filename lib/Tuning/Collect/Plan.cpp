@@ -60,14 +60,30 @@ std::string joinPath(const std::string &directory, const std::string &name) {
 
 bool writeTextFile(const std::string &path, const std::string &text,
                    std::string &error) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (file)
-    file << text;
-  if (!file.good() || !file.flush()) {
-    error = "cannot write " + path;
+  std::string temporary = path + ".partial";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (file)
+      file << text;
+    if (!file.good() || !file.flush()) {
+      std::remove(temporary.c_str());
+      error = "cannot write " + path;
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    error = "cannot write " + path + " (renaming " + temporary + " failed)";
     return false;
   }
   return true;
+}
+
+/// An estimate with the digits it deserves.
+static std::string formatEstimateUs(double us) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", us);
+  return buffer;
 }
 
 namespace {
@@ -118,6 +134,17 @@ public:
     return true;
   }
 
+  /// "estimate_us": optional (CPU plans and older plans have none).
+  bool estimate(const json::Value &object, double &out) {
+    const json::Value *value = object.find("estimate_us");
+    if (!value)
+      return true;
+    if (value->kind != json::Kind::Number || !(value->number >= 0))
+      return fail(*value, "\"estimate_us\" must be a non-negative number");
+    out = value->number;
+    return true;
+  }
+
   bool launch(const json::Value &object, bool cpu, LaunchChoice &out) {
     const json::Value *value = member(object, "launch", json::Kind::Object);
     if (!value)
@@ -144,6 +171,7 @@ public:
         !integer(value, "candidate", number) || !string(value, "op", out.op) ||
         !string(value, "shape_class", out.shapeClass) ||
         !launch(value, cpu, out.launch) ||
+        !estimate(value, out.estimateUs) ||
         !string(value, "tuning_db", out.tuningDb) ||
         !string(value, "manifest", out.manifest, /*optional=*/cpu) ||
         !string(value, "artifact", out.artifact, /*optional=*/cpu))
@@ -235,6 +263,9 @@ std::string planToJson(const Plan &plan) {
            ", \"candidate\": " + std::to_string(c.number) +
            ", \"shape_class\": " + jsonQuote(c.shapeClass) +
            ",\n     \"launch\": " + launchToJson(c.launch, plan.isCpu()) +
+           (c.estimateUs >= 0
+                ? ", \"estimate_us\": " + formatEstimateUs(c.estimateUs)
+                : std::string()) +
            ",\n     \"tuning_db\": " + jsonQuote(c.tuningDb);
     if (!plan.isCpu())
       out += ", \"manifest\": " + jsonQuote(c.manifest) +
