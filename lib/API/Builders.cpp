@@ -354,6 +354,58 @@ indexpool::buildSelectPaged(const SelectPagedSpec &spec, Status &status) {
 }
 
 std::unique_ptr<Module>
+indexpool::buildRefinePaged(const RefinePagedSpec &spec, Status &status) {
+  status = checkName(spec.name);
+  if (status && (spec.queryType == DType::I8 || spec.queryType == DType::I32 ||
+                 spec.queryType == DType::I64))
+    status = Status::error("queryType must be f32, f16, bf16 or f8E4M3FN");
+  if (status)
+    status = checkLayout(spec.layout, spec.dim);
+  if (status && (spec.batch < -1 || spec.maxPages < -1 ||
+                 spec.candidates < -1 || spec.rows < -1 || spec.rows == 0 ||
+                 spec.heads < 1 || spec.dim < 1 || spec.k < 1))
+    status = Status::error("batch, candidates and maxPages >= 0 or -1 "
+                           "(dynamic); rows >= 1 or -1 (dynamic); heads, "
+                           "dim, k >= 1");
+  if (status && spec.candidates >= 0 && spec.k > spec.candidates)
+    status = Status::error("k must be at most candidates = " +
+                           std::to_string(spec.candidates) + ", got " +
+                           std::to_string(spec.k));
+  if (!status)
+    return nullptr;
+  int64_t b = spec.batch, s = spec.rows, h = spec.heads, d = spec.dim;
+  std::string query = tensor({b, s, h, d}, spec.queryType);
+  std::string weights = tensor({b, s, h}, DType::F32);
+  std::string candidates = tensor({b, s, spec.candidates}, DType::I32);
+  std::string pages = pagesType(spec.layout, d);
+  std::string table = tensor({b, spec.maxPages}, DType::I32);
+  std::string lengths = tensor({b, s}, DType::I32);
+  std::string tokens = tensor({b, s, spec.k}, DType::I32);
+  std::ostringstream ir;
+  ir << "func.func @" << spec.name << "(%query: " << query
+     << ", %head_weights: " << weights << ", %candidates: " << candidates
+     << ", %pages: " << pages << ", %block_table: " << table
+     << ", %lengths: " << lengths << ") -> " << tokens << " {\n";
+  std::string q = "%query";
+  if (spec.rotate) {
+    // The token tier is rotated as the pooled entries are.
+    ir << "  %rotated = indexpool.hadamard %query : (" << query << ") -> "
+       << query << "\n";
+    q = "%rotated";
+  }
+  ir << "  %tokens = indexpool.refine_paged " << q
+     << ", %head_weights, %candidates pages(%pages) "
+        "block_table(%block_table) lengths(%lengths) {k = "
+     << spec.k << " : i64";
+  printLayout(ir, spec.layout);
+  ir << "}\n      : (" << query << ", " << weights << ", " << candidates
+     << ", " << pages << ", " << table << ", " << lengths << ") -> "
+     << tokens << "\n";
+  ir << "  return %tokens : " << tokens << "\n}\n";
+  return Module::parse(ir.str(), status, "<" + spec.name + ">");
+}
+
+std::unique_ptr<Module>
 indexpool::buildAppendPaged(const AppendPagedSpec &spec, Status &status) {
   status = checkName(spec.name);
   if (status)

@@ -103,6 +103,29 @@ def select_paged(query_shape, dtype="bf16", k=512, pool_size=4, rotate=True,
         scales_first=scales_first, name=name)
 
 
+def refine_paged(query_shape, dtype="bf16", k=2048, rotate=True, *,
+                 candidates=-1, pages=-1, max_pages=-1, page_entries=256,
+                 codes="f8E4M3FN", scales_first=False, name="refine_paged"):
+    """@refine_paged(query [B, S, H, D], head_weights [B, S, H] f32,
+    candidates [B, S, C] i32, pages (the token tier), block_table
+    [B, max_pages] i32, lengths [B, S] i32) -> tokens [B, S, k] i32: the k
+    best candidate tokens of each row re-scored on the token tier (one entry
+    per token, docs/serving-layout.md), -1 for padding.
+
+    query_shape: (B, S, H, D), B (and S) -1/None for any. candidates: C,
+    -1/None for any. page_entries: the tier's tokens per page, P times the
+    pooled pages' entries (256 = 4 x 64). rotate: rotate the query as the
+    tier's keys were rotated.
+    """
+    batch, rows, heads, dim = query_shape
+    return _indexpool.build_refine_paged(
+        batch=_size(batch), rows=_size(rows), candidates=_size(candidates),
+        heads=int(heads), dim=int(dim), max_pages=_size(max_pages),
+        query_type=dtypes.code(dtype), k=k, rotate=rotate, pages=_size(pages),
+        page_entries=page_entries, code_type=dtypes.code(codes),
+        scales_first=scales_first, name=name)
+
+
 def append_paged(keys_shape, dtype="bf16", pool_size=4, rotate=True, *,
                  pages=-1, max_pages=-1, page_entries=64, codes="f8E4M3FN",
                  scales_first=False, per_channel_scores=False, bias=None,

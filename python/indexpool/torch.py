@@ -26,7 +26,13 @@ and the paged forms (docs/serving-layout.md)
         int pool_size=4, bool rotate=True, str codes="f8E4M3FN",
         bool pow2_scale=False, float temperature=1.0, int page_entries=64,
         bool scales_first=False) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+    torch.ops.indexpool.refine_paged(Tensor query, Tensor head_weights,
+        Tensor candidates, Tensor pages, Tensor block_table, Tensor lengths,
+        int k, bool rotate=True, str codes="f8E4M3FN", int page_entries=256,
+        bool scales_first=False) -> Tensor
 
+(pool_size=1 writes and reads a token tier: one entry per token, the
+second stage of a two-stage selection that refine_paged re-scores)
 with ops.compress, ops.select and ops.*_paged
 (include/indexpool/API/Builders.h) as their semantics. compress returns
 the codes [T/P, D] (torch.uint8 FP8 E4M3FN codes, or torch.int8) and the f32 scales [T/P]; select returns the
@@ -236,6 +242,27 @@ def _select_paged(query, head_weights, pages, block_table, lengths, k,
                     _as(lengths, torch.int32))
 
 
+def _refine_paged(query, head_weights, candidates, pages, block_table,
+                  lengths, k, rotate=True, codes="f8E4M3FN", page_entries=256,
+                  scales_first=False):
+    op = "refine_paged"
+    if query.dim() != 4:
+        raise ValueError(f"indexpool.{op}: query must be [B, S, H, D], got "
+                         f"{list(query.shape)}")
+    heads, dim = query.shape[2], query.shape[3]
+    query_type = dtypes.name(query.dtype)
+    if pages.dtype == torch.uint8:
+        pages = pages.view(torch.int8)
+    key = (op, heads, dim, query_type, k, rotate, codes, page_entries,
+           scales_first)
+    function = _function(query, key, lambda: ops.refine_paged(
+        (-1, -1, heads, dim), query_type, k, rotate, codes=codes,
+        page_entries=page_entries, scales_first=scales_first))
+    return function(query.contiguous(), _as(head_weights, torch.float32),
+                    _as(candidates, torch.int32), pages.contiguous(),
+                    _as(block_table, torch.int32), _as(lengths, torch.int32))
+
+
 def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
                   block_table, pool_size=4, rotate=True, codes="f8E4M3FN",
                   pow2_scale=False, temperature=1.0, page_entries=64,
@@ -293,6 +320,11 @@ _SCHEMAS = {
         "Tensor block_table, Tensor lengths, int k, int pool_size=4, "
         "bool rotate=True, str codes=\"f8E4M3FN\", int page_entries=64, "
         "bool scales_first=False) -> Tensor tokens", _select_paged),
+    "refine_paged": (
+        "refine_paged(Tensor query, Tensor head_weights, Tensor candidates, "
+        "Tensor pages, Tensor block_table, Tensor lengths, int k, "
+        "bool rotate=True, str codes=\"f8E4M3FN\", int page_entries=256, "
+        "bool scales_first=False) -> Tensor tokens", _refine_paged),
     "append_paged": (
         "append_paged(Tensor keys, Tensor scores, Tensor? bias, "
         "Tensor(b!) tail_keys, Tensor(c!) tail_scores, Tensor lengths, "
@@ -317,6 +349,7 @@ select = torch.ops.indexpool.select
 compress_paged = torch.ops.indexpool.compress_paged
 select_paged = torch.ops.indexpool.select_paged
 append_paged = torch.ops.indexpool.append_paged
+refine_paged = torch.ops.indexpool.refine_paged
 
 
 def compiled_functions():

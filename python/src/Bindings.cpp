@@ -449,6 +449,37 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("scales_first") = layout.scalesFirst,
       py::arg("name") = selectPaged.name);
 
+  RefinePagedSpec refinePaged;
+  m.def(
+      "build_refine_paged",
+      [=](int64_t batch, int64_t rows, int64_t candidates, int64_t heads,
+          int64_t dim, int64_t maxPages, int queryType, int64_t k,
+          bool rotate, int64_t pages, int64_t pageEntries, int codeType,
+          bool scalesFirst, const std::string &name) {
+        RefinePagedSpec spec{batch,    rows,
+                             candidates, heads,
+                             dim,      maxPages,
+                             toDType(queryType), k,
+                             rotate,
+                             makeLayout(pages, pageEntries, codeType,
+                                        scalesFirst),
+                             name};
+        Status status;
+        std::unique_ptr<Module> module = buildRefinePaged(spec, status);
+        return returnModule(std::move(module), status);
+      },
+      py::arg("batch") = refinePaged.batch, py::arg("rows") = refinePaged.rows,
+      py::arg("candidates") = refinePaged.candidates,
+      py::arg("heads") = refinePaged.heads, py::arg("dim") = refinePaged.dim,
+      py::arg("max_pages") = refinePaged.maxPages,
+      py::arg("query_type") = static_cast<int>(refinePaged.queryType),
+      py::arg("k") = refinePaged.k, py::arg("rotate") = refinePaged.rotate,
+      py::arg("pages") = layout.pages,
+      py::arg("page_entries") = layout.pageEntries,
+      py::arg("code_type") = static_cast<int>(layout.codeType),
+      py::arg("scales_first") = layout.scalesFirst,
+      py::arg("name") = refinePaged.name);
+
   AppendPagedSpec appendPaged;
   m.def(
       "build_append_paged",

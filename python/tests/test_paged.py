@@ -222,3 +222,69 @@ def test_in_place_numpy_arguments_must_be_writable(gen):
     pages.flags.writeable = False
     with pytest.raises(ValueError, match="argument #2 .*read-only"):
         function(keys, scores, pages, np.arange(2, dtype=np.int64))
+
+
+def test_two_stage_selection_on_a_token_tier(gen):
+    """compress_paged with pool_size=1 writes the token tier (P x E tokens a
+    page, the pooled pages' page ids); refine_paged re-scores select_paged's
+    candidates there and matches the float64 reference; over every token it
+    is select_paged with pool_size=1 on the tier."""
+    pages, max_pages, heads, k = 4, 4, 4, 8
+    tier_entries = P * E
+    tokens = pages * tier_entries
+    keys = bf16((tokens, D), gen)
+    scores = torch.randn(tokens, generator=gen)
+    pools = random_pages(pages, gen)
+    tier = torch.randint(1, 256, (pages, tier_entries * (D + 4)),
+                         generator=gen, dtype=torch.int32).to(
+                             torch.uint8).view(torch.int8)
+    group_slots = torch.arange(pages * E)
+    torch.ops.indexpool.compress_paged(keys, scores, None, pools, group_slots,
+                                       page_entries=E)
+    token_slots = (group_slots.repeat_interleave(P) * P
+                   + torch.arange(tokens) % P)
+    torch.ops.indexpool.compress_paged(keys, scores, None, tier, token_slots,
+                                       pool_size=1, page_entries=tier_entries)
+    query = bf16((2, 1, heads, D), gen)
+    weights = torch.rand(2, 1, heads, generator=gen)
+    table = torch.arange(max_pages, dtype=torch.int32).repeat(2, 1)
+    lengths = torch.tensor([[tokens], [150]], dtype=torch.int32)
+
+    candidates = torch.ops.indexpool.select_paged(
+        query, weights, pools, table, lengths, 4 * k // P, page_entries=E)
+    refined = torch.ops.indexpool.refine_paged(
+        query, weights, candidates, tier, table, lengths, k,
+        page_entries=tier_entries)
+    assert refined.shape == (2, 1, k) and refined.dtype == torch.int32
+    assert (refined >= 0).all()
+    # Every kept token is a candidate of its row, below its length.
+    for b in range(2):
+        assert set(refined[b, 0].tolist()) <= set(candidates[b, 0].tolist())
+        assert refined[b].max().item() < lengths[b, 0].item()
+    module = indexpool.ops.refine_paged((-1, -1, heads, D), "bf16", k,
+                                        page_entries=tier_entries)
+    indexpool.verify(module, "refine_paged",
+                     (query, weights, candidates, tier, table, lengths),
+                     (refined,))
+
+    every = torch.full((2, 1, tokens), -1, dtype=torch.int32)
+    for b in range(2):
+        n = lengths[b, 0].item()
+        every[b, 0, :n] = torch.arange(n, dtype=torch.int32)
+    exact = torch.ops.indexpool.refine_paged(
+        query, weights, every, tier, table, lengths, k,
+        page_entries=tier_entries)
+    scan = torch.ops.indexpool.select_paged(
+        query, weights, tier, table, lengths, k, pool_size=1,
+        page_entries=tier_entries)
+    assert torch.equal(exact, scan)
+
+
+def test_refine_paged_rejects_k_above_the_candidates(gen):
+    query = bf16((1, 1, 4, D), gen)
+    with pytest.raises(Exception, match=r"k must be in \[0, C = 4\], got 5"):
+        torch.ops.indexpool.refine_paged(
+            query, torch.rand(1, 1, 4, generator=gen),
+            torch.zeros(1, 1, 4, dtype=torch.int32),
+            random_pages(1, gen), torch.zeros(1, 1, dtype=torch.int32),
+            torch.tensor([[3]], dtype=torch.int32), 5, page_entries=E)

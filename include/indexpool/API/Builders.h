@@ -143,6 +143,33 @@ struct SelectPagedSpec {
 std::unique_ptr<Module> buildSelectPaged(const SelectPagedSpec &spec,
                                          Status &status);
 
+/// @refine_paged(%query [B, S, H, D], %head_weights [B, S, H] f32,
+/// %candidates [B, S, C] i32, %pages (the token tier: one entry per token),
+/// %block_table [B, max_pages] i32, %lengths [B, S] i32) -> %tokens
+/// [B, S, k] i32: the second stage of a two-stage selection
+/// (indexpool.refine_paged, the query rotated first with `rotate`).
+struct RefinePagedSpec {
+  /// Sequences, query rows per sequence and candidates per row (-1:
+  /// dynamic).
+  int64_t batch = -1;
+  int64_t rows = 1;
+  int64_t candidates = -1;
+  int64_t heads = 64;
+  int64_t dim = 128;
+  /// Width of the block table (-1: dynamic).
+  int64_t maxPages = -1;
+  /// f32, f16, bf16 or f8E4M3FN.
+  DType queryType = DType::BF16;
+  int64_t k = 2048;
+  bool rotate = true;
+  /// The token tier's layout: pageEntries tokens a page (P times the
+  /// pooled pages' entries, so that both share the block table).
+  PageLayout layout;
+  std::string name = "refine_paged";
+};
+std::unique_ptr<Module> buildRefinePaged(const RefinePagedSpec &spec,
+                                         Status &status);
+
 /// @append_paged(%keys [B, n, D], %scores, [%bias], %tail_keys [B, P-1, D],
 /// %tail_scores, %lengths [B] i32, %pages, %block_table [B, max_pages] i32)
 /// -> (%pages, %tail_keys, %tail_scores): indexpool.append_paged (a decode
