@@ -221,17 +221,22 @@ def _compress_paged(keys, scores, bias, pages, slots, pool_size=4,
     return pages
 
 
+def _paged_query(op, query, pages):
+    """(H, D, the query's element type name, the pages as int8) of a paged
+    selection's [B, S, H, D] query; one error for any other rank."""
+    if query.dim() != 4:
+        raise ValueError(f"indexpool.{op}: query must be [B, S, H, D], got "
+                         f"{list(query.shape)}")
+    if pages.dtype == torch.uint8:
+        pages = pages.view(torch.int8)
+    return query.shape[2], query.shape[3], dtypes.name(query.dtype), pages
+
+
 def _select_paged(query, head_weights, pages, block_table, lengths, k,
                   pool_size=4, rotate=True, codes="f8E4M3FN", page_entries=64,
                   scales_first=False):
     op = "select_paged"
-    if query.dim() != 4:
-        raise ValueError(f"indexpool.{op}: query must be [B, S, H, D], got "
-                         f"{list(query.shape)}")
-    heads, dim = query.shape[2], query.shape[3]
-    query_type = dtypes.name(query.dtype)
-    if pages.dtype == torch.uint8:
-        pages = pages.view(torch.int8)
+    heads, dim, query_type, pages = _paged_query(op, query, pages)
     key = (op, heads, dim, query_type, k, pool_size, rotate, codes,
            page_entries, scales_first)
     function = _function(query, key, lambda: ops.select_paged(
@@ -246,13 +251,7 @@ def _refine_paged(query, head_weights, candidates, pages, block_table,
                   lengths, k, rotate=True, codes="f8E4M3FN", page_entries=256,
                   scales_first=False):
     op = "refine_paged"
-    if query.dim() != 4:
-        raise ValueError(f"indexpool.{op}: query must be [B, S, H, D], got "
-                         f"{list(query.shape)}")
-    heads, dim = query.shape[2], query.shape[3]
-    query_type = dtypes.name(query.dtype)
-    if pages.dtype == torch.uint8:
-        pages = pages.view(torch.int8)
+    heads, dim, query_type, pages = _paged_query(op, query, pages)
     key = (op, heads, dim, query_type, k, rotate, codes, page_entries,
            scales_first)
     function = _function(query, key, lambda: ops.refine_paged(
