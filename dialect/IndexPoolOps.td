@@ -47,6 +47,17 @@ def IndexPool_PoolOp : IndexPool_Op<"pool"> {
     finite and at least 2^-126 (1.17549435e-38), so that 1 / temperature is
     a finite f32.
 
+    The scores are the caller's: by default the model's own gate logits
+    (GLM-5.3-Flash's kpool recipe, with its learned slot bias). A documented
+    alternative is the *query-aware gate* `scores[t] = g . keys[t]`, with
+    `g` `[D]` (and a slot bias) fitted from recorded queries by
+    `indexpool-calibrate --gate=mean-query --gate-output=g.npy`: it weights
+    each pool toward the tokens the queries score high, and on the measured
+    keys it raised two-stage recall by 9 points at the same bytes
+    (docs/fidelity.md, "First-stage selection"). It changes no op: the
+    scores are computed before the call (`indexpool.gate_scores(keys, g)`
+    in Python).
+
     Example:
 
     ```mlir

@@ -133,6 +133,21 @@ static Status checkRefine(const SelectSpec &spec) {
                          std::to_string(spec.k) + " * " +
                          std::to_string(spec.poolSize) +
                          " is more than 2^31 candidate tokens");
+  // Sizes known here are checked here; dynamic ones follow the ops' rules
+  // at run time (select: k <= N; refine: token ids past T are padding).
+  if (spec.pools >= 0 && spec.refine * spec.k > spec.pools)
+    return Status::error("refine * k = " + std::to_string(spec.refine) +
+                         " * " + std::to_string(spec.k) +
+                         " pools to keep, more than pools = " +
+                         std::to_string(spec.pools) + ": lower refine or k");
+  // tokens < pools * P, without the product (pools is not bounded).
+  if (spec.pools >= 0 && spec.tokens >= 0 &&
+      spec.tokens / spec.poolSize < spec.pools)
+    return Status::error("tokens = " + std::to_string(spec.tokens) +
+                         " token keys, fewer than the tokens of pools = " +
+                         std::to_string(spec.pools) + " x P = " +
+                         std::to_string(spec.poolSize) +
+                         ": refine needs every pool's token keys");
   return Status();
 }
 

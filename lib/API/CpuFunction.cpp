@@ -40,7 +40,7 @@ Status CpuFunction::Impl::validate(const TensorRef *inputs, size_t numInputs) {
   bool same = validated && !checksValues;
   for (size_t i = 0; i < numInputs; ++i) {
     if (Status s = api::checkTensor(inputs[i], arguments[i],
-                                    "input #" + std::to_string(i));
+                                    signature.inputLabel(i));
         !s)
       return s;
     same = same && sameShape(inputs[i], inputShapes[i]);

@@ -3,6 +3,7 @@
 #include "ModuleImpl.h"
 
 #include "indexpool/Dialect/IndexPoolDialect.h"
+#include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Evaluator/Evaluator.h"
 #include "indexpool/Runtime/DTypes.h"
 #include "indexpool/Runtime/FileRead.h"
@@ -101,8 +102,36 @@ static Status tensorTypeOf(Type type, const std::string &what,
   return Status();
 }
 
+/// The operand name (the op contract's, as docs/IndexPoolOps.md gives it)
+/// that `argument` fills in its first indexpool use, the single-input ops'
+/// "input" only when nothing else names it.
+static std::string argumentName(BlockArgument argument) {
+  std::string generic;
+  for (OpOperand &use : argument.getUses()) {
+    Operation *op = use.getOwner();
+    if (!isa<mlir::indexpool::IndexPoolDialect>(op->getDialect()))
+      continue;
+    // The contract's operands in order, absent optional ones skipped.
+    unsigned number = 0;
+    for (auto [contract, value] :
+         llvm::zip_equal(mlir::indexpool::getOpContract(op).operands,
+                         mlir::indexpool::getContractOperands(op))) {
+      if (!value || number++ != use.getOperandNumber())
+        continue;
+      if (std::string_view(contract.name) != "input")
+        return contract.name;
+      if (generic.empty())
+        generic = contract.name;
+    }
+  }
+  return generic;
+}
+
 Status api::signatureOf(func::FuncOp func, FunctionSignature &out) {
   out.name = func.getSymName().str();
+  out.argumentNames.clear();
+  for (BlockArgument argument : func.getArguments())
+    out.argumentNames.push_back(argumentName(argument));
   out.arguments.assign(func.getNumArguments(), TensorType());
   out.results.assign(func.getNumResults(), TensorType());
   std::string at = " of @" + out.name;

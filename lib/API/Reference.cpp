@@ -27,7 +27,7 @@ static Status referenceInputs(const Module &module, const std::string &name,
                          " inputs, got " + std::to_string(numInputs));
   for (size_t i = 0; i < numInputs; ++i) {
     if (Status s = api::checkTensor(inputs[i], signature.arguments[i],
-                                    "input #" + std::to_string(i));
+                                    signature.inputLabel(i));
         !s)
       return s;
     hosts.push_back(api::toHostTensor(inputs[i]));

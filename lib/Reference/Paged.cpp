@@ -227,7 +227,8 @@ std::string checkSelectPaged(const HostTensor &q, const HostTensor &w,
       if (double(entries) > capacity)
         return "the length " + sizeText(int64_t(length)) + " of " + row +
                " needs " + sizeText(entries) +
-               " pooled entries, more than max_pages * E = " +
+               (poolSize == 1 ? " entries (one per token)" : " pooled entries") +
+               ", more than max_pages * E = " +
                sizeText(int64_t(capacity));
       int64_t used = (entries + layout.entries - 1) / layout.entries;
       for (int64_t i = 0; i < used; ++i) {
@@ -561,7 +562,8 @@ std::string checkAppendPaged(const HostTensor &keys, const HostTensor &scores,
     int64_t groups = (int64_t(length) + count) / p;
     if (double(groups) > capacity)
       return "sequence " + sizeText(b) + " reaches " + sizeText(groups) +
-             " pooled entries, more than max_pages * E = " +
+             (p == 1 ? " entries (one per token)" : " pooled entries") +
+             ", more than max_pages * E = " +
              sizeText(int64_t(capacity));
     for (int64_t g = int64_t(length) / p; g < groups; ++g) {
       double page = blockTable.data[b * maxPages + g / layout.entries];

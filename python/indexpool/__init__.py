@@ -29,7 +29,7 @@ __all__ = [
     "Cache",
     "GpuBinary", "parse", "compile", "compile_gpu", "reference", "verify",
     "dtypes", "gpu", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
-    "encode_bf16",
+    "encode_bf16", "gate_scores",
 ]
 
 _ndarray = _np.ndarray
@@ -238,3 +238,36 @@ def verify(module, function, inputs, outputs):
     if not ok:
         raise IndexPoolError("\n".join([message] + report))
     return report
+
+
+def gate_scores(keys, gate):
+    """The query-aware gate's pooling scores: scores[..., t] = gate . keys[..., t, :].
+
+    keys: [..., T, D] (NumPy or torch, any float type, unrotated as the
+    model made them); gate: [D] float32, as `indexpool-calibrate
+    --gate=mean-query --gate-output=g.npy` writes it. Returns float32
+    [..., T] (a tensor for tensors), the `scores` operand of compress,
+    compress_paged or append_paged in place of the model's gate logits
+    (docs/IndexPoolOps.md, pool; docs/fidelity.md, "First-stage
+    selection"). Computed in float32, so it is what a serving engine
+    computes beside its kernels.
+    """
+    if hasattr(keys, "detach"):  # a torch tensor
+        torch = _torch()
+        g = torch.as_tensor(gate, dtype=torch.float32, device=keys.device)
+        if g.dim() != 1 or keys.dim() < 1 or keys.shape[-1] != g.shape[0]:
+            raise ValueError(f"gate_scores: gate must be [D] with D = the "
+                             f"keys' last dimension, got gate "
+                             f"{list(g.shape)} for keys {list(keys.shape)}")
+        return keys.to(torch.float32) @ g
+    keys = _np.asarray(keys)
+    if not _np.issubdtype(keys.dtype, _np.floating):
+        raise TypeError(f"gate_scores: keys must be floating point, got "
+                        f"{keys.dtype} (bf16 bit patterns: "
+                        f"indexpool.decode_bf16 them first)")
+    g = _np.asarray(gate, dtype=_np.float32)
+    if g.ndim != 1 or keys.ndim < 1 or keys.shape[-1] != g.shape[0]:
+        raise ValueError(f"gate_scores: gate must be [D] with D = the keys' "
+                         f"last dimension, got gate {list(g.shape)} for keys "
+                         f"{list(keys.shape)}")
+    return keys.astype(_np.float32) @ g

@@ -23,7 +23,7 @@ def test_wrong_dtype(rng, compress_text_function):
 
 def test_wrong_rank_and_sizes(rng, compress_text_function):
     keys, scores = compress_inputs(rng, 64, 64)
-    with pytest.raises(indexpool.IndexPoolError, match=r"input #0 is "
+    with pytest.raises(indexpool.IndexPoolError, match=r"input #0 \(keys\) is "
                        r"\[64, 8, 8\], expected tensor<\?x64xf32>"):
         compress_text_function(keys.reshape(64, 8, 8), scores)
     with pytest.raises(indexpool.IndexPoolError, match="64"):

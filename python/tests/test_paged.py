@@ -288,3 +288,50 @@ def test_refine_paged_rejects_k_above_the_candidates(gen):
             torch.zeros(1, 1, 4, dtype=torch.int32),
             random_pages(1, gen), torch.zeros(1, 1, dtype=torch.int32),
             torch.tensor([[3]], dtype=torch.int32), 5, page_entries=E)
+
+
+def test_refine_paged_bad_token_tiers(gen):
+    """A token tier that does not hold the candidates' pages, or whose pages
+    are the wrong size, is one error naming what is wrong; candidates past
+    a row's length (k above the row's tokens) come back as -1 padding."""
+    tier_entries = P * E
+    tier_bytes = tier_entries * (D + 4)
+    query = bf16((1, 1, 4, D), gen)
+    weights = torch.rand(1, 1, 4, generator=gen)
+    candidates = torch.arange(16, dtype=torch.int32).view(1, 1, 16)
+    tier = torch.randint(1, 256, (2, tier_bytes), generator=gen,
+                         dtype=torch.int32).to(torch.uint8).view(torch.int8)
+    table = torch.tensor([[0, 1]], dtype=torch.int32)
+
+    def refine(pages, block_table, length, k=4):
+        return torch.ops.indexpool.refine_paged(
+            query, weights, candidates, pages, block_table,
+            torch.tensor([[length]], dtype=torch.int32), k,
+            page_entries=tier_entries)
+
+    # The tier lacks the page the block table names for token 0.
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=r"block_table\[0, 0\] = 3 is not a page id "
+                             r"in \[0, 2\)"):
+        refine(tier, torch.tensor([[3, 1]], dtype=torch.int32), 100)
+    # The pooled pages (E entries a page) passed as the tier (P x E).
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=rf"input #3 \(pages\) is \[2, {PAGE_BYTES}\], "
+                             rf"expected tensor<\?x{tier_bytes}xi8>"):
+        refine(random_pages(2, gen), table, 100)
+    # A length the block table cannot hold: the tier's entries are tokens.
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=r"the length 1000 of query row \(0, 0\) needs "
+                             r"1000 entries \(one per token\), more than "
+                             r"max_pages \* E = 128"):
+        refine(tier, table, 1000)
+    # k = 4 of a row of 3 tokens: the 3 tokens, then padding; the float64
+    # reference agrees.
+    short = refine(tier, table, 3)
+    assert sorted(short[0, 0, :3].tolist()) == [0, 1, 2]
+    assert short[0, 0, 3].item() == -1
+    module = indexpool.ops.refine_paged((-1, -1, 4, D), "bf16", 4,
+                                        page_entries=tier_entries)
+    indexpool.verify(module, "refine_paged",
+                     (query, weights, candidates, tier, table,
+                      torch.tensor([[3]], dtype=torch.int32)), (short,))

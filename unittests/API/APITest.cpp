@@ -134,12 +134,12 @@ TEST(APITest, BadCallsGetOneMessage) {
   TensorRef badType[] = {TensorRef(keys.data(), DType::F16, {8, 64}),
                          TensorRef(scores.data(), DType::F32, {8})};
   status = compress->call(badType, 2, results);
-  EXPECT_EQ(status.message(), "input #0 is f16, expected tensor<?x64xf32>");
+  EXPECT_EQ(status.message(), "input #0 (keys) is f16, expected tensor<?x64xf32>");
   // A static size that differs.
   TensorRef badShape[] = {TensorRef(keys.data(), DType::F32, {8, 32}),
                           TensorRef(scores.data(), DType::F32, {8})};
   status = compress->call(badShape, 2, results);
-  EXPECT_EQ(status.message(), "input #0 is [8, 32], expected tensor<?x64xf32>");
+  EXPECT_EQ(status.message(), "input #0 (keys) is [8, 32], expected tensor<?x64xf32>");
   // Sizes the op relates: scores [T] for keys [T, D].
   TensorRef mismatch[] = {TensorRef(keys.data(), DType::F32, {8, 64}),
                           TensorRef(scores.data(), DType::F32, {4})};
@@ -153,7 +153,7 @@ TEST(APITest, BadCallsGetOneMessage) {
   TensorRef null[] = {TensorRef(nullptr, DType::F32, {8, 64}),
                       TensorRef(scores.data(), DType::F32, {8})};
   status = compress->call(null, 2, results);
-  EXPECT_EQ(status.message(), "input #0 has no data (a null pointer)");
+  EXPECT_EQ(status.message(), "input #0 (keys) has no data (a null pointer)");
   // An output of the wrong shape.
   TensorRef good[] = {TensorRef(keys.data(), DType::F32, {8, 64}),
                       TensorRef(scores.data(), DType::F32, {8})};
@@ -232,6 +232,32 @@ TEST(APITest, SelectOverCompressedKeysMatchesTheReference) {
   EXPECT_TRUE(status.ok()) << status.message();
   for (int32_t t : tokens)
     EXPECT_TRUE(t >= 0 && t < 400);
+}
+
+// A two-stage select whose sizes are known is refused when its first stage
+// would keep more pools than there are, or its token keys miss some pool's
+// tokens (refine would read them as padding and return -1s).
+TEST(APITest, RefineSizesThatCannotHoldAreRefused) {
+  SelectSpec spec;
+  spec.heads = 4;
+  spec.dim = 64;
+  spec.k = 8;
+  spec.refine = 4;
+  spec.pools = 16;
+  Status status;
+  EXPECT_FALSE(buildSelect(spec, status));
+  EXPECT_EQ(status.message(), "refine * k = 4 * 8 pools to keep, more than "
+                              "pools = 16: lower refine or k");
+  spec.pools = 40;
+  spec.tokens = 159;
+  EXPECT_FALSE(buildSelect(spec, status));
+  EXPECT_EQ(status.message(), "tokens = 159 token keys, fewer than the tokens "
+                              "of pools = 40 x P = 4: refine needs every "
+                              "pool's token keys");
+  spec.tokens = 160;
+  EXPECT_TRUE(buildSelect(spec, status)) << status.message();
+  spec.pools = spec.tokens = -1; // dynamic: the ops' rules at run time
+  EXPECT_TRUE(buildSelect(spec, status)) << status.message();
 }
 
 } // namespace

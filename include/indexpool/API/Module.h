@@ -23,6 +23,17 @@ struct FunctionSignature {
   std::string name;
   std::vector<TensorType> arguments;
   std::vector<TensorType> results;
+  /// Per argument, the operand it fills as the op reference names it
+  /// ("pages", "block_table"; "" when no indexpool op names it), for
+  /// messages.
+  std::vector<std::string> argumentNames;
+  /// "input #i (name)", or "input #i" for an unnamed argument.
+  std::string inputLabel(size_t i) const {
+    std::string label = "input #" + std::to_string(i);
+    if (i < argumentNames.size() && !argumentNames[i].empty())
+      label += " (" + argumentNames[i] + ")";
+    return label;
+  }
 };
 
 class Module {
