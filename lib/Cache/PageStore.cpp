@@ -16,21 +16,24 @@ namespace {
 
 class MemoryStore final : public PageStore {
 public:
-  MemoryStore(std::uint64_t slots, std::int64_t layers, std::int64_t pageBytes)
-      : pageBytes(size_t(pageBytes)),
-        arrays(size_t(layers), std::vector<std::int8_t>(
-                                   size_t(slots) * size_t(pageBytes), 0)) {}
+  MemoryStore(std::uint64_t slots,
+              const std::vector<std::int64_t> &layerBytes) {
+    for (std::int64_t bytes : layerBytes) {
+      pageBytes.push_back(size_t(bytes));
+      arrays.emplace_back(size_t(slots) * size_t(bytes), 0);
+    }
+  }
 
   bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
             std::string &) const override {
-    std::memcpy(bytes, &arrays[size_t(layer)][size_t(slot) * pageBytes],
-                pageBytes);
+    const size_t size = pageBytes[size_t(layer)];
+    std::memcpy(bytes, &arrays[size_t(layer)][size_t(slot) * size], size);
     return true;
   }
   bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
              std::string &) override {
-    std::memcpy(&arrays[size_t(layer)][size_t(slot) * pageBytes], bytes,
-                pageBytes);
+    const size_t size = pageBytes[size_t(layer)];
+    std::memcpy(&arrays[size_t(layer)][size_t(slot) * size], bytes, size);
     return true;
   }
   std::int8_t *layerData(std::int64_t layer) override {
@@ -38,23 +41,29 @@ public:
   }
 
 private:
-  size_t pageBytes;
+  std::vector<size_t> pageBytes;
   std::vector<std::vector<std::int8_t>> arrays;
 };
 
 class FileStore final : public PageStore {
 public:
-  FileStore(int fd, std::string path, std::int64_t layers,
-            std::int64_t pageBytes)
-      : fd(fd), path(std::move(path)), layers(std::uint64_t(layers)),
-        pageBytes(std::uint64_t(pageBytes)) {}
+  FileStore(int fd, std::string path,
+            const std::vector<std::int64_t> &layerBytes)
+      : fd(fd), path(std::move(path)) {
+    for (std::int64_t bytes : layerBytes) {
+      starts.push_back(slotBytes);
+      sizes.push_back(std::uint64_t(bytes));
+      slotBytes += std::uint64_t(bytes);
+    }
+  }
   ~FileStore() override { ::close(fd); }
 
   bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
             std::string &error) const override {
+    const size_t size = size_t(sizes[size_t(layer)]);
     size_t done = 0;
-    while (done < pageBytes) {
-      ssize_t got = ::pread(fd, bytes + done, pageBytes - done,
+    while (done < size) {
+      ssize_t got = ::pread(fd, bytes + done, size - done,
                             off_t(offset(slot, layer) + done));
       if (got < 0 && errno == EINTR)
         continue;
@@ -66,9 +75,10 @@ public:
   }
   bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
              std::string &error) override {
+    const size_t size = size_t(sizes[size_t(layer)]);
     size_t done = 0;
-    while (done < pageBytes) {
-      ssize_t put = ::pwrite(fd, bytes + done, pageBytes - done,
+    while (done < size) {
+      ssize_t put = ::pwrite(fd, bytes + done, size - done,
                              off_t(offset(slot, layer) + done));
       if (put < 0 && errno == EINTR)
         continue;
@@ -82,7 +92,7 @@ public:
 
 private:
   std::uint64_t offset(std::uint64_t slot, std::int64_t layer) const {
-    return (slot * layers + std::uint64_t(layer)) * pageBytes;
+    return slot * slotBytes + starts[size_t(layer)];
   }
   bool fail(const char *what, int code, std::string &error) const {
     error = std::string("the file tier (") + path + "): " + what + ": " +
@@ -92,23 +102,39 @@ private:
 
   int fd;
   std::string path;
-  std::uint64_t layers, pageBytes;
+  // Per layer: its bytes' start within a slot, and their size.
+  std::vector<std::uint64_t> starts, sizes;
+  std::uint64_t slotBytes = 0;
 };
 
 } // namespace
 
+std::int64_t indexpool::cache::pageBytesInAllLayers(
+    const std::vector<std::int64_t> &layerBytes) {
+  std::int64_t sum = 0;
+  for (std::int64_t bytes : layerBytes) {
+    if (bytes <= 0 || bytes > (std::int64_t(1) << 62) - sum)
+      return -1;
+    sum += bytes;
+  }
+  return sum;
+}
+
 std::unique_ptr<PageStore> indexpool::cache::makeMemoryStore(
-    std::uint64_t slots, std::int64_t layers, std::int64_t pageBytes) {
-  return std::make_unique<MemoryStore>(slots, layers, pageBytes);
+    std::uint64_t slots, const std::vector<std::int64_t> &layerBytes) {
+  return std::make_unique<MemoryStore>(slots, layerBytes);
 }
 
 std::unique_ptr<PageStore> indexpool::cache::makeFileStore(
-    const std::string &path, std::uint64_t slots, std::int64_t layers,
-    std::int64_t pageBytes, std::string &error) {
-  // slots * layers * pageBytes, checked (the bytes must fit an off_t).
-  unsigned __int128 size = (unsigned __int128)slots * std::uint64_t(layers) *
-                           std::uint64_t(pageBytes);
-  if (path.empty() || size == 0 || size > (unsigned __int128)INT64_MAX) {
+    const std::string &path, std::uint64_t slots,
+    const std::vector<std::int64_t> &layerBytes, std::string &error) {
+  // slots * (every layer's page bytes), checked (the bytes must fit an
+  // off_t).
+  const std::int64_t slotBytes = pageBytesInAllLayers(layerBytes);
+  unsigned __int128 size =
+      (unsigned __int128)slots * std::uint64_t(slotBytes < 0 ? 0 : slotBytes);
+  if (path.empty() || slotBytes < 0 || size == 0 ||
+      size > (unsigned __int128)INT64_MAX) {
     error = path.empty() ? "the file tier needs a file path"
                          : "the file tier (" + path + "): a bad size";
     return nullptr;
@@ -129,5 +155,5 @@ std::unique_ptr<PageStore> indexpool::cache::makeFileStore(
             " bytes: " + std::strerror(code);
     return nullptr;
   }
-  return std::make_unique<FileStore>(fd, path, layers, pageBytes);
+  return std::make_unique<FileStore>(fd, path, layerBytes);
 }

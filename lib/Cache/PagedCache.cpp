@@ -14,16 +14,28 @@ using namespace indexpool::cache;
 
 CacheKernels::~CacheKernels() = default;
 
-std::unique_ptr<PageStore>
-CacheKernels::makeDeviceStore(std::uint64_t slots, std::int64_t layers,
-                              std::int64_t pageBytes, std::string &) {
-  return makeMemoryStore(slots, layers, pageBytes);
+bool CacheKernels::appendTokens(const TokenAppendCall &, std::string &error) {
+  error = "these cache kernels have no token tier (refine)";
+  return false;
+}
+
+bool CacheKernels::refine(const RefineCall &, std::string &error) {
+  error = "these cache kernels have no token tier (refine)";
+  return false;
 }
 
 std::unique_ptr<PageStore>
-CacheKernels::makeHostStore(std::uint64_t slots, std::int64_t layers,
-                            std::int64_t pageBytes, std::string &) {
-  return makeMemoryStore(slots, layers, pageBytes);
+CacheKernels::makeDeviceStore(std::uint64_t slots,
+                              const std::vector<std::int64_t> &layerBytes,
+                              std::string &) {
+  return makeMemoryStore(slots, layerBytes);
+}
+
+std::unique_ptr<PageStore>
+CacheKernels::makeHostStore(std::uint64_t slots,
+                            const std::vector<std::int64_t> &layerBytes,
+                            std::string &) {
+  return makeMemoryStore(slots, layerBytes);
 }
 
 std::unique_ptr<PagedCache>
@@ -48,6 +60,20 @@ PagedCache::create(const CacheConfig &config,
             " values, temperature " + std::to_string(c.temperature);
     return nullptr;
   }
+  // The token tier: select_paged's row (C * k * P + P - 1 candidates) is
+  // i32-indexed, and refine_paged keeps k * P + P - 1 >= 1 of it.
+  if (c.refine < 0 || c.refine > 65536 ||
+      (c.refine > 0 &&
+       (c.k < 1 || (unsigned __int128)c.refine * std::uint64_t(c.k) *
+                           std::uint64_t(c.poolSize) +
+                       std::uint64_t(c.poolSize) - 1 >
+                   (unsigned __int128)INT32_MAX))) {
+    error = "cache configuration: refine is 0 (off) or C from 1 to 65536 "
+            "with k >= 1 and C * k * P + P - 1 candidates below 2^31; got "
+            "refine " + std::to_string(c.refine) + ", k " +
+            std::to_string(c.k) + ", P " + std::to_string(c.poolSize);
+    return nullptr;
+  }
   if (!kernels) {
     error = "cache configuration: no kernels";
     return nullptr;
@@ -62,22 +88,29 @@ PagedCache::create(const CacheConfig &config,
             ", file " + std::to_string(c.filePages) + ")";
     return nullptr;
   }
-  // The memory tiers (pages x page bytes x layers) and 16 bytes of
-  // bookkeeping a page per tier, all allocated now: checked against the
-  // machine's memory (in 128 bits: the bounds above allow ~2^77 bytes).
+  // The memory tiers (pages x the page bytes of every stored layer) and 16
+  // bytes of bookkeeping a page per tier, all allocated now: checked
+  // against the machine's memory (in 128 bits: the bounds above allow
+  // ~2^89 bytes). The sum of the layers' page bytes fits 2^62 (4096 x 2
+  // layers of at most 2^44 bytes).
+  const std::vector<std::int64_t> layerBytes = c.storedLayerBytes();
+  const std::int64_t allLayers = pageBytesInAllLayers(layerBytes);
   const unsigned __int128 total =
       (unsigned __int128)(c.pages + c.hostPages) *
-          ((unsigned __int128)c.pageBytes() * std::uint64_t(c.layers)) +
+          (unsigned __int128)std::uint64_t(allLayers) +
       (unsigned __int128)c.totalPages() * 16 * 3;
   const long physical = sysconf(_SC_PHYS_PAGES), unit = sysconf(_SC_PAGE_SIZE);
   const std::uint64_t memory =
       physical > 0 && unit > 0 ? std::uint64_t(physical) * std::uint64_t(unit)
                                : ~std::uint64_t(0);
-  if (total > memory) {
+  if (allLayers < 0 || total > memory) {
     error = "cache configuration: " + std::to_string(c.pages + c.hostPages) +
             " device and host pages of " + std::to_string(c.pageBytes()) +
-            " bytes in " + std::to_string(c.layers) +
-            " layers take more than this machine's " + std::to_string(memory) +
+            " bytes in " + std::to_string(c.layers) + " layers" +
+            (c.refine > 0 ? " (and " + std::to_string(c.tokenPageBytes()) +
+                                " bytes in each layer's token tier)"
+                          : "") +
+            " take more than this machine's " + std::to_string(memory) +
             " bytes of memory";
     return nullptr;
   }
@@ -85,10 +118,10 @@ PagedCache::create(const CacheConfig &config,
   if (!ids)
     return nullptr;
   std::unique_ptr<PageStore> device =
-      kernels->makeDeviceStore(c.pages, c.layers, c.pageBytes(), error);
+      kernels->makeDeviceStore(c.pages, layerBytes, error);
   std::unique_ptr<PageStore> host =
       device && c.hostPages
-          ? kernels->makeHostStore(c.hostPages, c.layers, c.pageBytes(), error)
+          ? kernels->makeHostStore(c.hostPages, layerBytes, error)
           : nullptr;
   std::unique_ptr<ResidentPages> resident =
       device && (host || !c.hostPages)
@@ -106,7 +139,11 @@ PagedCache::PagedCache(const CacheConfig &config,
                        std::unique_ptr<ResidentPages> resident,
                        std::unique_ptr<CacheKernels> kernels)
     : cfg(config), pageIds(std::move(ids)),
-      table(*pageIds, config.poolSize, config.pageEntries),
+      // With a token tier every token has an entry (P * E a page): its
+      // pages cover the tail tokens too, and those of the pooled entries.
+      table(*pageIds, config.refine > 0 ? 1 : config.poolSize,
+            config.refine > 0 ? config.poolSize * config.pageEntries
+                              : config.pageEntries),
       resident(std::move(resident)), kernels(std::move(kernels)),
       tails(size_t(config.layers)) {}
 
@@ -182,8 +219,8 @@ std::vector<std::int32_t> PagedCache::deviceTables(
     std::int64_t &maxPages) const {
   // select_paged wants k <= max_pages * E: short sequences get padding
   // columns (never read).
-  maxPages = std::max<std::int64_t>(1, (cfg.k + cfg.pageEntries - 1) /
-                                           cfg.pageEntries);
+  maxPages = std::max<std::int64_t>(
+      1, (cfg.selectEntries() + cfg.pageEntries - 1) / cfg.pageEntries);
   for (SequenceId s : batch)
     maxPages = std::max<std::int64_t>(maxPages, table.blockTable(s).size());
   std::vector<std::int32_t> rows(batch.size() * size_t(maxPages), 0);
@@ -195,23 +232,34 @@ std::vector<std::int32_t> PagedCache::deviceTables(
   return rows;
 }
 
+/// Tokens per entry and entries per page of the finest tier: the pools
+/// (P, E), or with a token tier its tokens (1, P * E), whose pages also
+/// hold every pooled entry and the tail tokens.
+static std::pair<std::int64_t, std::int64_t> grain(const CacheConfig &c) {
+  if (c.refine > 0)
+    return {1, c.poolSize * c.pageEntries};
+  return {c.poolSize, c.pageEntries};
+}
+
 /// How many block-table entries of a sequence of `length` tokens hold its
-/// pooled entries (what a select reads).
+/// entries (what a select reads).
 static std::int64_t readPages(std::int64_t length, const CacheConfig &c) {
-  return (length / c.poolSize + c.pageEntries - 1) / c.pageEntries;
+  const auto [tokens, entries] = grain(c);
+  return (length / tokens + entries - 1) / entries;
 }
 
 /// The block-table indices [first, end) of the pages an append of
 /// `newTokens` to a sequence of `length` tokens writes (the entries of the
-/// groups it completes).
+/// groups it completes; with a token tier, of every new token).
 static std::pair<std::int64_t, std::int64_t>
 writtenPages(std::int64_t length, std::int64_t newTokens,
              const CacheConfig &c) {
-  const std::int64_t first = length / c.poolSize,
-                     end = (length + newTokens) / c.poolSize;
+  const auto [tokens, entries] = grain(c);
+  const std::int64_t first = length / tokens,
+                     end = (length + newTokens) / tokens;
   if (end == first)
     return {0, 0};
-  return {first / c.pageEntries, (end - 1) / c.pageEntries + 1};
+  return {first / entries, (end - 1) / entries + 1};
 }
 
 bool PagedCache::append(const std::vector<SequenceId> &batch,
@@ -270,8 +318,10 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
     return false;
   }
   // Pages next (all layers share the block tables); shared pages an append
-  // writes are copied in every layer, from wherever they live.
-  std::vector<std::int8_t> copy(size_t(cfg.pageBytes()));
+  // writes are copied in every stored layer, from wherever they live.
+  std::vector<std::int8_t> copy(
+      size_t(std::max(cfg.pageBytes(), cfg.refine > 0 ? cfg.tokenPageBytes()
+                                                      : std::int64_t(0))));
   std::vector<PageIndex> pinned;
   for (SequenceId s : batch) {
     std::vector<PageCopy> copies;
@@ -285,7 +335,7 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
         return false;
       }
       pinned.push_back(c.to);
-      for (std::int64_t l = 0; l < cfg.layers; ++l)
+      for (std::int64_t l = 0; l < cfg.storedLayers(); ++l)
         if (!resident->read(c.from, l, copy.data(), error) ||
             !resident->writeResident(c.to, l, copy.data(), error)) {
           unpin(pinned);
@@ -352,6 +402,21 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
                     prepared.tables.data()};
     if (!kernels->append(call, error)) {
       error = "layer " + std::to_string(l) + ": " + error;
+      return false;
+    }
+    if (cfg.refine == 0)
+      continue;
+    // The token tier: the same tokens, lengths and device slots.
+    TokenAppendCall tokens{std::int64_t(prepared.batch.size()),
+                           prepared.newTokens,
+                           prepared.maxPages,
+                           keys[size_t(l)],
+                           scores[size_t(l)],
+                           prepared.lengths.data(),
+                           resident->deviceLayer(cfg.layers + l),
+                           prepared.tables.data()};
+    if (!kernels->appendTokens(tokens, error)) {
+      error = "layer " + std::to_string(l) + " (token tier): " + error;
       return false;
     }
   }
@@ -463,17 +528,36 @@ bool PagedCache::runSelect(const PreparedSelect &prepared, std::int64_t layer,
             std::to_string(cfg.layers);
     return false;
   }
-  const std::int64_t row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
-  tokens.assign(prepared.batch.size() * size_t(row), -1);
-  SelectCall call{std::int64_t(prepared.batch.size()),
+  const std::int64_t p = cfg.poolSize, row = cfg.k * p + p - 1,
+                     selected = cfg.selectEntries() * p + p - 1;
+  const size_t bsz = prepared.batch.size();
+  // With refine, the first stage's tokens are the second's candidates.
+  std::vector<std::int32_t> candidates;
+  std::vector<std::int32_t> &first = cfg.refine > 0 ? candidates : tokens;
+  first.assign(bsz * size_t(selected), -1);
+  SelectCall call{std::int64_t(bsz),
                   prepared.maxPages,
                   queries,
                   weights,
                   resident->deviceLayer(layer),
                   prepared.tables.data(),
                   prepared.lengths.data(),
-                  tokens.data()};
-  return kernels->select(call, error);
+                  first.data()};
+  if (!kernels->select(call, error))
+    return false;
+  if (cfg.refine == 0)
+    return true;
+  tokens.assign(bsz * size_t(row), -1);
+  RefineCall second{std::int64_t(bsz),
+                    prepared.maxPages,
+                    queries,
+                    weights,
+                    candidates.data(),
+                    resident->deviceLayer(cfg.layers + layer),
+                    prepared.tables.data(),
+                    prepared.lengths.data(),
+                    tokens.data()};
+  return kernels->refine(second, error);
 }
 
 const std::pair<std::vector<float>, std::vector<float>> *
@@ -485,11 +569,20 @@ PagedCache::tail(SequenceId sequence, std::int64_t layer) const {
 
 bool PagedCache::readPage(PageIndex page, std::int64_t layer,
                           std::int8_t *bytes, std::string &error) const {
+  if (layer < 0 || layer >= cfg.storedLayers() || page < 0 ||
+      std::uint64_t(page) >= cfg.totalPages()) {
+    error = "readPage: stored layer " + std::to_string(layer) + " of " +
+            std::to_string(cfg.storedLayers()) + ", page " +
+            std::to_string(page) + " of " + std::to_string(cfg.totalPages());
+    return false;
+  }
   return resident->read(page, layer, bytes, error);
 }
 
 std::vector<std::int8_t> PagedCache::logicalPages(std::int64_t layer) const {
-  const size_t pageBytes = size_t(cfg.pageBytes());
+  if (layer < 0 || layer >= cfg.storedLayers())
+    return {};
+  const size_t pageBytes = size_t(cfg.storedLayerBytes()[size_t(layer)]);
   std::vector<std::int8_t> bytes(size_t(cfg.totalPages()) * pageBytes, 0);
   std::string ignored;
   for (std::uint64_t page = 0; page < cfg.totalPages(); ++page)
@@ -507,11 +600,11 @@ PagedCache::restore(const CacheConfig &config,
       create(config, std::move(kernels), error);
   if (!cache)
     return nullptr;
-  const size_t pageBytes = size_t(config.pageBytes());
-  const size_t layerBytes = size_t(config.totalPages()) * pageBytes;
-  if (state.pages.size() != size_t(config.layers) ||
+  const std::vector<std::int64_t> pageBytes = config.storedLayerBytes();
+  if (state.pages.size() != pageBytes.size() ||
       state.tails.size() != size_t(config.layers)) {
-    error = "restore: pages and tails of " + std::to_string(config.layers) +
+    error = "restore: pages of " + std::to_string(pageBytes.size()) +
+            " stored layers and tails of " + std::to_string(config.layers) +
             " layers expected";
     return nullptr;
   }
@@ -520,13 +613,17 @@ PagedCache::restore(const CacheConfig &config,
     live.insert(r.id);
   const size_t tailKeys = size_t((config.poolSize - 1) * config.dim),
                tailScores = size_t((config.poolSize - 1) * config.scoreWidth());
-  for (std::int64_t l = 0; l < config.layers; ++l) {
-    if (state.pages[size_t(l)].size() != layerBytes) {
-      error = "restore: layer " + std::to_string(l) + " has " +
-              std::to_string(state.pages[size_t(l)].size()) + " page bytes, " +
+  for (size_t l = 0; l < pageBytes.size(); ++l) {
+    const size_t layerBytes =
+        size_t(config.totalPages()) * size_t(pageBytes[l]);
+    if (state.pages[l].size() != layerBytes) {
+      error = "restore: stored layer " + std::to_string(l) + " has " +
+              std::to_string(state.pages[l].size()) + " page bytes, " +
               std::to_string(layerBytes) + " expected";
       return nullptr;
     }
+  }
+  for (std::int64_t l = 0; l < config.layers; ++l) {
     for (const auto &[id, tail] : state.tails[size_t(l)])
       if (!live.count(id) || tail.first.size() != tailKeys ||
           tail.second.size() != tailScores) {
@@ -547,10 +644,10 @@ PagedCache::restore(const CacheConfig &config,
     std::vector<PageIndex> one = {PageIndex(page)};
     if (!cache->resident->pin(one, error))
       return nullptr;
-    for (std::int64_t l = 0; l < config.layers; ++l)
+    for (size_t l = 0; l < pageBytes.size(); ++l)
       if (!cache->resident->writeResident(
-              PageIndex(page), l,
-              &state.pages[size_t(l)][size_t(page) * pageBytes], error))
+              PageIndex(page), std::int64_t(l),
+              &state.pages[l][size_t(page) * size_t(pageBytes[l])], error))
         return nullptr;
     cache->resident->unpin(one);
   }

@@ -22,8 +22,8 @@ ResidentPages::create(const CacheConfig &config,
   if (config.filePages) {
     tierConfigs.push_back({"file", config.filePages});
     std::unique_ptr<PageStore> file =
-        makeFileStore(config.filePath, config.filePages, config.layers,
-                      config.pageBytes(), error);
+        makeFileStore(config.filePath, config.filePages,
+                      config.storedLayerBytes(), error);
     if (!file)
       return nullptr;
     stores.push_back(std::move(file));
@@ -41,8 +41,14 @@ ResidentPages::ResidentPages(const CacheConfig &config,
                              std::vector<std::unique_ptr<PageStore>> pageStores)
     : cfg(config), tiers(std::move(tieredPages)), stores(std::move(pageStores)),
       slots(stores.size(), std::vector<PageIndex>(size_t(config.totalPages()), -1)),
-      freeSlots(stores.size()),
-      staging(size_t(config.layers) * size_t(config.pageBytes())) {
+      freeSlots(stores.size()), layerBytes(config.storedLayerBytes()) {
+  // Stored layer l's bytes at layerStarts[l] of a page's staging.
+  std::int64_t all = 0;
+  for (std::int64_t bytes : layerBytes) {
+    layerStarts.push_back(size_t(all));
+    all += bytes;
+  }
+  staging.assign(size_t(all), 0);
   for (size_t t = 0; t < stores.size(); ++t) {
     // Taken from the back: slot 0 first.
     const std::uint64_t budget = tiers->config(t).pages;
@@ -89,7 +95,6 @@ void ResidentPages::unpin(const std::vector<PageIndex> &pages) {
 }
 
 bool ResidentPages::makeResident(PageIndex page, std::string &error) {
-  const size_t pageBytes = size_t(cfg.pageBytes());
   const std::size_t was = tiers->tierOf(PageId(page));
   if (was == 0) {
     tiers->reference(PageId(page));
@@ -99,9 +104,9 @@ bool ResidentPages::makeResident(PageIndex page, std::string &error) {
   std::vector<std::int8_t> bytes(staging.size(), 0);
   if (was != TieredPages::kNowhere) {
     const PageIndex from = slots[was][size_t(page)];
-    for (std::int64_t l = 0; l < cfg.layers; ++l)
-      if (!stores[was]->read(std::uint64_t(from), l, &bytes[size_t(l) * pageBytes],
-                             error))
+    for (size_t l = 0; l < layerBytes.size(); ++l)
+      if (!stores[was]->read(std::uint64_t(from), std::int64_t(l),
+                             &bytes[layerStarts[l]], error))
         return false;
     slots[was][size_t(page)] = -1;
     freeSlots[was].push_back(from);
@@ -121,22 +126,23 @@ bool ResidentPages::makeResident(PageIndex page, std::string &error) {
   const PageIndex to = freeSlots[0].back();
   freeSlots[0].pop_back();
   slots[0][size_t(page)] = to;
-  for (std::int64_t l = 0; l < cfg.layers; ++l)
-    if (!stores[0]->write(std::uint64_t(to), l, &bytes[size_t(l) * pageBytes],
-                          error))
+  for (size_t l = 0; l < layerBytes.size(); ++l)
+    if (!stores[0]->write(std::uint64_t(to), std::int64_t(l),
+                          &bytes[layerStarts[l]], error))
       return false;
   return true;
 }
 
 bool ResidentPages::move(PageIndex page, std::size_t from, std::size_t to,
                          std::string &error) {
-  const size_t pageBytes = size_t(cfg.pageBytes());
   const PageIndex source = slots[from][size_t(page)];
   const PageIndex target = freeSlots[to].back();
-  for (std::int64_t l = 0; l < cfg.layers; ++l) {
-    std::int8_t *bytes = &staging[size_t(l) * pageBytes];
-    if (!stores[from]->read(std::uint64_t(source), l, bytes, error) ||
-        !stores[to]->write(std::uint64_t(target), l, bytes, error))
+  for (size_t l = 0; l < layerBytes.size(); ++l) {
+    std::int8_t *bytes = &staging[layerStarts[l]];
+    if (!stores[from]->read(std::uint64_t(source), std::int64_t(l), bytes,
+                            error) ||
+        !stores[to]->write(std::uint64_t(target), std::int64_t(l), bytes,
+                           error))
       return false;
   }
   freeSlots[to].pop_back();
@@ -159,7 +165,7 @@ bool ResidentPages::read(PageIndex page, std::int64_t layer, std::int8_t *bytes,
                          std::string &error) const {
   const std::size_t tier = tiers->tierOf(PageId(page));
   if (tier == TieredPages::kNowhere) {
-    std::memset(bytes, 0, size_t(cfg.pageBytes()));
+    std::memset(bytes, 0, size_t(layerBytes[size_t(layer)]));
     return true;
   }
   return stores[tier]->read(std::uint64_t(slots[tier][size_t(page)]), layer,
@@ -168,8 +174,7 @@ bool ResidentPages::read(PageIndex page, std::int64_t layer, std::int8_t *bytes,
 
 ResidencyStats ResidentPages::stats() const {
   ResidencyStats s;
-  const std::uint64_t pageBytes =
-      std::uint64_t(cfg.pageBytes()) * std::uint64_t(cfg.layers);
+  const std::uint64_t pageBytes = staging.size();
   s.newPages = tiers->misses();
   for (std::size_t t = 0; t < tiers->tierCount(); ++t) {
     const TierCounters &c = tiers->counters(t);

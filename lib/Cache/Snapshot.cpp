@@ -23,10 +23,13 @@ namespace {
 
 constexpr char kMagic[8] = {'I', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
 // Version 3 added the pooling parameters (8 header bytes, the bias in the
-// body); version 2 files (no bias, temperature 1, scores per token) are
-// still read.
-constexpr std::uint32_t kVersion = 3;
-constexpr size_t kHeaderBytes = 136, kHeaderBytesV2 = 128;
+// body), version 4 the token tier (refine, 8 header bytes; each page's
+// token-tier layers after its pooled layers); version 2 files (no bias,
+// temperature 1, scores per token) and version 3 files (refine 0) are still
+// read.
+constexpr std::uint32_t kVersion = 4;
+constexpr size_t kHeaderBytes = 144, kHeaderBytesV3 = 136,
+                 kHeaderBytesV2 = 128;
 
 void put32(std::uint8_t *p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i)
@@ -63,8 +66,20 @@ enum : size_t {
   kEntriesAt = 40, kHeadsAt = 48, kKAt = 56, kPagesAt = 64,
   kGenerationAt = 72, kSequencesAt = 80, kStoredAt = 88, kNextAt = 96,
   kBodyBytesAt = 104, kBodyHashAt = 112, kTemperatureAt = 120,
-  kPoolingAt = 124, kHeaderHashAt = 128, kHeaderHashAtV2 = 120
+  kPoolingAt = 124, kRefineAt = 128, kHeaderHashAt = 136,
+  kHeaderHashAtV3 = 128, kHeaderHashAtV2 = 120
 };
+
+size_t headerBytesOf(std::uint32_t version) {
+  return version == 2 ? kHeaderBytesV2
+         : version == 3 ? kHeaderBytesV3
+                        : kHeaderBytes;
+}
+size_t headerHashAtOf(std::uint32_t version) {
+  return version == 2 ? kHeaderHashAtV2
+         : version == 3 ? kHeaderHashAtV3
+                        : kHeaderHashAt;
+}
 
 // kPoolingAt: bit 0 scores per channel, bits 1-2 the bias kind.
 const char *const kBiasKinds[] = {"none", "slot", "channel"};
@@ -95,6 +110,7 @@ void encodeHeader(const Header &h, std::uint8_t *out) {
     ++bias;
   put32(out + kPoolingAt,
         (h.config.perChannelScores ? 1u : 0u) | (bias << 1));
+  put64(out + kRefineAt, std::uint64_t(h.config.refine));
   put64(out + kHeaderHashAt, XXH64(out, kHeaderHashAt, 0));
 }
 
@@ -103,11 +119,11 @@ std::string decodeHeader(const std::uint8_t *in, Header &h) {
   if (std::memcmp(in, kMagic, 8) != 0)
     return "not an IndexPool cache snapshot";
   h.version = get32(in + kVersionAt);
-  if (h.version != kVersion && h.version != 2)
+  if (h.version < 2 || h.version > kVersion)
     return "snapshot format version " + std::to_string(h.version) +
-           ", this build reads versions 2 and " + std::to_string(kVersion);
-  h.headerBytes = h.version == 2 ? kHeaderBytesV2 : kHeaderBytes;
-  const size_t hashAt = h.version == 2 ? kHeaderHashAtV2 : kHeaderHashAt;
+           ", this build reads versions 2 to " + std::to_string(kVersion);
+  h.headerBytes = headerBytesOf(h.version);
+  const size_t hashAt = headerHashAtOf(h.version);
   if (get64(in + hashAt) != XXH64(in, hashAt, 0) ||
       get32(in + kSizeAt) != h.headerBytes)
     return "corrupt header (checksum mismatch)";
@@ -119,6 +135,13 @@ std::string decodeHeader(const std::uint8_t *in, Header &h) {
       return "corrupt header (pooling parameters)";
     h.config.perChannelScores = pooling & 1;
     h.config.bias = kBiasKinds[pooling >> 1];
+  }
+  // Older files have no token tier.
+  if (h.version >= 4) {
+    const std::uint64_t refine = get64(in + kRefineAt);
+    if (refine > std::uint64_t(INT64_MAX))
+      return "corrupt header (refine)";
+    h.config.refine = std::int64_t(refine);
   }
   auto i64 = [&](size_t at) { return std::int64_t(get64(in + at)); };
   h.config.layers = i64(kLayersAt);
@@ -255,7 +278,8 @@ bool sameConfig(const CacheConfig &a, const CacheConfig &b) {
          a.pageEntries == b.pageEntries && a.heads == b.heads && a.k == b.k &&
          a.totalPages() == b.totalPages() &&
          a.perChannelScores == b.perChannelScores && a.bias == b.bias &&
-         std::memcmp(&a.temperature, &b.temperature, 4) == 0;
+         std::memcmp(&a.temperature, &b.temperature, 4) == 0 &&
+         a.refine == b.refine;
 }
 
 std::string describe(const CacheConfig &c) {
@@ -265,7 +289,10 @@ std::string describe(const CacheConfig &c) {
          ", k = " + std::to_string(c.k) + ", " +
          std::to_string(c.totalPages()) + " pages, scores per " +
          (c.perChannelScores ? "channel" : "token") + ", bias " + c.bias +
-         ", temperature " + std::to_string(c.temperature);
+         ", temperature " + std::to_string(c.temperature) +
+         (c.refine > 0
+              ? ", a token tier (refine " + std::to_string(c.refine) + ")"
+              : ", no token tier (refine 0)");
 }
 
 /// The header of the file open as `fd` of `size` bytes.
@@ -280,9 +307,9 @@ bool readHeader(int fd, std::uint64_t size, Header &h, std::string &why) {
     why = "not an IndexPool cache snapshot";
     return false;
   }
-  const size_t needed =
-      have >= 12 && get32(bytes + kVersionAt) == 2 ? kHeaderBytesV2
-                                                   : kHeaderBytes;
+  const std::uint32_t version = have >= 12 ? get32(bytes + kVersionAt) : 0;
+  const size_t needed = version == 2 || version == 3 ? headerBytesOf(version)
+                                                     : kHeaderBytes;
   if (have < needed) {
     why = "truncated (" + std::to_string(size) + " bytes)";
     return false;
@@ -376,11 +403,13 @@ bool writeFile(const PagedCache &cache, const std::string &path,
       }
     }
   }
-  std::vector<std::int8_t> bytes(size_t(c.pageBytes()));
+  const std::vector<std::int64_t> layerBytes = c.storedLayerBytes();
+  std::vector<std::int8_t> bytes;
   for (PageIndex page : store) {
     body.u32(std::uint32_t(page));
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-      if (!cache.readPage(page, l, bytes.data(), body.error))
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      bytes.resize(size_t(layerBytes[l]));
+      if (!cache.readPage(page, std::int64_t(l), bytes.data(), body.error))
         return fail(body.error);
       body.bytes(bytes.data(), bytes.size());
     }
@@ -458,8 +487,17 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
     return false;
   if (!sameConfig(h.config, config)) {
     ::close(fd);
-    error = path + ": a snapshot of another cache (" + describe(h.config) +
-            "; this one has " + describe(config) + ")";
+    CacheConfig otherRefine = h.config;
+    otherRefine.refine = config.refine;
+    if (sameConfig(otherRefine, config))
+      // The one difference: the token tier.
+      error = path + ": a snapshot of another cache: refine " +
+              std::to_string(h.config.refine) + " (" +
+              (h.config.refine > 0 ? "a token tier" : "no token tier") +
+              "), this one has refine " + std::to_string(config.refine);
+    else
+      error = path + ": a snapshot of another cache (" + describe(h.config) +
+              "; this one has " + describe(config) + ")";
     return false;
   }
   std::vector<std::uint8_t> body;
@@ -534,8 +572,8 @@ bool readFile(const std::string &path, const CacheConfig &config, Parsed &out,
     }
     out.sequences.push_back(std::move(r));
   }
-  const size_t pageBytes = size_t(config.pageBytes()),
-               allLayers = pageBytes * size_t(config.layers);
+  const size_t allLayers =
+      size_t(pageBytesInAllLayers(config.storedLayerBytes()));
   for (std::uint64_t p = 0; p < h.storedPages; ++p) {
     std::uint32_t page;
     const std::uint8_t *bytes;
@@ -576,15 +614,17 @@ SnapshotWriter::SnapshotWriter(std::string path, unsigned maxIncrements)
 bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
                            std::string &error) {
   const CacheConfig &c = cache.config();
-  // Each listed page's hash over every layer: what changed since the last
-  // file of the chain.
+  // Each listed page's hash over every stored layer: what changed since
+  // the last file of the chain.
   std::map<PageIndex, std::uint64_t> hashes;
-  std::vector<std::int8_t> bytes(size_t(c.pageBytes()));
+  const std::vector<std::int64_t> layerBytes = c.storedLayerBytes();
+  std::vector<std::int8_t> bytes;
   for (PageIndex page : listedPages(cache)) {
     XXH64_state_t *state = XXH64_createState();
     XXH64_reset(state, 0);
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-      if (!cache.readPage(page, l, bytes.data(), error)) {
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      bytes.resize(size_t(layerBytes[l]));
+      if (!cache.readPage(page, std::int64_t(l), bytes.data(), error)) {
         XXH64_freeState(state);
         return false;
       }
@@ -681,10 +721,11 @@ indexpool::cache::restoreSnapshot(const std::string &path,
   state.nextId = newest.header.nextId;
   state.sequences = std::move(newest.sequences);
   state.tails = std::move(newest.tails);
-  const size_t pageBytes = size_t(config.pageBytes());
-  state.pages.resize(size_t(config.layers));
-  for (auto &layer : state.pages)
-    layer.assign(size_t(config.totalPages()) * pageBytes, 0);
+  const std::vector<std::int64_t> layerBytes = config.storedLayerBytes();
+  state.pages.resize(layerBytes.size());
+  for (size_t l = 0; l < layerBytes.size(); ++l)
+    state.pages[l].assign(size_t(config.totalPages()) * size_t(layerBytes[l]),
+                          0);
   std::set<PageIndex> listed;
   for (const auto &r : state.sequences)
     listed.insert(r.blockTable.begin(), r.blockTable.end());
@@ -695,9 +736,13 @@ indexpool::cache::restoreSnapshot(const std::string &path,
               " is listed but stored in no file of the chain";
       return nullptr;
     }
-    for (std::int64_t l = 0; l < config.layers; ++l)
-      std::memcpy(&state.pages[size_t(l)][size_t(page) * pageBytes],
-                  it->second.data() + size_t(l) * pageBytes, pageBytes);
+    size_t at = 0;
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      const size_t size = size_t(layerBytes[l]);
+      std::memcpy(&state.pages[l][size_t(page) * size], it->second.data() + at,
+                  size);
+      at += size;
+    }
   }
   generation = newest.header.generation;
   CacheConfig restored = config;

@@ -14,9 +14,12 @@ class CpuCacheKernels final : public CacheKernels {
 public:
   CpuCacheKernels(const CacheConfig &config,
                   std::unique_ptr<CpuFunction> appendFn,
-                  std::unique_ptr<CpuFunction> selectFn)
+                  std::unique_ptr<CpuFunction> selectFn,
+                  std::unique_ptr<CpuFunction> tokenAppendFn,
+                  std::unique_ptr<CpuFunction> refineFn)
       : cfg(config), appendFn(std::move(appendFn)),
-        selectFn(std::move(selectFn)) {}
+        selectFn(std::move(selectFn)), tokenAppendFn(std::move(tokenAppendFn)),
+        refineFn(std::move(refineFn)) {}
 
   bool append(const AppendCall &c, std::string &error) override {
     const std::int64_t d = cfg.dim, tail = cfg.poolSize - 1;
@@ -69,16 +72,73 @@ public:
                   {c.batch, 1})};
     std::vector<TensorRef> outputs = {TensorRef(
         c.tokens, DType::I32,
-        {c.batch, 1, cfg.k * cfg.poolSize + cfg.poolSize - 1})};
+        {c.batch, 1, cfg.selectEntries() * cfg.poolSize + cfg.poolSize - 1})};
     Status status = selectFn->call(inputs, outputs);
     if (!status.ok())
       error = "select_paged: " + status.message();
     return status.ok();
   }
 
+  bool appendTokens(const TokenAppendCall &c, std::string &error) override {
+    if (!tokenAppendFn)
+      return CacheKernels::appendTokens(c, error);
+    const std::int64_t d = cfg.dim, pages = std::int64_t(cfg.pages);
+    auto scoreShape = [&](std::int64_t rows) {
+      return cfg.perChannelScores ? std::vector<std::int64_t>{c.batch, rows, d}
+                                  : std::vector<std::int64_t>{c.batch, rows};
+    };
+    // Tails of 0 rows: nothing is read or written there, but a tensor needs
+    // an address.
+    float noKeys = 0.0f, noScores = 0.0f;
+    std::vector<TensorRef> inputs = {
+        TensorRef(const_cast<float *>(c.keys), DType::F32,
+                  {c.batch, c.newTokens, d}),
+        TensorRef(const_cast<float *>(c.scores), DType::F32,
+                  scoreShape(c.newTokens)),
+        TensorRef(&noKeys, DType::F32, {c.batch, 0, d}),
+        TensorRef(&noScores, DType::F32, scoreShape(0)),
+        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
+                  {c.batch}),
+        TensorRef(c.pages, DType::I8, {pages, cfg.tokenPageBytes()}),
+        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
+                  {c.batch, c.maxPages})};
+    std::vector<TensorRef> outputs = {inputs[5], inputs[2], inputs[3]};
+    Status status = tokenAppendFn->call(inputs, outputs);
+    if (!status.ok())
+      error = "append_paged (token tier): " + status.message();
+    return status.ok();
+  }
+
+  bool refine(const RefineCall &c, std::string &error) override {
+    if (!refineFn)
+      return CacheKernels::refine(c, error);
+    const std::int64_t p = cfg.poolSize, pages = std::int64_t(cfg.pages);
+    std::vector<TensorRef> inputs = {
+        TensorRef(const_cast<float *>(c.queries), DType::F32,
+                  {c.batch, 1, cfg.heads, cfg.dim}),
+        TensorRef(const_cast<float *>(c.weights), DType::F32,
+                  {c.batch, 1, cfg.heads}),
+        TensorRef(const_cast<std::int32_t *>(c.candidates), DType::I32,
+                  {c.batch, 1, cfg.selectEntries() * p + p - 1}),
+        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
+                  {pages, cfg.tokenPageBytes()}),
+        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
+                  {c.batch, c.maxPages}),
+        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
+                  {c.batch, 1})};
+    std::vector<TensorRef> outputs = {
+        TensorRef(c.tokens, DType::I32, {c.batch, 1, cfg.k * p + p - 1})};
+    Status status = refineFn->call(inputs, outputs);
+    if (!status.ok())
+      error = "refine_paged: " + status.message();
+    return status.ok();
+  }
+
 private:
   CacheConfig cfg;
   std::unique_ptr<CpuFunction> appendFn, selectFn;
+  // The token tier's append and refine (null without refine).
+  std::unique_ptr<CpuFunction> tokenAppendFn, refineFn;
 };
 
 } // namespace
@@ -101,7 +161,7 @@ bool indexpool::cache::buildCacheModules(const CacheConfig &config,
   modules.select.heads = config.heads;
   modules.select.dim = config.dim;
   modules.select.queryType = DType::F32;
-  modules.select.k = config.k;
+  modules.select.k = config.selectEntries();
   modules.select.poolSize = config.poolSize;
   modules.select.layout = layout;
   Status status;
@@ -110,6 +170,34 @@ bool indexpool::cache::buildCacheModules(const CacheConfig &config,
       modules.appendModule ? buildSelectPaged(modules.select, status) : nullptr;
   if (!modules.selectModule) {
     error = "the cache's kernels: " + status.message();
+    return false;
+  }
+  if (config.refine <= 0)
+    return true;
+  // The token tier: each token a group of one (its weight exactly 1: no
+  // bias, the temperature cannot matter), P * E of them a page.
+  PageLayout tokenLayout;
+  tokenLayout.pageEntries = config.poolSize * config.pageEntries;
+  modules.tokenAppend = modules.append;
+  modules.tokenAppend.poolSize = 1;
+  modules.tokenAppend.bias = "none";
+  modules.tokenAppend.temperature = 1.0f;
+  modules.tokenAppend.layout = tokenLayout;
+  modules.tokenAppend.name = "append_tokens";
+  const std::int64_t p = config.poolSize;
+  modules.refine.batch = -1;
+  modules.refine.candidates = config.selectEntries() * p + p - 1;
+  modules.refine.heads = config.heads;
+  modules.refine.dim = config.dim;
+  modules.refine.queryType = DType::F32;
+  modules.refine.k = config.k * p + p - 1;
+  modules.refine.layout = tokenLayout;
+  modules.tokenAppendModule = buildAppendPaged(modules.tokenAppend, status);
+  modules.refineModule = modules.tokenAppendModule
+                             ? buildRefinePaged(modules.refine, status)
+                             : nullptr;
+  if (!modules.refineModule) {
+    error = "the cache's token-tier kernels: " + status.message();
     return false;
   }
   return true;
@@ -139,14 +227,36 @@ indexpool::cache::makeCpuCacheKernels(const CacheConfig &config, int threads,
     error = "the cache's kernels: " + status.message();
     return nullptr;
   }
-  return std::make_unique<CpuCacheKernels>(config, std::move(appendFn),
-                                           std::move(selectFn));
+  std::unique_ptr<CpuFunction> tokenAppendFn, refineFn;
+  if (config.refine > 0) {
+    // pages, tail keys, tail scores (no bias)
+    options.inPlaceArguments = {5, 2, 3};
+    tokenAppendFn = compileForCpu(*modules.tokenAppendModule,
+                                  modules.tokenAppend.name, options, status);
+    options.inPlaceArguments.clear();
+    refineFn = tokenAppendFn ? compileForCpu(*modules.refineModule,
+                                             modules.refine.name, options,
+                                             status)
+                             : nullptr;
+    if (!refineFn) {
+      error = "the cache's token-tier kernels: " + status.message();
+      return nullptr;
+    }
+  }
+  return std::make_unique<CpuCacheKernels>(
+      config, std::move(appendFn), std::move(selectFn),
+      std::move(tokenAppendFn), std::move(refineFn));
 }
 
 bool indexpool::cache::compileCudaCacheArtifacts(const CacheConfig &config,
                                                  const std::string &chip,
                                                  CudaCacheArtifacts &artifacts,
                                                  std::string &error) {
+  if (config.refine > 0) {
+    error = "the CUDA cache backend has no token tier yet (refine " +
+            std::to_string(config.refine) + "): use the CPU kernels";
+    return false;
+  }
   CacheModules modules;
   if (!buildCacheModules(config, modules, error))
     return false;

@@ -65,24 +65,24 @@ private:
 };
 
 /// The device tier in device memory: one [slots, page bytes] array per
-/// layer, zeroed.
+/// stored layer, zeroed.
 class DeviceStore final : public PageStore {
 public:
-  DeviceStore(CudaDevice &device, std::int64_t pageBytes)
-      : device(device), pageBytes(size_t(pageBytes)) {}
+  DeviceStore(CudaDevice &device, const std::vector<std::int64_t> &layerBytes)
+      : device(device), pageBytes(layerBytes.begin(), layerBytes.end()) {}
   ~DeviceStore() override {
     std::string ignored;
     CurrentContext current(device, ignored);
     for (DevicePointer pointer : arrays)
       device.release(pointer);
   }
-  bool allocate(std::uint64_t slots, std::int64_t layers, std::string &error) {
+  bool allocate(std::uint64_t slots, std::string &error) {
     CurrentContext current(device, error);
     if (!current.ok)
       return false;
-    for (std::int64_t l = 0; l < layers; ++l) {
+    for (size_t layerBytes : pageBytes) {
       DevicePointer pointer = 0;
-      const size_t bytes = size_t(slots) * pageBytes;
+      const size_t bytes = size_t(slots) * layerBytes;
       if (!device.allocate(bytes, pointer, error))
         return false;
       arrays.push_back(pointer);
@@ -94,16 +94,18 @@ public:
   bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
             std::string &error) const override {
     CurrentContext current(device, error);
+    const size_t size = pageBytes[size_t(layer)];
     return current.ok &&
-           device.copyToHost(bytes, arrays[size_t(layer)] + slot * pageBytes,
-                             pageBytes, error);
+           device.copyToHost(bytes, arrays[size_t(layer)] + slot * size, size,
+                             error);
   }
   bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
              std::string &error) override {
     CurrentContext current(device, error);
+    const size_t size = pageBytes[size_t(layer)];
     return current.ok &&
-           device.copyToDevice(arrays[size_t(layer)] + slot * pageBytes, bytes,
-                               pageBytes, error);
+           device.copyToDevice(arrays[size_t(layer)] + slot * size, bytes, size,
+                               error);
   }
   std::int8_t *layerData(std::int64_t layer) override {
     return static_cast<std::int8_t *>(asData(arrays[size_t(layer)]));
@@ -111,43 +113,46 @@ public:
 
 private:
   CudaDevice &device;
-  size_t pageBytes;
+  std::vector<size_t> pageBytes; // per stored layer
   std::vector<DevicePointer> arrays;
 };
 
 /// The host tier in pinned memory: one [slots, page bytes] array per
-/// layer, zeroed (copies to and from it are plain memcpy on the host side).
+/// stored layer, zeroed (copies to and from it are plain memcpy on the
+/// host side).
 class PinnedStore final : public PageStore {
 public:
-  PinnedStore(CudaDevice &device, std::int64_t pageBytes)
-      : device(device), pageBytes(size_t(pageBytes)) {}
+  PinnedStore(CudaDevice &device, const std::vector<std::int64_t> &layerBytes)
+      : device(device), pageBytes(layerBytes.begin(), layerBytes.end()) {}
   ~PinnedStore() override {
     std::string ignored;
     CurrentContext current(device, ignored);
     for (void *array : arrays)
       device.releaseHost(array);
   }
-  bool allocate(std::uint64_t slots, std::int64_t layers, std::string &error) {
+  bool allocate(std::uint64_t slots, std::string &error) {
     CurrentContext current(device, error);
     if (!current.ok)
       return false;
-    for (std::int64_t l = 0; l < layers; ++l) {
+    for (size_t layerBytes : pageBytes) {
       void *array = nullptr;
-      if (!device.allocateHost(size_t(slots) * pageBytes, array, error))
+      if (!device.allocateHost(size_t(slots) * layerBytes, array, error))
         return false;
-      std::memset(array, 0, size_t(slots) * pageBytes);
+      std::memset(array, 0, size_t(slots) * layerBytes);
       arrays.push_back(static_cast<std::int8_t *>(array));
     }
     return true;
   }
   bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
             std::string &) const override {
-    std::memcpy(bytes, arrays[size_t(layer)] + slot * pageBytes, pageBytes);
+    const size_t size = pageBytes[size_t(layer)];
+    std::memcpy(bytes, arrays[size_t(layer)] + slot * size, size);
     return true;
   }
   bool write(std::uint64_t slot, std::int64_t layer, const std::int8_t *bytes,
              std::string &) override {
-    std::memcpy(arrays[size_t(layer)] + slot * pageBytes, bytes, pageBytes);
+    const size_t size = pageBytes[size_t(layer)];
+    std::memcpy(arrays[size_t(layer)] + slot * size, bytes, size);
     return true;
   }
   std::int8_t *layerData(std::int64_t layer) override {
@@ -156,7 +161,7 @@ public:
 
 private:
   CudaDevice &device;
-  size_t pageBytes;
+  std::vector<size_t> pageBytes; // per stored layer
   std::vector<std::int8_t *> arrays;
 };
 
@@ -305,18 +310,18 @@ public:
            device.synchronizeStream(selects.stream, error);
   }
 
-  std::unique_ptr<PageStore> makeDeviceStore(std::uint64_t slots,
-                                             std::int64_t layers,
-                                             std::int64_t pageBytes,
-                                             std::string &error) override {
-    return makeStore<DeviceStore>("device", slots, layers, pageBytes, error);
+  std::unique_ptr<PageStore>
+  makeDeviceStore(std::uint64_t slots,
+                  const std::vector<std::int64_t> &layerBytes,
+                  std::string &error) override {
+    return makeStore<DeviceStore>("device", slots, layerBytes, error);
   }
 
-  std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
-                                           std::int64_t layers,
-                                           std::int64_t pageBytes,
-                                           std::string &error) override {
-    return makeStore<PinnedStore>("host", slots, layers, pageBytes, error);
+  std::unique_ptr<PageStore>
+  makeHostStore(std::uint64_t slots,
+                const std::vector<std::int64_t> &layerBytes,
+                std::string &error) override {
+    return makeStore<PinnedStore>("host", slots, layerBytes, error);
   }
 
   ~CudaCacheKernels() override {
@@ -335,15 +340,15 @@ private:
   /// A tier's store of `slots` pages, allocated; null with `error` naming
   /// the tier otherwise.
   template <typename Store>
-  std::unique_ptr<PageStore> makeStore(const char *tier, std::uint64_t slots,
-                                       std::int64_t layers,
-                                       std::int64_t pageBytes,
-                                       std::string &error) {
-    auto store = std::make_unique<Store>(device, pageBytes);
-    if (!store->allocate(slots, layers, error)) {
+  std::unique_ptr<PageStore>
+  makeStore(const char *tier, std::uint64_t slots,
+            const std::vector<std::int64_t> &layerBytes, std::string &error) {
+    auto store = std::make_unique<Store>(device, layerBytes);
+    if (!store->allocate(slots, error)) {
       error = std::string("the ") + tier + " tier (" + std::to_string(slots) +
-              " pages of " + std::to_string(pageBytes) + " bytes in " +
-              std::to_string(layers) + " layers): " + error;
+              " pages of " + std::to_string(pageBytesInAllLayers(layerBytes)) +
+              " bytes in " + std::to_string(layerBytes.size()) +
+              " layers): " + error;
       return nullptr;
     }
     return store;
@@ -395,6 +400,11 @@ indexpool::cache::makeCudaCacheKernels(CudaDevice &device,
                                        const CacheConfig &config,
                                        const CudaCacheArtifacts &artifacts,
                                        std::string &error) {
+  if (config.refine > 0) {
+    error = "the CUDA cache backend has no token tier yet (refine " +
+            std::to_string(config.refine) + "): use the CPU kernels";
+    return nullptr;
+  }
   auto kernels = std::make_unique<CudaCacheKernels>(device, config);
   if (!kernels->load(artifacts, error))
     return nullptr;

@@ -44,21 +44,21 @@ public:
                          selectManifest, error);
   }
 
-  std::unique_ptr<PageStore> makeDeviceStore(std::uint64_t slots,
-                                             std::int64_t layers,
-                                             std::int64_t pageBytes,
-                                             std::string &error) override {
+  std::unique_ptr<PageStore>
+  makeDeviceStore(std::uint64_t slots,
+                  const std::vector<std::int64_t> &layerBytes,
+                  std::string &error) override {
     std::unique_ptr<PageStore> made =
-        inner->makeDeviceStore(slots, layers, pageBytes, error);
+        inner->makeDeviceStore(slots, layerBytes, error);
     store = made.get();
     return made;
   }
 
-  std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
-                                           std::int64_t layers,
-                                           std::int64_t pageBytes,
-                                           std::string &error) override {
-    return inner->makeHostStore(slots, layers, pageBytes, error);
+  std::unique_ptr<PageStore>
+  makeHostStore(std::uint64_t slots,
+                const std::vector<std::int64_t> &layerBytes,
+                std::string &error) override {
+    return inner->makeHostStore(slots, layerBytes, error);
   }
 
   bool append(const AppendCall &c, std::string &error) override {
@@ -192,6 +192,12 @@ std::unique_ptr<CacheKernels> indexpool::cache::makeVerifyingCacheKernels(
     std::unique_ptr<CacheKernels> inner, const CacheConfig &config,
     const CudaCacheArtifacts &artifacts, VerifiedCalls *calls,
     std::string &error) {
+  if (config.refine > 0) {
+    // Its artifacts are the CUDA backend's, which has no token tier yet.
+    error = "the verifying cache kernels have no token tier yet (refine " +
+            std::to_string(config.refine) + ")";
+    return nullptr;
+  }
   auto kernels =
       std::make_unique<VerifyingCacheKernels>(std::move(inner), config, calls);
   if (!kernels->load(artifacts, error))

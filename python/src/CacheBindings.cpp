@@ -58,7 +58,7 @@ public:
         std::uint64_t filePages, const std::string &filePath,
         const std::string &policy, bool perChannelScores,
         std::optional<Floats> bias, float temperature,
-        const std::string &device) {
+        const std::string &device, std::int64_t refine) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -72,6 +72,7 @@ public:
     config.policy = policy;
     config.perChannelScores = perChannelScores;
     config.temperature = temperature;
+    config.refine = refine;
     if (bias) {
       // [P]: a bias per slot; [P, D]: per slot and channel.
       config.bias = bias->ndim() == 1 ? "slot" : "channel";
@@ -158,6 +159,22 @@ public:
     }
     py::array_t<std::int8_t> out({py::ssize_t(config.totalPages()),
                                   py::ssize_t(config.pageBytes())});
+    std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
+    return out;
+  }
+  py::array tokenPages(std::int64_t layer) const {
+    if (config.refine <= 0)
+      fail("token_pages: the cache has no token tier (refine 0)");
+    if (layer < 0 || layer >= config.layers)
+      fail("layer " + std::to_string(layer) + " of " +
+           std::to_string(config.layers));
+    std::vector<std::int8_t> bytes;
+    {
+      py::gil_scoped_release release;
+      bytes = cache->logicalPages(config.layers + layer);
+    }
+    py::array_t<std::int8_t> out({py::ssize_t(config.totalPages()),
+                                  py::ssize_t(config.tokenPageBytes())});
     std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
     return out;
   }
@@ -304,7 +321,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     std::uint64_t, std::int64_t, std::int64_t, int,
                     std::uint64_t, std::uint64_t, const std::string &,
                     const std::string &, bool, std::optional<Floats>,
-                    float, const std::string &>(),
+                    float, const std::string &, std::int64_t>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -312,7 +329,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("file_pages") = 0, py::arg("file_path") = "",
            py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
            py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
-           py::arg("device") = "cpu",
+           py::arg("device") = "cpu", py::arg("refine") = 0,
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
@@ -320,7 +337,12 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            "float32 and temperature: the pooling's; device: 'cpu', or "
            "'cuda' / 'cuda:N' (the kernels compiled for that GPU's chip, "
            "the device tier in its memory, the host tier pinned; the "
-           "arrays stay NumPy and are copied per call).")
+           "arrays stay NumPy and are copied per call); refine: 0 (one "
+           "stage) or C >= 1: the cache also keeps every token's key in a "
+           "token tier (P * E tokens a page, P * E * (D + 4) bytes, the "
+           "same page ids), and select keeps C * k pooled entries, then "
+           "the best k * P + P - 1 of their tokens and the tail's re-scored "
+           "there (refine_paged; the CPU kernels only).")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -330,6 +352,9 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def("pages", &Cache::pages, py::arg("layer"),
            "A copy of one layer's pages by id, int8 (pages of every tier, "
            "E * (D + 4)).")
+      .def("token_pages", &Cache::tokenPages, py::arg("layer"),
+           "A copy of one layer's token tier by page id, int8 (refine > 0; "
+           "P * E tokens a page, P * E * (D + 4) bytes).")
       .def("residency", &Cache::residency,
            "Hits, misses, new pages and per tier the pages and bytes moved.")
       .def("append", &Cache::append, py::arg("sequences"), py::arg("keys"),
@@ -340,7 +365,9 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def("select", &Cache::select, py::arg("sequences"), py::arg("layer"),
            py::arg("queries"), py::arg("weights"),
            "Tokens (batch, k * P + P - 1) int32 of one layer for queries "
-           "(batch, H, D) and head weights (batch, H).")
+           "(batch, H, D) and head weights (batch, H); with refine the best "
+           "of the C * k pools' tokens and the tail's on the token tier (the "
+           "tail tokens compete), -1 for empty slots.")
       .def("snapshot", &Cache::snapshot, py::arg("path"),
            py::arg("generation") = 0,
            "Writes the cache to path atomically (docs/cache.md).")
@@ -358,6 +385,8 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                              [](const Cache &c) { return c.config.pageEntries; })
       .def_property_readonly("heads", [](const Cache &c) { return c.config.heads; })
       .def_property_readonly("k", [](const Cache &c) { return c.config.k; })
+      .def_property_readonly("refine",
+                             [](const Cache &c) { return c.config.refine; })
       .def_property_readonly("device", &Cache::device)
       .def_property_readonly("per_channel_scores",
                              [](const Cache &c) { return c.config.perChannelScores; })

@@ -200,6 +200,110 @@ def test_bias_temperature_and_per_channel_scores(rng, tmp_path):
     np.testing.assert_array_equal(restored.pages(0), cache.pages(0))
 
 
+def test_a_token_tier_refines_the_selection(rng, tmp_path):
+    """refine=2: every append writes each token's own entry too (the token
+    tier equals one compress_paged pool_size=1 of the history, P x E tokens
+    a page under the pooled pages' ids), and a select is select_paged of
+    2 x k entries (checked by the reference) then refine_paged over its
+    candidates on the token tier (checked by the reference), still
+    (batch, k * P + P - 1) tokens. A snapshot keeps the tier."""
+    C = 2
+    cache = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                            pages=64, heads=H, k=K, threads=2, refine=C)
+    assert cache.refine == C
+    history = {}
+
+    def append(sequences, n):
+        keys = rng.standard_normal((L, len(sequences), n, D), dtype=np.float32)
+        scores = rng.standard_normal((L, len(sequences), n), dtype=np.float32)
+        cache.append(sequences, keys, scores)
+        for b, s in enumerate(sequences):
+            k, sc = history.get(s, (np.zeros((L, 0, D), np.float32),
+                                    np.zeros((L, 0), np.float32)))
+            history[s] = (np.concatenate([k, keys[:, b]], axis=1),
+                          np.concatenate([sc, scores[:, b]], axis=1))
+
+    a, b = cache.add(), cache.add()
+    append([a, b], 7)
+    append([a], 17)                     # a: 24 tokens, b: 7
+    c = cache.fork(a)
+    history[c] = history[a]
+    append([c, b, a], 5)                # c copies the half page, both tiers
+    assert cache.block_table(c)[1] != cache.block_table(a)[1]
+    cache.free(a)
+    del history[a]
+    append([b, c], 4)
+
+    tier_entries = P * E
+    assert cache.token_pages(0).shape == (64, tier_entries * (D + 4))
+    compress = indexpool.compile(indexpool.ops.compress_paged(
+        (-1, D), "f32", pool_size=1, page_entries=tier_entries), threads=1)
+    for s, (keys, scores) in history.items():
+        n, table = cache.length(s), cache.block_table(s)
+        assert keys.shape[1] == n and len(table) * tier_entries >= n
+        slots = np.array([table[t // tier_entries] * tier_entries
+                          + t % tier_entries for t in range(n)], np.int64)
+        for layer in range(L):
+            got = cache.token_pages(layer)
+            want = np.zeros_like(got)
+            compress(keys[layer], scores[layer], want, slots, out=(want,))
+            for t in range(n):
+                page, entry = table[t // tier_entries], t % tier_entries
+                codes = slice(entry * D, (entry + 1) * D)
+                scale = slice(tier_entries * D + 4 * entry,
+                              tier_entries * D + 4 * entry + 4)
+                np.testing.assert_array_equal(got[page, codes],
+                                              want[page, codes])
+                np.testing.assert_array_equal(got[page, scale],
+                                              want[page, scale])
+
+    first = indexpool.ops.select_paged((-1, 1, H, D), "f32", k=C * K,
+                                       pool_size=P, page_entries=E)
+    candidates_of = indexpool.compile(first, threads=1)
+    width_c = C * K * P + P - 1
+    second = indexpool.ops.refine_paged((-1, 1, H, D), "f32", k=K * P + P - 1,
+                                        candidates=width_c,
+                                        page_entries=tier_entries)
+    sequences = [c, b]
+    width = max(-(-C * K // E), max(len(cache.block_table(s))
+                                    for s in sequences))
+    table = np.zeros((2, width), dtype=np.int32)
+    for row, s in enumerate(sequences):
+        table[row, :len(cache.block_table(s))] = cache.block_table(s)
+    lengths = np.array([[cache.length(s)] for s in sequences], np.int32)
+    for layer in range(L):
+        q = rng.standard_normal((2, H, D), dtype=np.float32)
+        w = rng.standard_normal((2, H), dtype=np.float32)
+        tokens = cache.select(sequences, layer, q, w)
+        assert tokens.shape == (2, K * P + P - 1)
+        inputs = (q[:, None], w[:, None], cache.pages(layer), table, lengths)
+        candidates = candidates_of(*inputs)
+        assert candidates.shape == (2, 1, width_c)
+        report = indexpool.verify(first, "select_paged", inputs, (candidates,))
+        assert all(line.endswith("-> ok") for line in report), report
+        report = indexpool.verify(
+            second, "refine_paged",
+            (q[:, None], w[:, None], candidates, cache.token_pages(layer),
+             table, lengths), (tokens[:, None],))
+        assert all(line.endswith("-> ok") for line in report), report
+        for row in range(2):
+            kept = tokens[row][tokens[row] >= 0]
+            assert len(set(kept.tolist())) == len(kept)
+            assert set(kept.tolist()) <= set(candidates[row, 0].tolist())
+
+    cache.snapshot(str(tmp_path / "refine"))
+    restored, _ = indexpool.Cache.restore(str(tmp_path / "refine"), threads=2)
+    assert restored.refine == C
+    for layer in range(L):
+        np.testing.assert_array_equal(restored.token_pages(layer),
+                                      cache.token_pages(layer))
+    with pytest.raises(indexpool.IndexPoolError, match="no token tier"):
+        make_cache().token_pages(0)
+    with pytest.raises(indexpool.IndexPoolError, match="refine is 0 \\(off\\)"):
+        indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                        pages=64, heads=H, k=K, refine=-1)
+
+
 FAKE_CUDA = os.environ.get("INDEXPOOL_TEST_FAKE_CUDA")
 
 
@@ -236,6 +340,10 @@ def test_the_cuda_backend_on_the_fake_driver(monkeypatch, rng, tmp_path):
                            match="device must be 'cpu', 'cuda' or 'cuda:N'"):
             indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
                             pages=4, heads=H, k=K, device=bad)
+    with pytest.raises(indexpool.IndexPoolError,
+                       match="the CUDA cache backend has no token tier yet"):
+        indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                        pages=4, heads=H, k=K, device="cuda", refine=2)
     with pytest.raises(indexpool.IndexPoolError, match="no CUDA device 3"):
         indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
                         pages=4, heads=H, k=K, device="cuda:3")

@@ -5,10 +5,14 @@
 // entry and byte for byte, what one compress_paged of its whole history
 // writes (the property docs/serving-layout.md states for append_paged),
 // a fork's appends never touch its parent's entries, and every select
-// passes the float64 reference's check.
+// passes the float64 reference's check. With a token tier (refine) each
+// sequence's token entries equal one compress_paged pool_size = 1 of its
+// history too, and each select's two stages pass the reference: the
+// select_paged of C * k entries, then refine_paged over its candidates.
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Cache/BackgroundCompressor.h"
 #include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 
@@ -21,11 +25,15 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 using namespace indexpool;
 using namespace indexpool::cache;
@@ -156,8 +164,85 @@ protected:
     }
   }
 
+  /// The sequence's token-tier entries (refine) equal one compress_paged
+  /// pool_size = 1 of its history: token t at page table[t / (P E)], entry
+  /// t % (P E), of stored layer L + l.
+  void checkTokens(SequenceId s) {
+    ASSERT_GT(config.refine, 0);
+    const History &h = histories[s];
+    const std::int64_t tokens = cache->sequences().length(s);
+    const std::vector<PageIndex> &table = cache->sequences().blockTable(s);
+    const std::int64_t e = config.poolSize * config.pageEntries, d = config.dim,
+                       pageBytes = config.tokenPageBytes();
+    ASSERT_GE(std::int64_t(table.size()) * e, tokens)
+        << "sequence " << s << ": its pages hold every token";
+    CompressPagedSpec spec;
+    spec.dim = d;
+    spec.keyType = DType::F32;
+    spec.poolSize = 1;
+    spec.perChannelScores = config.perChannelScores;
+    spec.layout.pageEntries = e;
+    Status status;
+    auto module = buildCompressPaged(spec, status);
+    ASSERT_TRUE(module) << status.message();
+    CompileOptions options;
+    options.threads = 2;
+    auto compress = compileForCpu(*module, spec.name, options, status);
+    ASSERT_TRUE(compress) << status.message();
+    std::vector<std::int64_t> slots(static_cast<size_t>(tokens));
+    for (std::int64_t t = 0; t < tokens; ++t)
+      slots[size_t(t)] = std::int64_t(table[size_t(t / e)]) * e + t % e;
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      ASSERT_EQ(std::int64_t(h.keys[size_t(l)].size()), tokens * d);
+      const std::vector<std::int8_t> actual =
+          cache->logicalPages(config.layers + l);
+      ASSERT_EQ(actual.size(), size_t(config.totalPages() * pageBytes));
+      std::vector<std::int8_t> expected(actual.size(), 0);
+      std::vector<TensorRef> inputs = {
+          TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
+                    {tokens, d}),
+          TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
+                    DType::F32,
+                    config.perChannelScores ? std::vector<std::int64_t>{tokens, d}
+                                            : std::vector<std::int64_t>{tokens}),
+          TensorRef(expected.data(), DType::I8,
+                    {std::int64_t(config.totalPages()), pageBytes}),
+          TensorRef(slots.data(), DType::I64, {tokens})};
+      std::vector<TensorRef> outputs = {inputs[2]};
+      status = compress->call(inputs, outputs);
+      ASSERT_TRUE(status.ok()) << status.message();
+      for (std::int64_t t = 0; t < tokens; ++t) {
+        const std::int64_t page = slots[size_t(t)] / e, entry = t % e;
+        const size_t base = size_t(page * pageBytes);
+        const size_t codes = base + size_t(entry * d);
+        const size_t scale = base + size_t(e * d + 4 * entry);
+        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
+            << "sequence " << s << " layer " << l << " token " << t;
+        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
+            << "sequence " << s << " layer " << l << " token " << t;
+      }
+    }
+  }
+
+  /// A result checked by the float64 reference: every line of the report
+  /// says ok.
+  void expectReference(const Module &module, const std::string &name,
+                       const std::vector<TensorRef> &inputs,
+                       const std::vector<TensorRef> &outputs) {
+    std::vector<std::string> report;
+    Status status = verifyAgainstReference(module, name, inputs.data(),
+                                           inputs.size(), outputs.data(),
+                                           outputs.size(), report);
+    EXPECT_TRUE(status.ok()) << status.message();
+    EXPECT_EQ(report.size(), outputs.size());
+    for (const std::string &line : report)
+      EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
+  }
+
   /// A select of every layer for `batch`, checked by the float64 reference.
   void checkSelect(const std::vector<SequenceId> &batch) {
+    if (config.refine > 0)
+      return checkRefineSelect(batch);
     SelectPagedSpec spec;
     spec.batch = -1;
     spec.heads = config.heads;
@@ -211,10 +296,104 @@ protected:
     }
   }
 
+  /// checkSelect with a token tier: the first stage (select_paged keeping
+  /// C * k entries, run here on the cache's pages by id, the kernel the
+  /// cache runs) passes the reference, and the cache's tokens are what
+  /// the reference's refine_paged keeps of those candidates on the token
+  /// tier.
+  void checkRefineSelect(const std::vector<SequenceId> &batch) {
+    const std::int64_t p = config.poolSize, c = config.selectEntries() * p + p - 1,
+                       row = config.k * p + p - 1;
+    SelectPagedSpec first;
+    first.batch = -1;
+    first.heads = config.heads;
+    first.dim = config.dim;
+    first.queryType = DType::F32;
+    first.k = config.selectEntries();
+    first.poolSize = p;
+    first.layout.pageEntries = config.pageEntries;
+    RefinePagedSpec second;
+    second.batch = -1;
+    second.candidates = c;
+    second.heads = config.heads;
+    second.dim = config.dim;
+    second.queryType = DType::F32;
+    second.k = row;
+    second.layout.pageEntries = p * config.pageEntries;
+    Status status;
+    auto firstModule = buildSelectPaged(first, status);
+    ASSERT_TRUE(firstModule) << status.message();
+    auto secondModule = buildRefinePaged(second, status);
+    ASSERT_TRUE(secondModule) << status.message();
+    if (!selectFn) {
+      CompileOptions options;
+      options.threads = 2;
+      selectFn = compileForCpu(*firstModule, first.name, options, status);
+      ASSERT_TRUE(selectFn) << status.message();
+    }
+    const std::int64_t bsz = std::int64_t(batch.size());
+    std::int64_t maxPages = std::max<std::int64_t>(
+        1, (config.selectEntries() + config.pageEntries - 1) / config.pageEntries);
+    for (SequenceId s : batch)
+      maxPages = std::max<std::int64_t>(
+          maxPages, cache->sequences().blockTable(s).size());
+    std::vector<std::int32_t> table(size_t(bsz * maxPages), 0), lengths;
+    for (std::int64_t b = 0; b < bsz; ++b) {
+      const auto &r = cache->sequences().blockTable(batch[size_t(b)]);
+      std::copy(r.begin(), r.end(), table.begin() + b * maxPages);
+      lengths.push_back(std::int32_t(cache->sequences().length(batch[size_t(b)])));
+    }
+    const std::int64_t pages = std::int64_t(config.totalPages());
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      std::vector<float> q = random(size_t(bsz * config.heads * config.dim));
+      std::vector<float> w = random(size_t(bsz * config.heads));
+      std::vector<std::int32_t> tokens;
+      std::string error;
+      ASSERT_TRUE(cache->select(batch, l, q.data(), w.data(), tokens, error))
+          << error;
+      ASSERT_EQ(tokens.size(), size_t(bsz * row));
+      std::vector<std::int8_t> pooled = cache->logicalPages(l),
+                               tier = cache->logicalPages(config.layers + l);
+      std::vector<std::int32_t> candidates(size_t(bsz * c), -1);
+      std::vector<TensorRef> inputs = {
+          TensorRef(q.data(), DType::F32, {bsz, 1, config.heads, config.dim}),
+          TensorRef(w.data(), DType::F32, {bsz, 1, config.heads}),
+          TensorRef(pooled.data(), DType::I8, {pages, config.pageBytes()}),
+          TensorRef(table.data(), DType::I32, {bsz, maxPages}),
+          TensorRef(lengths.data(), DType::I32, {bsz, 1})};
+      std::vector<TensorRef> outputs = {
+          TensorRef(candidates.data(), DType::I32, {bsz, 1, c})};
+      status = selectFn->call(inputs, outputs);
+      ASSERT_TRUE(status.ok()) << status.message();
+      expectReference(*firstModule, first.name, inputs, outputs);
+      inputs = {
+          TensorRef(q.data(), DType::F32, {bsz, 1, config.heads, config.dim}),
+          TensorRef(w.data(), DType::F32, {bsz, 1, config.heads}),
+          TensorRef(candidates.data(), DType::I32, {bsz, 1, c}),
+          TensorRef(tier.data(), DType::I8, {pages, config.tokenPageBytes()}),
+          TensorRef(table.data(), DType::I32, {bsz, maxPages}),
+          TensorRef(lengths.data(), DType::I32, {bsz, 1})};
+      outputs = {TensorRef(tokens.data(), DType::I32, {bsz, 1, row})};
+      expectReference(*secondModule, second.name, inputs, outputs);
+      // Every kept token is one of the row's, each once.
+      for (std::int64_t b = 0; b < bsz; ++b) {
+        std::set<std::int32_t> seen;
+        for (std::int64_t j = 0; j < row; ++j) {
+          const std::int32_t t = tokens[size_t(b * row + j)];
+          if (t < 0)
+            continue;
+          EXPECT_LT(t, lengths[size_t(b)]);
+          EXPECT_TRUE(seen.insert(t).second) << "token " << t << " twice";
+        }
+      }
+    }
+  }
+
   CacheConfig config = smallConfig();
   std::unique_ptr<PagedCache> cache;
   std::map<SequenceId, History> histories;
   std::mt19937 rng{2026};
+  std::unique_ptr<CpuFunction> selectFn; // the first stage, compiled once
 };
 
 } // namespace
@@ -324,64 +503,73 @@ protected:
     config.filePath = ::testing::TempDir() + "/tiered-cache-" +
                       std::to_string(getpid());
   }
+
+  /// Six sequences of up to 96 tokens (6 pages each, 36 in all): most
+  /// pages live below the device tier and come back whenever a step or a
+  /// select needs them. Appends and selects take one or two sequences, so
+  /// every call fits the 6 device pages.
+  void moveAcrossTiers() {
+    std::vector<SequenceId> live;
+    for (int i = 0; i < 6; ++i)
+      live.push_back(cache->add());
+    std::uniform_int_distribution<int> pick(0, 5), tokens(1, 9);
+    std::string error;
+    for (int round = 0; round < 60; ++round) {
+      SequenceId a = live[size_t(pick(rng))], b = live[size_t(pick(rng))];
+      if (cache->sequences().length(a) > 87)
+        continue;
+      if (a == b || cache->sequences().length(b) > 87)
+        step({a}, tokens(rng));
+      else
+        step({a, b}, tokens(rng));
+      if (round % 20 == 19) {
+        // A fork shares a's pages; the parent goes, the child carries on.
+        SequenceId child;
+        ASSERT_TRUE(cache->fork(a, child, error)) << error;
+        histories[child] = histories[a];
+        ASSERT_TRUE(cache->free(a, error)) << error;
+        histories.erase(a);
+        std::replace(live.begin(), live.end(), a, child);
+      }
+      if (round % 10 == 9)
+        for (SequenceId s : live)
+          checkSelect({s});
+    }
+    for (SequenceId s : live) {
+      checkPages(s);
+      if (config.refine > 0)
+        checkTokens(s);
+    }
+    const ResidencyStats stats = cache->residency();
+    ASSERT_EQ(stats.tiers.size(), 3u);
+    EXPECT_EQ(stats.tiers[0].name, "device");
+    EXPECT_EQ(stats.tiers[2].name, "file");
+    EXPECT_GT(stats.hits, 0u);
+    EXPECT_GT(stats.misses, 0u) << "pages came back from below";
+    EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
+    std::uint64_t cameBack = 0, resident = 0;
+    for (const TierStats &t : stats.tiers) {
+      EXPECT_LE(t.resident, t.pages) << t.name;
+      // Every stored layer moves with its page (the token tier's too).
+      EXPECT_EQ(t.bytesIn, t.pagesIn * std::uint64_t(pageBytesInAllLayers(
+                                           config.storedLayerBytes())));
+      resident += t.resident;
+      if (&t != &stats.tiers[0])
+        cameBack += t.hits;
+    }
+    EXPECT_EQ(cameBack, stats.misses);
+    // Every page some sequence holds is in exactly one tier.
+    std::uint64_t held = 0;
+    for (PageIndex p = 0; p < PageIndex(config.totalPages()); ++p)
+      held += cache->allocator().references(p) ? 1 : 0;
+    EXPECT_EQ(resident, held);
+  }
 };
 
 } // namespace
 
 TEST_F(TieredCacheTest, PagesMoveAcrossTiersAndComeBackIntact) {
-  // Six sequences of up to 96 tokens (6 pages each, 36 in all): most
-  // pages live below the device tier and come back whenever a step or a
-  // select needs them. Appends and selects take one or two sequences, so
-  // every call fits the 6 device pages.
-  std::vector<SequenceId> live;
-  for (int i = 0; i < 6; ++i)
-    live.push_back(cache->add());
-  std::uniform_int_distribution<int> pick(0, 5), tokens(1, 9);
-  std::string error;
-  for (int round = 0; round < 60; ++round) {
-    SequenceId a = live[size_t(pick(rng))], b = live[size_t(pick(rng))];
-    if (cache->sequences().length(a) > 87)
-      continue;
-    if (a == b || cache->sequences().length(b) > 87)
-      step({a}, tokens(rng));
-    else
-      step({a, b}, tokens(rng));
-    if (round % 20 == 19) {
-      // A fork shares a's pages; the parent goes, the child carries on.
-      SequenceId child;
-      ASSERT_TRUE(cache->fork(a, child, error)) << error;
-      histories[child] = histories[a];
-      ASSERT_TRUE(cache->free(a, error)) << error;
-      histories.erase(a);
-      std::replace(live.begin(), live.end(), a, child);
-    }
-    if (round % 10 == 9)
-      for (SequenceId s : live)
-        checkSelect({s});
-  }
-  for (SequenceId s : live)
-    checkPages(s);
-  const ResidencyStats stats = cache->residency();
-  ASSERT_EQ(stats.tiers.size(), 3u);
-  EXPECT_EQ(stats.tiers[0].name, "device");
-  EXPECT_EQ(stats.tiers[2].name, "file");
-  EXPECT_GT(stats.hits, 0u);
-  EXPECT_GT(stats.misses, 0u) << "pages came back from below";
-  EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
-  std::uint64_t cameBack = 0, resident = 0;
-  for (const TierStats &t : stats.tiers) {
-    EXPECT_LE(t.resident, t.pages) << t.name;
-    EXPECT_EQ(t.bytesIn, t.pagesIn * std::uint64_t(config.pageBytes() * config.layers));
-    resident += t.resident;
-    if (&t != &stats.tiers[0])
-      cameBack += t.hits;
-  }
-  EXPECT_EQ(cameBack, stats.misses);
-  // Every page some sequence holds is in exactly one tier.
-  std::uint64_t held = 0;
-  for (PageIndex p = 0; p < PageIndex(config.totalPages()); ++p)
-    held += cache->allocator().references(p) ? 1 : 0;
-  EXPECT_EQ(resident, held);
+  moveAcrossTiers();
 }
 
 TEST_F(TieredCacheTest, ACallNeedingMoreThanTheDeviceTierIsRefused) {
@@ -526,4 +714,258 @@ TEST(PagedCacheConfig, BadPoolingParameters) {
   EXPECT_FALSE(PagedCache::create(c, makeCpuCacheKernels(smallConfig(), 1, error),
                                   error));
   EXPECT_NE(error.find("temperature 0"), std::string::npos) << error;
+}
+
+namespace {
+
+/// The small cache with a token tier (refine 2): select_paged keeps 2 x 6
+/// entries (51 candidate tokens with the tail's), refine_paged the best
+/// 27 of them, P * E = 16 tokens a page in both tiers.
+class RefineCacheTest : public PagedCacheTest {
+protected:
+  RefineCacheTest() { config.refine = 2; }
+
+  /// Every stored layer of the two caches holds the same bytes by page id.
+  void expectSamePages(const PagedCache &a, const PagedCache &b) {
+    for (std::int64_t l = 0; l < config.storedLayers(); ++l)
+      EXPECT_EQ(a.logicalPages(l), b.logicalPages(l)) << "stored layer " << l;
+  }
+};
+
+/// The tiers of TieredCacheTest with a token tier.
+class TieredRefineCacheTest : public TieredCacheTest {
+protected:
+  TieredRefineCacheTest() { config.refine = 2; }
+};
+
+} // namespace
+
+TEST_F(RefineCacheTest, BothTiersMatchTheReferenceThroughAppendsForksAndFrees) {
+  SequenceId a = cache->add(), b = cache->add();
+  step({a, b}, 5);
+  checkTokens(a);
+  checkSelect({a, b}); // b: one group and a tail, both stages
+  step({a}, 13); // a: 18 tokens, b: 5
+  step({b, a}, 6);
+  // c forks a at 24 tokens: it shares a's full page (tokens 0..15) and its
+  // half page (16..23).
+  SequenceId c;
+  std::string error;
+  ASSERT_TRUE(cache->fork(a, c, error)) << error;
+  histories[c] = histories[a];
+  ASSERT_EQ(cache->sequences().blockTable(c).size(), 2u);
+  for (int i = 0; i < 6; ++i)
+    step({c, b, a}, 1 + i % 3);
+  step({c}, 9);
+  EXPECT_NE(cache->sequences().blockTable(c)[1],
+            cache->sequences().blockTable(a)[1])
+      << "the half page was copied on write, in both tiers";
+  EXPECT_EQ(cache->sequences().blockTable(c)[0],
+            cache->sequences().blockTable(a)[0])
+      << "the full page is still shared";
+  for (SequenceId s : {a, b, c}) {
+    checkPages(s);
+    checkTokens(s);
+  }
+  checkSelect({a, b, c});
+  checkSelect({c});
+
+  ASSERT_TRUE(cache->free(a, error)) << error;
+  histories.erase(a);
+  step({c, b}, 4);
+  // A page that holds only tail tokens (b: 33 tokens, the third page has
+  // token 32 and no pooled entry yet).
+  step({b}, 33 - cache->sequences().length(b));
+  EXPECT_EQ(cache->sequences().blockTable(b).size(), 3u);
+  for (SequenceId s : {b, c}) {
+    checkPages(s);
+    checkTokens(s);
+  }
+  checkSelect({b, c});
+}
+
+TEST_F(RefineCacheTest, SnapshotsKeepTheTokenTier) {
+  SequenceId a = cache->add(), b = cache->add();
+  step({a, b}, 11);
+  step({a}, 21);
+  SequenceId c;
+  std::string error;
+  ASSERT_TRUE(cache->fork(a, c, error)) << error;
+  histories[c] = histories[a];
+  const std::string path = ::testing::TempDir() + "/refine-" +
+                           std::to_string(getpid());
+  SnapshotWriter writer(path, 4);
+  ASSERT_TRUE(writer.write(*cache, 1, error)) << error;
+  step({c, b}, 6); // an increment: the pages these steps wrote
+  ASSERT_TRUE(writer.write(*cache, 2, error)) << error;
+  CacheConfig header;
+  std::uint64_t generation = 0;
+  ASSERT_TRUE(readSnapshotHeader(path, header, generation, error)) << error;
+  EXPECT_EQ(header.refine, 2);
+  EXPECT_EQ(generation, 2u);
+  auto restored = restoreSnapshot(path, config, makeCpuCacheKernels(config, 2, error),
+                                  generation, error);
+  ASSERT_TRUE(restored) << error;
+  expectSamePages(*cache, *restored);
+
+  // Into a cache without a token tier (or another C): refused, saying so.
+  CacheConfig plain = config;
+  plain.refine = 0;
+  EXPECT_FALSE(restoreSnapshot(path, plain, makeCpuCacheKernels(plain, 1, error),
+                               generation, error));
+  EXPECT_EQ(error, path + ": a snapshot of another cache: refine 2 (a token "
+                          "tier), this one has refine 0");
+  for (std::uint64_t i = 1; i <= 1; ++i)
+    std::remove(incrementPath(path, i).c_str());
+  std::remove(path.c_str());
+
+  cache = std::move(restored);
+  step({a, b, c}, 7);
+  for (SequenceId s : {a, b, c}) {
+    checkPages(s);
+    checkTokens(s);
+  }
+  checkSelect({c, a, b});
+}
+
+TEST_F(PagedCacheTest, AVersion3SnapshotRestoresWithoutATokenTier) {
+  // A snapshot of a cache without a token tier, rewritten as format version
+  // 3 wrote it (a 136-byte header without refine, its XXH64 at 128).
+  SequenceId a = cache->add();
+  step({a}, 21);
+  std::string error;
+  const std::string path = ::testing::TempDir() + "/version3-" +
+                           std::to_string(getpid());
+  ASSERT_TRUE(writeSnapshot(*cache, path, 5, error)) << error;
+  std::vector<char> file;
+  {
+    std::ifstream in(path, std::ios::binary);
+    file.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(file.size(), 144u);
+  ASSERT_EQ(file[8], 4) << "this build writes version 4";
+  std::vector<char> old(file.begin(), file.begin() + 128);
+  old[8] = 3;
+  old[12] = char(136);
+  const std::uint64_t hash = XXH64(old.data(), 128, 0);
+  for (int i = 0; i < 8; ++i)
+    old.push_back(char(hash >> (8 * i)));
+  old.insert(old.end(), file.begin() + 144, file.end());
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(old.data(), std::streamsize(old.size()));
+  }
+  CacheConfig header;
+  std::uint64_t generation = 0;
+  ASSERT_TRUE(readSnapshotHeader(path, header, generation, error)) << error;
+  EXPECT_EQ(header.refine, 0);
+  EXPECT_EQ(generation, 5u);
+  CacheConfig refined = config;
+  refined.refine = 2;
+  EXPECT_FALSE(restoreSnapshot(path, refined,
+                               makeCpuCacheKernels(refined, 1, error),
+                               generation, error));
+  EXPECT_EQ(error, path + ": a snapshot of another cache: refine 0 (no token "
+                          "tier), this one has refine 2");
+  auto restored = restoreSnapshot(path, config, makeCpuCacheKernels(config, 2, error),
+                                  generation, error);
+  std::remove(path.c_str());
+  ASSERT_TRUE(restored) << error;
+  for (std::int64_t l = 0; l < config.layers; ++l)
+    EXPECT_EQ(restored->logicalPages(l), cache->logicalPages(l));
+  cache = std::move(restored);
+  step({a}, 6);
+  checkPages(a);
+}
+
+TEST_F(RefineCacheTest, TheBackgroundCompressorWritesBothTiers) {
+  // Its worker runs PagedCache::runAppend and its selects runSelect: both
+  // tiers are written, a select before the flush has the refined row and
+  // the tokens still waiting.
+  std::vector<SequenceId> ids;
+  {
+    BackgroundCompressor compressor(*cache);
+    ids = {compressor.add(), compressor.add()};
+    std::string error;
+    for (std::int64_t n : {5, 13, 7, 1, 9}) {
+      std::vector<std::vector<float>> keys, scores;
+      std::vector<const float *> k, sc;
+      for (std::int64_t l = 0; l < config.layers; ++l) {
+        keys.push_back(random(size_t(2 * n * config.dim)));
+        scores.push_back(random(size_t(2 * n)));
+      }
+      for (std::int64_t l = 0; l < config.layers; ++l) {
+        k.push_back(keys[size_t(l)].data());
+        sc.push_back(scores[size_t(l)].data());
+      }
+      ASSERT_TRUE(compressor.submit(ids, n, k, sc, error)) << error;
+      for (size_t b = 0; b < 2; ++b) {
+        History &h = histories[ids[b]];
+        h.keys.resize(size_t(config.layers));
+        h.scores.resize(size_t(config.layers));
+        for (std::int64_t l = 0; l < config.layers; ++l) {
+          const float *kb = keys[size_t(l)].data() + b * size_t(n * config.dim);
+          h.keys[size_t(l)].insert(h.keys[size_t(l)].end(), kb,
+                                   kb + n * config.dim);
+          const float *sb = scores[size_t(l)].data() + b * size_t(n);
+          h.scores[size_t(l)].insert(h.scores[size_t(l)].end(), sb, sb + n);
+        }
+      }
+      std::vector<float> q = random(size_t(2 * config.heads * config.dim)),
+                         w = random(size_t(2 * config.heads));
+      std::vector<std::vector<std::int32_t>> rows;
+      ASSERT_TRUE(compressor.select(ids, 1, q.data(), w.data(), rows, error))
+          << error;
+      ASSERT_EQ(rows.size(), 2u);
+      for (const auto &row : rows)
+        EXPECT_GE(row.size(), size_t(config.k * config.poolSize +
+                                     config.poolSize - 1));
+    }
+    ASSERT_TRUE(compressor.flush(error)) << error;
+  }
+  for (SequenceId s : ids) {
+    EXPECT_EQ(cache->sequences().length(s), 35);
+    checkPages(s);
+    checkTokens(s);
+  }
+  checkSelect(ids);
+}
+
+TEST_F(TieredRefineCacheTest, TokenLayersMoveWithTheirPages) {
+  moveAcrossTiers();
+}
+
+TEST(RefineCacheConfig, BadRefineIsRefused) {
+  std::string error;
+  auto expectRefused = [&](const CacheConfig &c, const std::string &why) {
+    EXPECT_FALSE(PagedCache::create(
+        c, makeCpuCacheKernels(smallConfig(), 1, error), error));
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+  };
+  CacheConfig c = smallConfig();
+  c.refine = -1;
+  expectRefused(c, "refine is 0 (off) or C from 1 to 65536 with k >= 1");
+  c.refine = 65537;
+  expectRefused(c, "got refine 65537");
+  c.refine = 2;
+  c.k = 0;
+  expectRefused(c, "got refine 2, k 0");
+  // C * k * P + P - 1 candidates past 2^31.
+  c.refine = 65536;
+  c.k = 8192;
+  expectRefused(c, "below 2^31");
+  // The token tier's bytes count against the machine's memory.
+  c = smallConfig();
+  c.refine = 1;
+  c.pages = std::uint64_t(1) << 30;
+  c.pageEntries = 4096;
+  expectRefused(c, "bytes in each layer's token tier) take more than");
+  // The CUDA backend has no token tier yet.
+  c = smallConfig();
+  c.refine = 2;
+  CudaCacheArtifacts artifacts;
+  EXPECT_FALSE(compileCudaCacheArtifacts(c, "sm_90", artifacts, error));
+  EXPECT_NE(error.find("the CUDA cache backend has no token tier yet"),
+            std::string::npos)
+      << error;
 }

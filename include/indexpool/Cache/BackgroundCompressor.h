@@ -52,8 +52,9 @@ public:
 
   /// Layer `layer`'s tokens per sequence of `batch` (queries [B, H, D],
   /// weights [B, H]): select_paged's row over the committed tokens (k * P
-  /// selected, -1 for empty slots, then P - 1 tail slots), then the ids of
-  /// the tokens still in the front buffer, in order.
+  /// selected, -1 for empty slots, then P - 1 tail slots; with a token
+  /// tier, PagedCache::select's k * P + P - 1 refined tokens), then the ids
+  /// of the tokens still in the front buffer, in order.
   bool select(const std::vector<SequenceId> &batch, std::int64_t layer,
               const float *queries, const float *weights,
               std::vector<std::vector<std::int32_t>> &tokens,

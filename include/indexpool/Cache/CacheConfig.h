@@ -1,7 +1,9 @@
 //===- CacheConfig.h - The shape and budgets of a paged cache -------------===//
 //
 // What a PagedCache is: L layers of pooled keys in the serving layout
-// (docs/serving-layout.md), and the page budgets of its memory tiers. The
+// (docs/serving-layout.md), optionally their token tier (one entry per
+// token, for the two-stage selection), and the page budgets of its memory
+// tiers. The
 // device tier holds the page arrays the kernels read; pages that do not
 // fit there wait in a host tier, then in a file tier, and come back when a
 // call needs them (docs/cache.md, "Tiers").
@@ -43,6 +45,13 @@ struct CacheConfig {
   std::vector<float> biasValues;
   float temperature = 1.0f;
 
+  // The token tier (docs/serving-layout.md, "The token tier"): 0, off; C
+  // >= 1 keeps every token's key too (a second page array per layer, the
+  // same page ids) and selects in two stages: select_paged keeps C * k
+  // pooled entries, refine_paged the best k * P + P - 1 of their tokens
+  // and the tail's.
+  std::int64_t refine = 0;
+
   /// Scores per token: 1 or D.
   std::int64_t scoreWidth() const { return perChannelScores ? dim : 1; }
   /// The values `bias` needs: 0, P or P * D (-1 for an unknown kind).
@@ -54,6 +63,23 @@ struct CacheConfig {
   }
   /// E * (D + 4): FP8 codes then f32 scales.
   std::int64_t pageBytes() const { return pageEntries * (dim + 4); }
+  /// P * E * (D + 4): a token tier's page (P * E tokens, one entry each).
+  std::int64_t tokenPageBytes() const {
+    return poolSize * pageEntries * (dim + 4);
+  }
+  /// The arrays a page id has bytes in ("stored layers"): the L pooled
+  /// layers, then with refine the L token-tier layers (stored layer L + l
+  /// is layer l's token tier).
+  std::int64_t storedLayers() const { return refine > 0 ? 2 * layers : layers; }
+  /// Each stored layer's page bytes.
+  std::vector<std::int64_t> storedLayerBytes() const {
+    std::vector<std::int64_t> bytes(size_t(layers), pageBytes());
+    if (refine > 0)
+      bytes.resize(size_t(2 * layers), tokenPageBytes());
+    return bytes;
+  }
+  /// Pooled entries select_paged keeps: k, or C * k with refine.
+  std::int64_t selectEntries() const { return refine > 0 ? refine * k : k; }
   /// The pages the sequences may hold, every tier together.
   std::uint64_t totalPages() const { return pages + hostPages + filePages; }
 };

@@ -1,11 +1,12 @@
 //===- PageStore.h - The bytes of one memory tier's pages -----------------===//
 //
 // A tier keeps its pages in slots: slot s holds one page's bytes in every
-// layer. Host memory keeps one [slots, page bytes] array per layer (the
-// layout the paged kernels read, so the device tier on the CPU is one of
-// these); a file keeps slot s's layers together at s * layers * page
-// bytes, reserved in full when the tier is made, so a write never meets a
-// full disk.
+// stored layer (CacheConfig::storedLayers: the pooled layers, then the
+// token tier's, each with its own page bytes). Host memory keeps one
+// [slots, page bytes] array per layer (the layout the paged kernels read,
+// so the device tier on the CPU is one of these); a file keeps slot s's
+// layers together at s * (the sum of the layers' page bytes), reserved in
+// full when the tier is made, so a write never meets a full disk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +23,8 @@ namespace indexpool::cache {
 class PageStore {
 public:
   virtual ~PageStore();
-  /// Layer `layer`'s bytes of slot `slot` into / from `bytes` (page bytes).
+  /// Layer `layer`'s bytes of slot `slot` into / from `bytes` (that layer's
+  /// page bytes).
   virtual bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
                     std::string &error) const = 0;
   virtual bool write(std::uint64_t slot, std::int64_t layer,
@@ -31,19 +33,22 @@ public:
   virtual std::int8_t *layerData(std::int64_t layer) = 0;
 };
 
-/// `slots` pages of `pageBytes` in `layers` layers in host memory, zeroed.
-std::unique_ptr<PageStore> makeMemoryStore(std::uint64_t slots,
-                                           std::int64_t layers,
-                                           std::int64_t pageBytes);
+/// `slots` pages in host memory, zeroed: one layer per entry of
+/// `layerBytes`, of that many bytes a page (each > 0).
+std::unique_ptr<PageStore>
+makeMemoryStore(std::uint64_t slots,
+                const std::vector<std::int64_t> &layerBytes);
 
 /// The same in a new file at `path` (refused if it exists), with all its
 /// bytes reserved now (posix_fallocate) and its name removed at once; null
 /// with `error` set when it cannot be made (a full disk among others).
-std::unique_ptr<PageStore> makeFileStore(const std::string &path,
-                                         std::uint64_t slots,
-                                         std::int64_t layers,
-                                         std::int64_t pageBytes,
-                                         std::string &error);
+std::unique_ptr<PageStore>
+makeFileStore(const std::string &path, std::uint64_t slots,
+              const std::vector<std::int64_t> &layerBytes, std::string &error);
+
+/// The sum of `layerBytes` (one page in every layer), or -1 when a size is
+/// not positive or the sum passes 2^62.
+std::int64_t pageBytesInAllLayers(const std::vector<std::int64_t> &layerBytes);
 
 } // namespace indexpool::cache
 

@@ -14,6 +14,16 @@
 // file until a call needs them. Keys are f32; scores are f32 per token or
 // per token and channel (CacheConfig::scoreWidth).
 //
+// With CacheConfig::refine = C >= 1 the cache also holds each layer's token
+// tier (docs/serving-layout.md, "The token tier"): a second page array of
+// P * E tokens a page under the same page ids, written by every append
+// (append_paged, pool_size = 1), and a select runs in two stages:
+// select_paged keeps C * k pooled entries (and the tail tokens), then
+// refine_paged re-scores those candidates on the token tier and keeps the
+// best k * P + P - 1, the shape of a select without refine. Every stored
+// layer of a page (pooled and token) lives in the same tier and moves
+// with it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef INDEXPOOL_CACHE_PAGEDCACHE_H
@@ -47,6 +57,32 @@ struct SelectCall {
   const std::int8_t *pages;       // [device pages, page bytes]
   const std::int32_t *blockTable; // [B, maxPages]
   const std::int32_t *lengths;    // [B, 1]
+  // [B, 1, K * P + P - 1] with K = CacheConfig::selectEntries() (C * k
+  // with refine), written.
+  std::int32_t *tokens;
+};
+/// One layer's token-tier append: append_paged {pool_size = 1,
+/// page_entries = P * E, bias none}; its tails have no rows (every token
+/// is a group of one), the lengths and block table are the pooled
+/// append's.
+struct TokenAppendCall {
+  std::int64_t batch, newTokens, maxPages;
+  const float *keys;              // [B, n, D]
+  const float *scores;            // [B, n, W] (a group of one: weight 1)
+  const std::int32_t *lengths;    // [B], tokens before the append
+  std::int8_t *pages;             // [device pages, token page bytes], updated
+  const std::int32_t *blockTable; // [B, maxPages]
+};
+/// One layer's second stage: refine_paged {k = k * P + P - 1, page_entries
+/// = P * E} over the token tier.
+struct RefineCall {
+  std::int64_t batch, maxPages;
+  const float *queries;           // [B, 1, H, D]
+  const float *weights;           // [B, 1, H]
+  const std::int32_t *candidates; // [B, 1, C * k * P + P - 1]
+  const std::int8_t *pages;       // [device pages, token page bytes]
+  const std::int32_t *blockTable; // [B, maxPages]
+  const std::int32_t *lengths;    // [B, 1]
   std::int32_t *tokens;           // [B, 1, k * P + P - 1], written
 };
 
@@ -57,18 +93,24 @@ public:
   virtual ~CacheKernels();
   virtual bool append(const AppendCall &call, std::string &error) = 0;
   virtual bool select(const SelectCall &call, std::string &error) = 0;
-  /// The device tier's store: the calls' `pages` is its layerData(layer).
-  /// Host memory by default; a GPU backend's is device memory.
-  virtual std::unique_ptr<PageStore> makeDeviceStore(std::uint64_t slots,
-                                                     std::int64_t layers,
-                                                     std::int64_t pageBytes,
-                                                     std::string &error);
+  /// The token tier's kernels (CacheConfig::refine > 0): by default an
+  /// error, for a backend without them.
+  virtual bool appendTokens(const TokenAppendCall &call, std::string &error);
+  virtual bool refine(const RefineCall &call, std::string &error);
+  /// The device tier's store, one layer per entry of `layerBytes` (its page
+  /// bytes; CacheConfig::storedLayerBytes): the calls' `pages` is its
+  /// layerData(layer). Host memory by default; a GPU backend's is device
+  /// memory.
+  virtual std::unique_ptr<PageStore>
+  makeDeviceStore(std::uint64_t slots,
+                  const std::vector<std::int64_t> &layerBytes,
+                  std::string &error);
   /// The host tier's store: host memory by default; pinned memory on a
   /// GPU backend, so pages move at the bus's speed.
-  virtual std::unique_ptr<PageStore> makeHostStore(std::uint64_t slots,
-                                                   std::int64_t layers,
-                                                   std::int64_t pageBytes,
-                                                   std::string &error);
+  virtual std::unique_ptr<PageStore>
+  makeHostStore(std::uint64_t slots,
+                const std::vector<std::int64_t> &layerBytes,
+                std::string &error);
 };
 
 class PagedCache {
@@ -94,7 +136,10 @@ public:
 
   /// Layer `layer`'s tokens for one query row per sequence of `batch`:
   /// queries [B, H, D], weights [B, H]; tokens [B, k * P + P - 1] (the
-  /// selected tokens, -1 for empty slots, then the tail tokens).
+  /// selected tokens, -1 for empty slots, then the tail tokens). With
+  /// refine, the best k * P + P - 1 of the C * k pools' tokens and the tail
+  /// tokens by their token-tier scores (the tail tokens compete with the
+  /// others instead of being always kept), -1 for empty slots.
   bool select(const std::vector<SequenceId> &batch, std::int64_t layer,
               const float *queries, const float *weights,
               std::vector<std::int32_t> &tokens, std::string &error);
@@ -147,12 +192,13 @@ public:
   const CacheConfig &config() const { return cfg; }
   const SequenceTable &sequences() const { return table; }
   const PageAllocator &allocator() const { return *pageIds; }
-  /// Layer `layer`'s bytes of `page` (a block table's id), wherever the
+  /// Stored layer `layer`'s bytes of `page` (a block table's id; layer L +
+  /// l is layer l's token tier, CacheConfig::storedLayers), wherever the
   /// page lives; zeros for a free page.
   bool readPage(PageIndex page, std::int64_t layer, std::int8_t *bytes,
                 std::string &error) const;
-  /// Layer `layer`'s pages by id, [total pages, page bytes] (a copy; for
-  /// checks and small caches).
+  /// Stored layer `layer`'s pages by id, [total pages, its page bytes] (a
+  /// copy; for checks and small caches).
   std::vector<std::int8_t> logicalPages(std::int64_t layer) const;
   /// Hits, misses and bytes moved per tier.
   ResidencyStats residency() const { return resident->stats(); }
@@ -166,15 +212,15 @@ public:
   struct State {
     SequenceId nextId = 0;
     std::vector<SequenceTable::Restored> sequences;
-    // Per layer: the page bytes by id ([total pages, page bytes]), and the
-    // tails (keys, scores) by sequence.
+    // Per stored layer: the page bytes by id ([total pages, its page
+    // bytes]); per layer: the tails (keys, scores) by sequence.
     std::vector<std::vector<std::int8_t>> pages;
     std::vector<std::map<SequenceId,
                          std::pair<std::vector<float>, std::vector<float>>>>
         tails;
   };
   /// A cache with `state`, checked (SequenceTable::restore's rules, one
-  /// page array of the total pages per layer, tails of P - 1 rows,
+  /// page array of the total pages per stored layer, tails of P - 1 rows,
   /// tails only of live sequences); null with `error` set otherwise.
   static std::unique_ptr<PagedCache> restore(const CacheConfig &config,
                                              std::unique_ptr<CacheKernels> kernels,
@@ -187,8 +233,8 @@ private:
   PagedCache(const CacheConfig &config, std::unique_ptr<PageAllocator> ids,
              std::unique_ptr<ResidentPages> resident,
              std::unique_ptr<CacheKernels> kernels);
-  /// The batch's block tables, [B, maxPages] (at least ceil(k / E)
-  /// columns, as select_paged wants): the
+  /// The batch's block tables, [B, maxPages] (at least
+  /// ceil(selectEntries() / E) columns, as select_paged wants): the
   /// device slots of each sequence's pages `used[b]` (first, end), which
   /// must be pinned, and 0 (never read) elsewhere.
   std::vector<std::int32_t>

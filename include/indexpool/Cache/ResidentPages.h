@@ -23,7 +23,7 @@
 
 namespace indexpool::cache {
 
-/// Traffic of one tier, in pages and bytes (every layer).
+/// Traffic of one tier, in pages and bytes (every stored layer).
 struct TierStats {
   std::string name;
   std::uint64_t pages = 0, resident = 0;
@@ -65,8 +65,9 @@ public:
 
   /// The device slot of a pinned page.
   PageIndex slot(PageIndex page) const { return slots[0][size_t(page)]; }
-  /// The device tier's array of `layer`, [device pages, page bytes] (on a
-  /// GPU backend, a device pointer).
+  /// The device tier's array of stored layer `layer` (CacheConfig::
+  /// storedLayers), [device pages, its page bytes] (on a GPU backend, a
+  /// device pointer).
   std::int8_t *deviceLayer(std::int64_t layer) {
     return stores[0]->layerData(layer);
   }
@@ -88,7 +89,8 @@ private:
                 std::vector<std::unique_ptr<PageStore>> stores);
   /// One page to the device tier (not pinned yet).
   bool makeResident(PageIndex page, std::string &error);
-  /// Every layer of `page` from tier `from`'s slot to a free slot of `to`.
+  /// Every stored layer of `page` from tier `from`'s slot to a free slot of
+  /// `to`.
   bool move(PageIndex page, std::size_t from, std::size_t to,
             std::string &error);
 
@@ -99,7 +101,11 @@ private:
   std::vector<std::vector<PageIndex>> slots;
   std::vector<std::vector<PageIndex>> freeSlots;
   std::unordered_map<PageIndex, std::uint32_t> pins;
-  std::vector<std::int8_t> staging; // one page, every layer
+  // Each stored layer's page bytes, and where it starts in a page's bytes
+  // in every layer (staging: one page, every stored layer).
+  std::vector<std::int64_t> layerBytes;
+  std::vector<size_t> layerStarts;
+  std::vector<std::int8_t> staging;
   std::string failed;
 };
 

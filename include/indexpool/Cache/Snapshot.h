@@ -15,17 +15,21 @@
 // increments a full snapshot starts a new chain; an increment left from an
 // older chain does not match and is ignored.
 //
-// Format (little-endian): a 136-byte header (magic "IPCACHE1", version 3,
+// Format (little-endian): a 144-byte header (magic "IPCACHE1", version 4,
 // the configuration with every tier's pages together, the caller's
 // generation number, counts, the body's size and XXH64, the temperature
-// and the pooling flags (scores per channel, the bias kind), and the
-// XXH64 of the header itself), then the body: u64 kind (0 full, 1
-// increment), u64 XXH64 of the previous file's body, u64 index in the
-// chain, u64 bias count and the bias f32; per sequence u64 id, i64 length,
-// u64 table size, i32 page ids, and per layer u8 has-tail then (P - 1) x D
-// + (P - 1) x W f32; then per stored page i32 id and its bytes in each
-// layer. Version 2 files (128-byte header, no pooling parameters: no bias,
-// temperature 1, scores per token) are read too. A file that is
+// and the pooling flags (scores per channel, the bias kind), u64 refine
+// (the token tier's C, 0 for none), and the XXH64 of the header itself),
+// then the body: u64 kind (0 full, 1 increment), u64 XXH64 of the
+// previous file's body, u64 index in the chain, u64 bias count and the
+// bias f32; per sequence u64 id, i64 length, u64 table size, i32 page ids,
+// and per layer u8 has-tail then (P - 1) x D + (P - 1) x W f32; then per
+// stored page i32 id and its bytes in each stored layer (the L pooled
+// layers of E (D + 4) bytes, then with refine the L token-tier layers of
+// P E (D + 4)). Version 3 files (136-byte header, no refine: a cache
+// without a token tier) and version 2 files (128-byte header, no pooling
+// parameters: no bias, temperature 1, scores per token) are read too; a
+// snapshot restores only into a cache of its refine. A file that is
 // truncated, corrupt, of another format or version, or of another
 // configuration is refused with one line that says which; the bias values
 // come from the snapshot.

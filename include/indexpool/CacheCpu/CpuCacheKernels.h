@@ -20,11 +20,17 @@
 namespace indexpool::cache {
 
 /// append_paged and select_paged of a configuration: f32 keys, dynamic in
-/// the batch, the new tokens, the block tables' width and the page count.
+/// the batch, the new tokens, the block tables' width and the page count;
+/// with refine (CacheConfig::refine > 0) also the token tier's append
+/// (append_paged pool_size = 1, page_entries = P * E) and refine_paged
+/// (null without).
 struct CacheModules {
   AppendPagedSpec append;
   SelectPagedSpec select;
-  std::unique_ptr<Module> appendModule, selectModule;
+  AppendPagedSpec tokenAppend;
+  RefinePagedSpec refine;
+  std::unique_ptr<Module> appendModule, selectModule, tokenAppendModule,
+      refineModule;
 };
 bool buildCacheModules(const CacheConfig &config, CacheModules &modules,
                        std::string &error);
@@ -37,7 +43,8 @@ std::unique_ptr<CacheKernels> makeCpuCacheKernels(const CacheConfig &config,
                                                   std::string &error);
 
 /// The same kernels compiled for `chip` (sm_80 ... sm_120), as
-/// makeCudaCacheKernels loads them on a GPU.
+/// makeCudaCacheKernels loads them on a GPU; refused with refine (the CUDA
+/// backend has no token tier yet).
 bool compileCudaCacheArtifacts(const CacheConfig &config,
                                const std::string &chip,
                                CudaCacheArtifacts &artifacts,

@@ -30,7 +30,9 @@ struct CudaCacheArtifacts {
 
 /// Loads the artifacts on `device` (which must outlive the kernels and the
 /// cache) and checks them against `config` (the operands' element types
-/// and fixed sizes); null with `error` set otherwise.
+/// and fixed sizes); null with `error` set otherwise, and for a
+/// configuration with refine (no token tier on the GPU yet: the token
+/// tier's append and refine_paged would be two more artifacts and lanes).
 std::unique_ptr<CacheKernels>
 makeCudaCacheKernels(runtime::CudaDevice &device, const CacheConfig &config,
                      const CudaCacheArtifacts &artifacts, std::string &error);
