@@ -11,7 +11,8 @@ PACKAGES=(cmake ninja-build ccache python3
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools clang-22 lld-22
           libgtest-dev libgmock-dev libbenchmark-dev libomp-22-dev python3-numpy
           python3-psutil python3-pybind11 pybind11-dev python3-torch
-          python3-pytest python3-matplotlib libxxhash-dev)
+          python3-pytest python3-matplotlib libxxhash-dev redis-server
+          libhiredis-dev)
 
 source "$ROOT/scripts/install-packages.sh"
 install_missing "${PACKAGES[@]}"

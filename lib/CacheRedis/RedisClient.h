@@ -1,0 +1,71 @@
+//===- RedisClient.h - One hiredis connection, with timeouts --------------===//
+//
+// The few commands the Redis store needs over one blocking hiredis
+// connection, serialized by a mutex. Every command is bounded by the
+// connect and command timeouts; after a failure the connection is dropped
+// (a late reply must never answer the next command) and made again on a
+// later command, at most once per reconnect interval.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef INDEXPOOL_LIB_CACHEREDIS_REDISCLIENT_H
+#define INDEXPOOL_LIB_CACHEREDIS_REDISCLIENT_H
+
+#include "indexpool/CacheRedis/RedisStore.h"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+struct redisContext;
+struct redisReply;
+
+namespace indexpool::cache {
+
+class RedisClient {
+public:
+  explicit RedisClient(RedisOptions options);
+  ~RedisClient();
+  RedisClient(const RedisClient &) = delete;
+  RedisClient &operator=(const RedisClient &) = delete;
+
+  /// "host:port" (and " db N"): for messages; never the password.
+  std::string address() const;
+
+  enum class SetResult { Stored, Existed, Failed };
+  /// SET key value NX.
+  SetResult setNx(const std::string &key, const void *data, size_t n,
+                  std::string &error);
+  bool set(const std::string &key, const void *data, size_t n,
+           std::string &error);
+  /// GET key: `found` false for a missing key.
+  bool get(const std::string &key, std::string &value, bool &found,
+           std::string &error);
+  bool ping(std::string &error);
+
+private:
+  using Reply = std::unique_ptr<redisReply, void (*)(void *)>;
+  /// Runs one command, connecting first if needed; null with `error` on any
+  /// failure (an error reply included).
+  Reply command(int argc, const char **argv, const size_t *lengths,
+                std::string &error);
+  /// One try on the current connection; `stale` when it broke without a
+  /// timeout (the server closed an idle connection, or restarted).
+  Reply sendLocked(int argc, const char **argv, const size_t *lengths,
+                   bool &stale, std::string &error);
+  bool connectLocked(std::string &error);
+  void dropLocked();
+  std::string scrub(std::string text) const;
+
+  RedisOptions opts;
+  std::mutex mutex;
+  redisContext *context = nullptr;
+  bool tried = false;
+  std::chrono::steady_clock::time_point lastAttempt;
+  std::string lastError;
+};
+
+} // namespace indexpool::cache
+
+#endif // INDEXPOOL_LIB_CACHEREDIS_REDISCLIENT_H

@@ -1,0 +1,689 @@
+//===- RedisStoreTest.cpp - The Redis page store against a real server ----===//
+//
+// Each test starts its own redis-server on a free port (no persistence) and
+// kills it with SIGKILL at the end; the tests skip when redis-server is not
+// installed. Pages are fresh random bytes. The few elapsed-time checks are
+// hang guards with wide margins, not timings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/CacheRedis/RedisStore.h"
+
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace indexpool::cache;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string findRedisServer() {
+  const char *path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  dirs += ":/usr/bin:/usr/sbin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string candidate = dirs.substr(start, end - start) + "/redis-server";
+    if (end > start && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+/// A port nobody listens on now (the kernel's pick for port 0).
+int freePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  int port = -1;
+  if (fd >= 0 &&
+      ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) ==
+          0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0)
+    port = ntohs(address.sin_port);
+  if (fd >= 0)
+    ::close(fd);
+  return port;
+}
+
+long long milliseconds(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
+                                                               since)
+      .count();
+}
+
+/// A raw connection, for what a test does behind the store's back.
+struct Raw {
+  explicit Raw(int port, const char *password = nullptr) {
+    context = redisConnect("127.0.0.1", port);
+    if (password)
+      freeReplyObject(redisCommand(context, "AUTH %s", password));
+  }
+  ~Raw() { redisFree(context); }
+  long long integer(const char *command) {
+    auto *reply = static_cast<redisReply *>(redisCommand(context, command));
+    long long value = reply && reply->type == REDIS_REPLY_INTEGER
+                          ? reply->integer
+                          : -1;
+    freeReplyObject(reply);
+    return value;
+  }
+  bool ok(redisReply *reply) {
+    bool good = reply && reply->type != REDIS_REPLY_ERROR;
+    freeReplyObject(reply);
+    return good;
+  }
+  redisContext *context;
+};
+
+class RedisServer {
+public:
+  ~RedisServer() { stop(); }
+
+  /// Starts redis-server on `fixedPort` (0: a free one), waits for PING.
+  bool start(const std::string &binary, std::vector<std::string> extra = {},
+             int fixedPort = 0) {
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      port = fixedPort ? fixedPort : freePort();
+      std::vector<std::string> args = {
+          binary,       "--port", std::to_string(port), "--bind",
+          "127.0.0.1",  "--save", "",                   "--appendonly",
+          "no",         "--daemonize", "no",            "--dir",
+          "/tmp"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      pid = ::fork();
+      if (pid == 0) {
+        int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        std::vector<char *> argv;
+        for (std::string &arg : args)
+          argv.push_back(arg.data());
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+      }
+      if (pid < 0)
+        return false;
+      // Any reply (NOAUTH included) means it is up; bounded at 10 s.
+      const Clock::time_point started = Clock::now();
+      while (milliseconds(started) < 10000) {
+        int status = 0;
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+          pid = -1; // it exited: the port was taken, try another
+          break;
+        }
+        redisContext *probe = redisConnect("127.0.0.1", port);
+        redisReply *reply =
+            probe && !probe->err
+                ? static_cast<redisReply *>(redisCommand(probe, "PING"))
+                : nullptr;
+        bool up = reply != nullptr;
+        freeReplyObject(reply);
+        redisFree(probe);
+        if (up)
+          return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      stop();
+      if (fixedPort)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+  void stop() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    pid = -1;
+  }
+
+  int port = -1;
+  pid_t pid = -1;
+};
+
+std::vector<std::int8_t> randomPage(std::mt19937_64 &random, size_t n) {
+  std::vector<std::int8_t> page(n);
+  for (std::int8_t &byte : page)
+    byte = std::int8_t(random() | 1); // never zero
+  return page;
+}
+
+class RedisStoreTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    binary = findRedisServer();
+    if (binary.empty())
+      GTEST_SKIP() << "redis-server is not installed (apt-get install "
+                      "redis-server): the Redis store is NOT tested";
+    startServer();
+  }
+  virtual void startServer() { ASSERT_TRUE(server.start(binary)); }
+
+  RedisOptions options() const {
+    RedisOptions o;
+    o.host = "127.0.0.1";
+    o.port = server.port;
+    o.ns = "D=128 P=4 E=64 f8E4M3FN rotate model=test";
+    o.connectTimeoutMs = 500;
+    o.commandTimeoutMs = 1000;
+    o.reconnectIntervalMs = 200;
+    return o;
+  }
+  std::unique_ptr<RedisStore> make(const RedisOptions &o, std::uint64_t slots,
+                                   std::vector<std::int64_t> layers,
+                                   std::vector<std::string> *warnings =
+                                       nullptr) {
+    std::string error;
+    std::function<void(const std::string &)> warn;
+    if (warnings)
+      warn = [warnings](const std::string &text) {
+        warnings->push_back(text);
+      };
+    auto store = makeRedisStore(o, slots, std::move(layers), warn, error);
+    EXPECT_TRUE(store) << error;
+    return store;
+  }
+
+  std::string binary;
+  RedisServer server;
+  std::mt19937_64 random{std::random_device{}()};
+};
+
+} // namespace
+
+TEST(RedisUrl, GoodUrls) {
+  RedisOptions o;
+  std::string error;
+  ASSERT_TRUE(parseRedisUrl("redis://localhost", o, error)) << error;
+  EXPECT_EQ(o.host, "localhost");
+  EXPECT_EQ(o.port, 6379);
+  EXPECT_EQ(o.db, 0);
+  EXPECT_FALSE(o.tls);
+  EXPECT_TRUE(o.user.empty() && o.password.empty());
+  ASSERT_TRUE(parseRedisUrl("redis://10.0.0.2:7000/3", o, error)) << error;
+  EXPECT_EQ(o.host, "10.0.0.2");
+  EXPECT_EQ(o.port, 7000);
+  EXPECT_EQ(o.db, 3);
+  ASSERT_TRUE(parseRedisUrl("redis://:pw@h", o, error)) << error;
+  EXPECT_EQ(o.user, "");
+  EXPECT_EQ(o.password, "pw");
+  EXPECT_EQ(o.db, 0); // reset, not kept from the last URL
+  ASSERT_TRUE(parseRedisUrl("redis://alice:p:w@h:1/15", o, error)) << error;
+  EXPECT_EQ(o.user, "alice");
+  EXPECT_EQ(o.password, "p:w"); // the first ':' splits user and password
+  EXPECT_EQ(o.port, 1);
+  EXPECT_EQ(o.db, 15);
+  ASSERT_TRUE(parseRedisUrl("rediss://h", o, error)) << error;
+  EXPECT_TRUE(o.tls);
+  ASSERT_TRUE(parseRedisUrl("redis://[::1]:6380", o, error)) << error;
+  EXPECT_EQ(o.host, "::1");
+  EXPECT_EQ(o.port, 6380);
+  EXPECT_FALSE(o.tls);
+}
+
+TEST(RedisUrl, BadUrlsNeverShowThePassword) {
+  const std::string secret = "s3cr3tPW";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"http://h", "redis://"},
+      {"redis://", "no host"},
+      {"redis://:" + secret + "@", "no host"},
+      {"redis://h:0", "port"},
+      {"redis://h:65536", "port"},
+      {"redis://h:", "port"},
+      {"redis://h:abc", "port"},
+      {"redis://h/x", "database"},
+      {"redis://h/", "database"},
+      {"redis://h/1/2", "database"},
+      {"redis://h/99999999999", "database"},
+      {"redis://u:" + secret + "@x@h", "more than one '@'"},
+      {"redis://u@h", "without a password"},
+      {"redis://u:@h", "empty password"},
+      {"redis://h:1:2", "more than one ':'"},
+      {"redis://u:" + secret, "port"}, // the '@host' forgotten
+      {"redis://h?db=1", "query"},
+      {"redis://[::1", "']'"},
+      {"redis://[::1]x", "after the IPv6 host"},
+  };
+  for (const auto &[url, expected] : bad) {
+    RedisOptions o;
+    o.host = "kept";
+    std::string error;
+    EXPECT_FALSE(parseRedisUrl(url, o, error)) << url;
+    EXPECT_NE(error.find(expected), std::string::npos)
+        << url << " gave: " << error;
+    EXPECT_EQ(error.find(secret), std::string::npos) << error;
+    EXPECT_EQ(o.host, "kept") << url;
+  }
+}
+
+TEST(RedisStoreOptions, TlsAndBadSizesAreRefused) {
+  RedisOptions o;
+  std::string error;
+  ASSERT_TRUE(parseRedisUrl("rediss://:pw@127.0.0.1:1", o, error));
+  EXPECT_FALSE(makeRedisStore(o, 4, {64}, nullptr, error));
+  EXPECT_NE(error.find("TLS"), std::string::npos) << error;
+  EXPECT_NE(error.find("stunnel"), std::string::npos) << error;
+  EXPECT_NE(error.find("redis://127.0.0.1:PORT"), std::string::npos) << error;
+
+  o = RedisOptions();
+  o.port = 1; // nothing listens; the sizes are refused before connecting
+  for (auto [slots, layers] :
+       std::vector<std::pair<std::uint64_t, std::vector<std::int64_t>>>{
+           {~std::uint64_t(0) / 2, {64, 64}},
+           {0, {64}},
+           {4, {}},
+           {4, {64, 0}},
+           {4, {64, -8}}}) {
+    error.clear();
+    EXPECT_FALSE(makeRedisStore(o, slots, layers, nullptr, error));
+    EXPECT_NE(error.find("bad size"), std::string::npos) << error;
+  }
+  error.clear();
+  EXPECT_FALSE(makeRedisStore(o, 4, {64}, nullptr, error));
+  EXPECT_NE(error.find("127.0.0.1:1"), std::string::npos) << error;
+  EXPECT_NE(error.find("connecting"), std::string::npos) << error;
+}
+
+TEST_F(RedisStoreTest, RoundTripOfSlotsAndLayersOfDifferentSizes) {
+  const std::vector<std::int64_t> layers = {1000, 64, 4096, 3};
+  const std::uint64_t slots = 50;
+  auto store = make(options(), slots, layers);
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->layerData(0), nullptr);
+  std::vector<std::vector<std::int8_t>> expected(slots * layers.size());
+  std::string error;
+  for (int round = 0; round < 2; ++round) {
+    // The second round rewrites every other slot.
+    for (std::uint64_t s = round; s < slots; s += 1 + round)
+      for (size_t l = 0; l < layers.size(); ++l) {
+        expected[s * layers.size() + l] = randomPage(random, size_t(layers[l]));
+        ASSERT_TRUE(store->write(s, std::int64_t(l),
+                                 expected[s * layers.size() + l].data(),
+                                 error))
+            << error;
+      }
+    for (std::uint64_t s = 0; s < slots; ++s)
+      for (size_t l = 0; l < layers.size(); ++l) {
+        std::vector<std::int8_t> got(static_cast<size_t>(layers[l]));
+        ASSERT_TRUE(store->read(s, std::int64_t(l), got.data(), error))
+            << error;
+        ASSERT_EQ(got, expected[s * layers.size() + l])
+            << "slot " << s << " layer " << l;
+        EXPECT_EQ(store->pageDigest(s, std::int64_t(l)).size(), 32u);
+      }
+  }
+  const RedisStats stats = store->stats();
+  EXPECT_EQ(stats.stored, (slots + slots / 2) * layers.size());
+  EXPECT_EQ(stats.reads, 2 * slots * layers.size());
+  EXPECT_EQ(stats.failures, 0u);
+  EXPECT_EQ(stats.overflowPages, 0u);
+  std::vector<std::int8_t> got(4096);
+  EXPECT_FALSE(store->read(slots, 0, got.data(), error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  EXPECT_FALSE(store->read(0, 4, got.data(), error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+
+  auto fresh = make(options(), 2, layers);
+  EXPECT_FALSE(fresh->read(1, 2, got.data(), error));
+  EXPECT_NE(error.find("slot 1, layer 2 was never written"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(RedisStoreTest, IdenticalPagesAreStoredOnce) {
+  const std::vector<std::int64_t> layers = {256, 512};
+  auto first = make(options(), 8, layers);
+  auto second = make(options(), 8, layers);
+  ASSERT_TRUE(first && second);
+  std::vector<std::vector<std::int8_t>> pages;
+  std::string error;
+  for (std::uint64_t s = 0; s < 4; ++s)
+    for (std::int64_t l = 0; l < 2; ++l) {
+      pages.push_back(randomPage(random, size_t(layers[size_t(l)])));
+      // The same page in two slots of one store, and in the other store.
+      ASSERT_TRUE(first->write(s, l, pages.back().data(), error)) << error;
+      ASSERT_TRUE(first->write(s + 4, l, pages.back().data(), error)) << error;
+      ASSERT_TRUE(second->write(7 - s, l, pages.back().data(), error))
+          << error;
+    }
+  EXPECT_EQ(first->stats().stored, 8u);
+  EXPECT_EQ(first->stats().deduplicated, 8u);
+  EXPECT_EQ(second->stats().stored, 0u);
+  EXPECT_EQ(second->stats().deduplicated, 8u);
+  Raw raw(server.port);
+  EXPECT_EQ(raw.integer("DBSIZE"), 8);
+  for (std::uint64_t s = 0; s < 4; ++s)
+    for (std::int64_t l = 0; l < 2; ++l) {
+      std::vector<std::int8_t> got(static_cast<size_t>(layers[size_t(l)]));
+      ASSERT_TRUE(second->read(7 - s, l, got.data(), error)) << error;
+      EXPECT_EQ(got, pages[size_t(s * 2 + l)]);
+      EXPECT_EQ(first->pageDigest(s, l), second->pageDigest(7 - s, l));
+    }
+
+  // Another namespace (another model) keeps its pages apart.
+  RedisOptions other = options();
+  other.ns += "-other";
+  auto third = make(other, 8, layers);
+  ASSERT_TRUE(third->write(0, 0, pages[0].data(), error)) << error;
+  EXPECT_EQ(third->stats().stored, 1u);
+  EXPECT_EQ(raw.integer("DBSIZE"), 9);
+  std::vector<std::int8_t> got(256);
+  EXPECT_FALSE(
+      third->getPage(first->pageDigest(0, 0), 0, got.data(), 256, error));
+  EXPECT_NE(error.find("do not match their hash"), std::string::npos)
+      << error;
+}
+
+TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
+  const std::vector<std::int64_t> layers = {256, 64};
+  std::vector<std::vector<std::int8_t>> pages;
+  for (int i = 0; i < 12; ++i)
+    pages.push_back(randomPage(random, size_t(layers[size_t(i % 2)])));
+  const RedisOptions o = options();
+
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Its own store and connection; no gtest here: the exit code says it.
+    std::string error, digests;
+    auto store = makeRedisStore(o, 6, layers, nullptr, error);
+    if (!store)
+      ::_exit(2);
+    for (int i = 0; i < 12; ++i) {
+      std::string digest =
+          store->putPage(i % 2, pages[size_t(i)].data(),
+                         layers[size_t(i % 2)], error);
+      if (digest.empty() ||
+          !store->write(std::uint64_t(i / 2), i % 2, pages[size_t(i)].data(),
+                        error))
+        ::_exit(3);
+      digests += digest + "\n";
+    }
+    ::_exit(store->putManifest("prefix-1", digests, error) ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+
+  auto store = make(o, 6, layers);
+  std::string blob, error;
+  ASSERT_TRUE(store->getManifest("prefix-1", blob, error)) << error;
+  ASSERT_EQ(blob.size(), 12u * 33u);
+  for (int i = 0; i < 12; ++i) {
+    const std::string digest = blob.substr(size_t(i) * 33, 32);
+    std::vector<std::int8_t> got(static_cast<size_t>(layers[size_t(i % 2)]));
+    ASSERT_TRUE(store->getPage(digest, i % 2, got.data(),
+                               layers[size_t(i % 2)], error))
+        << error;
+    EXPECT_EQ(got, pages[size_t(i)]) << i;
+    // The same page again: found, not stored twice.
+    EXPECT_EQ(store->putPage(i % 2, got.data(), layers[size_t(i % 2)], error),
+              digest);
+  }
+  EXPECT_EQ(store->stats().stored, 0u);
+  EXPECT_EQ(store->stats().deduplicated, 12u);
+  Raw raw(server.port);
+  EXPECT_EQ(raw.integer("DBSIZE"), 13); // 12 pages, one manifest
+
+  std::vector<std::int8_t> got(256);
+  EXPECT_FALSE(store->getPage("00ff", 0, got.data(), 256, error));
+  EXPECT_NE(error.find("32 hex digits"), std::string::npos) << error;
+  EXPECT_FALSE(store->getPage(blob.substr(0, 32), 0, got.data(), 64, error));
+  EXPECT_NE(error.find("pages have 256 bytes"), std::string::npos) << error;
+  EXPECT_FALSE(store->getManifest("prefix-2", blob, error));
+  EXPECT_NE(error.find("no manifest 'prefix-2'"), std::string::npos) << error;
+  RedisOptions other = o;
+  other.ns = "another model";
+  auto foreign = make(other, 6, layers);
+  EXPECT_FALSE(foreign->getManifest("prefix-1", blob, error));
+  EXPECT_NE(error.find("another namespace"), std::string::npos) << error;
+}
+
+TEST_F(RedisStoreTest, AValueChangedBehindTheStoreIsAnErrorNeverWrongBytes) {
+  auto store = make(options(), 2, {512});
+  std::string error;
+  const std::vector<std::int8_t> page = randomPage(random, 512);
+  ASSERT_TRUE(store->write(1, 0, page.data(), error)) << error;
+  const std::string digest = store->pageDigest(1, 0);
+  const std::string key = "indexpool:page:" + digest;
+  Raw raw(server.port);
+  std::vector<std::int8_t> got(512, 0x5a);
+  const std::vector<std::int8_t> untouched = got;
+
+  const std::vector<std::int8_t> other = randomPage(random, 512);
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
+      raw.context, "SET %s %b", key.c_str(), other.data(), other.size()))));
+  EXPECT_FALSE(store->read(1, 0, got.data(), error));
+  EXPECT_NE(error.find("slot 1, layer 0"), std::string::npos) << error;
+  EXPECT_NE(error.find("do not match their hash"), std::string::npos)
+      << error;
+  EXPECT_EQ(got, untouched);
+  EXPECT_FALSE(store->getPage(digest, 0, got.data(), 512, error));
+  EXPECT_EQ(got, untouched);
+
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(
+      redisCommand(raw.context, "SET %s %b", key.c_str(), page.data(),
+                   size_t(100)))));
+  EXPECT_FALSE(store->read(1, 0, got.data(), error));
+  EXPECT_NE(error.find("holds 100 bytes, not 512"), std::string::npos)
+      << error;
+  EXPECT_EQ(got, untouched);
+
+  ASSERT_TRUE(raw.ok(
+      static_cast<redisReply *>(redisCommand(raw.context, "DEL %s",
+                                             key.c_str()))));
+  EXPECT_FALSE(store->read(1, 0, got.data(), error));
+  EXPECT_NE(error.find("lost page " + digest), std::string::npos) << error;
+  EXPECT_NE(error.find("restarted without persistence"), std::string::npos)
+      << error;
+  EXPECT_EQ(got, untouched);
+
+  // The original bytes back: the page reads again.
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
+      raw.context, "SET %s %b", key.c_str(), page.data(), page.size()))));
+  ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, page);
+  EXPECT_EQ(store->stats().failures, 4u);
+}
+
+TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
+  const std::vector<std::int64_t> layers = {512, 128};
+  std::vector<std::string> warnings;
+  RedisOptions o = options();
+  o.connectTimeoutMs = 300;
+  o.commandTimeoutMs = 500;
+  auto store = make(o, 16, layers, &warnings);
+  ASSERT_TRUE(store);
+  std::vector<std::vector<std::int8_t>> expected(32);
+  std::string error;
+  auto writeSlot = [&](std::uint64_t s) {
+    for (std::int64_t l = 0; l < 2; ++l) {
+      expected[s * 2 + size_t(l)] = randomPage(random, size_t(layers[size_t(l)]));
+      ASSERT_TRUE(store->write(s, l, expected[s * 2 + size_t(l)].data(),
+                               error))
+          << error;
+    }
+  };
+  for (std::uint64_t s = 0; s < 8; ++s)
+    writeSlot(s);
+  EXPECT_EQ(store->stats().stored, 16u);
+
+  server.stop(); // SIGKILL
+  const Clock::time_point killed = Clock::now();
+  for (std::uint64_t s = 8; s < 16; ++s)
+    writeSlot(s);
+  EXPECT_LT(milliseconds(killed), 10000) << "hang guard";
+  EXPECT_EQ(store->stats().overflowPages, 16u);
+  EXPECT_EQ(store->stats().overflowBytes, 8u * (512 + 128));
+  ASSERT_EQ(warnings.size(), 1u);
+  const std::string address = "127.0.0.1:" + std::to_string(server.port);
+  EXPECT_NE(warnings[0].find(address), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("host memory"), std::string::npos);
+  EXPECT_LT(warnings[0].size(), 400u) << warnings[0]; // no page bytes
+  for (std::uint64_t s = 8; s < 16; ++s)
+    for (std::int64_t l = 0; l < 2; ++l) {
+      std::vector<std::int8_t> got(static_cast<size_t>(layers[size_t(l)]));
+      ASSERT_TRUE(store->read(s, l, got.data(), error)) << error;
+      EXPECT_EQ(got, expected[s * 2 + size_t(l)]);
+    }
+  std::vector<std::int8_t> got(512);
+  const Clock::time_point reading = Clock::now();
+  EXPECT_FALSE(store->read(3, 0, got.data(), error));
+  EXPECT_LT(milliseconds(reading), 5000) << "hang guard";
+  EXPECT_NE(error.find(address), std::string::npos) << error;
+  EXPECT_NE(error.find("slot 3, layer 0"), std::string::npos) << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_FALSE(store->read(3, 1, got.data(), error)); // a new try, refused
+  EXPECT_NE(error.find("Connection refused"), std::string::npos) << error;
+  EXPECT_EQ(warnings.size(), 1u);
+
+  // The same port again, empty (no persistence).
+  ASSERT_TRUE(server.start(binary, {}, server.port));
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  expected[16] = randomPage(random, 512);
+  ASSERT_TRUE(store->write(8, 0, expected[16].data(), error)) << error;
+  EXPECT_EQ(store->stats().overflowPages, 15u);
+  EXPECT_EQ(store->stats().stored, 17u);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[1].find("reachable again"), std::string::npos)
+      << warnings[1];
+  ASSERT_TRUE(store->read(8, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, expected[16]);
+  ASSERT_TRUE(store->read(9, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, expected[18]);
+  EXPECT_FALSE(store->read(3, 0, got.data(), error));
+  EXPECT_NE(error.find("lost page"), std::string::npos) << error;
+  Raw raw(server.port);
+  EXPECT_EQ(raw.integer("DBSIZE"), 1);
+}
+
+TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
+  std::vector<std::string> warnings;
+  RedisOptions o = options();
+  o.commandTimeoutMs = 200;
+  auto store = make(o, 4, {1024}, &warnings);
+  ASSERT_TRUE(store);
+  std::string error;
+  const auto first = randomPage(random, 1024), second = randomPage(random, 1024),
+             third = randomPage(random, 1024);
+  ASSERT_TRUE(store->write(0, 0, first.data(), error)) << error;
+
+  Raw raw(server.port);
+  ASSERT_TRUE(raw.ok(
+      static_cast<redisReply *>(redisCommand(raw.context, "CLIENT PAUSE 2000"))));
+  const Clock::time_point paused = Clock::now();
+  ASSERT_TRUE(store->write(1, 0, second.data(), error)) << error;
+  EXPECT_LT(milliseconds(paused), 1500) << "the write waited for the pause";
+  EXPECT_EQ(store->stats().overflowPages, 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("timed out"), std::string::npos) << warnings[0];
+  std::vector<std::int8_t> got(1024);
+  EXPECT_FALSE(store->read(0, 0, got.data(), error));
+  EXPECT_LT(milliseconds(paused), 1500) << "the read waited for the pause";
+  EXPECT_NE(error.find("timed out"), std::string::npos) << error;
+  ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, second);
+
+  // After the pause: to the server again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2300) -
+                              (Clock::now() - paused));
+  ASSERT_TRUE(store->write(2, 0, third.data(), error)) << error;
+  EXPECT_EQ(store->stats().stored, 2u);
+  ASSERT_EQ(warnings.size(), 2u);
+  ASSERT_TRUE(store->read(0, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, first);
+  ASSERT_TRUE(store->read(2, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, third);
+}
+
+namespace {
+class RedisPasswordTest : public RedisStoreTest {
+  void startServer() override {
+    ASSERT_TRUE(server.start(binary, {"--requirepass", "pw-Correct-7431"}));
+  }
+};
+} // namespace
+
+TEST_F(RedisPasswordTest, OnlyTheRightPasswordWorksAndErrorsHideIt) {
+  RedisOptions o = options();
+  std::string error;
+  EXPECT_FALSE(makeRedisStore(o, 2, {64}, nullptr, error));
+  EXPECT_NE(error.find("needs a password"), std::string::npos) << error;
+
+  o.password = "pw-Wrong-9922";
+  EXPECT_FALSE(makeRedisStore(o, 2, {64}, nullptr, error));
+  EXPECT_NE(error.find("AUTH failed"), std::string::npos) << error;
+  EXPECT_EQ(error.find("pw-Wrong-9922"), std::string::npos) << error;
+
+  const std::string url =
+      "redis://:pw-Wrong-9922@127.0.0.1:" + std::to_string(server.port);
+  ASSERT_TRUE(parseRedisUrl(url, o, error)) << error;
+  EXPECT_FALSE(makeRedisStore(o, 2, {64}, nullptr, error));
+  EXPECT_EQ(error.find("pw-Wrong-9922"), std::string::npos) << error;
+
+  ASSERT_TRUE(parseRedisUrl("redis://:pw-Correct-7431@127.0.0.1:" +
+                                std::to_string(server.port) + "/1",
+                            o, error))
+      << error;
+  auto store = make(o, 2, {64});
+  ASSERT_TRUE(store);
+  const auto page = randomPage(random, 64);
+  std::vector<std::int8_t> got(64);
+  ASSERT_TRUE(store->write(1, 0, page.data(), error)) << error;
+  ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, page);
+  Raw raw(server.port, "pw-Correct-7431");
+  EXPECT_EQ(raw.integer("DBSIZE"), 0); // db 0: the page went to db 1
+  ASSERT_TRUE(raw.ok(
+      static_cast<redisReply *>(redisCommand(raw.context, "SELECT 1"))));
+  EXPECT_EQ(raw.integer("DBSIZE"), 1);
+}
+
+TEST_F(RedisStoreTest, AnAclUserWorksThroughTheUrl) {
+  Raw raw(server.port);
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
+      raw.context, "ACL SETUSER cacheuser on >user-Pw-5521 ~* +@all"))));
+  RedisOptions o = options();
+  std::string error;
+  const std::string port = std::to_string(server.port);
+  ASSERT_TRUE(parseRedisUrl("redis://cacheuser:user-Pw-5521@127.0.0.1:" +
+                                port,
+                            o, error))
+      << error;
+  EXPECT_EQ(o.user, "cacheuser");
+  auto store = make(o, 2, {128});
+  ASSERT_TRUE(store);
+  const auto page = randomPage(random, 128);
+  std::vector<std::int8_t> got(128);
+  ASSERT_TRUE(store->write(0, 0, page.data(), error)) << error;
+  ASSERT_TRUE(store->read(0, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, page);
+
+  ASSERT_TRUE(parseRedisUrl("redis://cacheuser:user-Pw-0000@127.0.0.1:" +
+                                port,
+                            o, error));
+  EXPECT_FALSE(makeRedisStore(o, 2, {128}, nullptr, error));
+  EXPECT_NE(error.find("AUTH as user cacheuser failed"), std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("user-Pw-0000"), std::string::npos) << error;
+}
