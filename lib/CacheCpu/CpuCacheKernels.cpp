@@ -252,28 +252,36 @@ bool indexpool::cache::compileCudaCacheArtifacts(const CacheConfig &config,
                                                  const std::string &chip,
                                                  CudaCacheArtifacts &artifacts,
                                                  std::string &error) {
-  if (config.refine > 0) {
-    error = "the CUDA cache backend has no token tier yet (refine " +
-            std::to_string(config.refine) + "): use the CPU kernels";
-    return false;
-  }
   CacheModules modules;
   if (!buildCacheModules(config, modules, error))
     return false;
   CompileOptions options;
-  GpuArtifact append, select;
-  Status status = compileForGpu(*modules.appendModule, modules.append.name,
-                                chip, options, append);
-  if (status.ok())
-    status = compileForGpu(*modules.selectModule, modules.select.name, chip,
-                           options, select);
-  if (!status.ok()) {
-    error = "the cache's GPU kernels for " + chip + ": " + status.message();
-    return false;
+  // The token tier's two kernels only with refine.
+  struct Kernel {
+    Module *module;
+    const std::string &name;
+    std::string *manifest, *binary;
+  } kernels[] = {
+      {modules.appendModule.get(), modules.append.name,
+       &artifacts.appendManifest, &artifacts.appendBinary},
+      {modules.selectModule.get(), modules.select.name,
+       &artifacts.selectManifest, &artifacts.selectBinary},
+      {modules.tokenAppendModule.get(), modules.tokenAppend.name,
+       &artifacts.tokenAppendManifest, &artifacts.tokenAppendBinary},
+      {modules.refineModule.get(), modules.refine.name,
+       &artifacts.refineManifest, &artifacts.refineBinary}};
+  for (const Kernel &kernel : kernels) {
+    if (!kernel.module)
+      continue;
+    GpuArtifact artifact;
+    Status status =
+        compileForGpu(*kernel.module, kernel.name, chip, options, artifact);
+    if (!status.ok()) {
+      error = "the cache's GPU kernels for " + chip + ": " + status.message();
+      return false;
+    }
+    *kernel.manifest = std::move(artifact.manifest);
+    *kernel.binary = std::move(artifact.binary);
   }
-  artifacts.appendManifest = std::move(append.manifest);
-  artifacts.appendBinary = std::move(append.binary);
-  artifacts.selectManifest = std::move(select.manifest);
-  artifacts.selectBinary = std::move(select.binary);
   return true;
 }

@@ -187,7 +187,8 @@ struct Lane {
   }
   CudaDevice &device;
   CudaDevice::StreamHandle stream = nullptr;
-  std::unique_ptr<GpuFunction> function;
+  // The lane's kernel, and the token tier's after it (refine only).
+  std::unique_ptr<GpuFunction> function, tokenFunction;
   std::vector<std::unique_ptr<Scratch>> scratch;
 };
 
@@ -209,7 +210,16 @@ public:
       selects.function = GpuFunction::fromMemory(
           device, artifacts.selectManifest, artifacts.selectBinary,
           "select_paged", status);
-    if (!selects.function) {
+    if (selects.function && cfg.refine > 0) {
+      appends.tokenFunction = GpuFunction::fromMemory(
+          device, artifacts.tokenAppendManifest, artifacts.tokenAppendBinary,
+          "append_tokens", status);
+      if (appends.tokenFunction)
+        selects.tokenFunction = GpuFunction::fromMemory(
+            device, artifacts.refineManifest, artifacts.refineBinary,
+            "refine_paged", status);
+    }
+    if (!selects.function || (cfg.refine > 0 && !selects.tokenFunction)) {
       error = "the cache's GPU kernels: " + status.message();
       return false;
     }
@@ -277,7 +287,8 @@ public:
     if (!current.ok)
       return false;
     const std::int64_t h = cfg.heads, d = cfg.dim,
-                       row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
+                       row = cfg.selectEntries() * cfg.poolSize +
+                             cfg.poolSize - 1;
     DevicePointer queries, weights, table, lengths;
     if (!selects.upload(0, c.queries, size_t(c.batch * h * d) * 4, queries,
                         error) ||
@@ -310,6 +321,95 @@ public:
            device.synchronizeStream(selects.stream, error);
   }
 
+  bool appendTokens(const TokenAppendCall &c, std::string &error) override {
+    if (!appends.tokenFunction)
+      return CacheKernels::appendTokens(c, error);
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    const std::int64_t d = cfg.dim, w = cfg.scoreWidth();
+    auto scoreShape = [&](std::int64_t rows) {
+      return w == 1 ? std::vector<std::int64_t>{c.batch, rows}
+                    : std::vector<std::int64_t>{c.batch, rows, d};
+    };
+    // Scratch 7 on: the pooled append's operands stay where they are. The
+    // tails have 0 rows (each token is its own group): an address only.
+    DevicePointer keys, scores, noTail, lengths, table;
+    const float none = 0.0f;
+    if (!appends.upload(7, c.keys, size_t(c.batch * c.newTokens * d) * 4, keys,
+                        error) ||
+        !appends.upload(8, c.scores, size_t(c.batch * c.newTokens * w) * 4,
+                        scores, error) ||
+        !appends.upload(9, &none, sizeof none, noTail, error) ||
+        !appends.upload(10, c.lengths, size_t(c.batch) * 4, lengths, error) ||
+        !appends.upload(11, c.blockTable, size_t(c.batch * c.maxPages) * 4,
+                        table, error))
+      return false;
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(keys), DType::F32, {c.batch, c.newTokens, d}),
+        TensorRef(asData(scores), DType::F32, scoreShape(c.newTokens)),
+        TensorRef(asData(noTail), DType::F32, {c.batch, 0, d}),
+        TensorRef(asData(noTail), DType::F32, scoreShape(0)),
+        TensorRef(asData(lengths), DType::I32, {c.batch}),
+        TensorRef(c.pages, DType::I8,
+                  {std::int64_t(cfg.pages), cfg.tokenPageBytes()}),
+        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages})};
+    std::vector<TensorRef> outputs = {inputs[5], inputs[2], inputs[3]};
+    Status status =
+        appends.tokenFunction->launch(inputs, outputs, appends.stream);
+    if (!status.ok()) {
+      error = "append_paged (token tier): " + status.message();
+      return false;
+    }
+    return device.synchronizeStream(appends.stream, error);
+  }
+
+  bool refine(const RefineCall &c, std::string &error) override {
+    if (!selects.tokenFunction)
+      return CacheKernels::refine(c, error);
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    const std::int64_t h = cfg.heads, d = cfg.dim, p = cfg.poolSize,
+                       candidates = cfg.selectEntries() * p + p - 1,
+                       row = cfg.k * p + p - 1;
+    DevicePointer queries, weights, table, lengths, chosen;
+    if (!selects.upload(5, c.queries, size_t(c.batch * h * d) * 4, queries,
+                        error) ||
+        !selects.upload(6, c.weights, size_t(c.batch * h) * 4, weights,
+                        error) ||
+        !selects.upload(7, c.candidates, size_t(c.batch * candidates) * 4,
+                        chosen, error) ||
+        !selects.upload(8, c.blockTable, size_t(c.batch * c.maxPages) * 4,
+                        table, error) ||
+        !selects.upload(9, c.lengths, size_t(c.batch) * 4, lengths, error))
+      return false;
+    while (selects.scratch.size() < 11)
+      selects.scratch.push_back(std::make_unique<Scratch>(device));
+    const size_t tokenBytes = size_t(c.batch * row) * 4;
+    if (!selects.scratch[10]->reserve(tokenBytes, error))
+      return false;
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(queries), DType::F32, {c.batch, 1, h, d}),
+        TensorRef(asData(weights), DType::F32, {c.batch, 1, h}),
+        TensorRef(asData(chosen), DType::I32, {c.batch, 1, candidates}),
+        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
+                  {std::int64_t(cfg.pages), cfg.tokenPageBytes()}),
+        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}),
+        TensorRef(asData(lengths), DType::I32, {c.batch, 1})};
+    std::vector<TensorRef> outputs = {TensorRef(
+        asData(selects.scratch[10]->pointer), DType::I32, {c.batch, 1, row})};
+    Status status =
+        selects.tokenFunction->launch(inputs, outputs, selects.stream);
+    if (!status.ok()) {
+      error = "refine_paged: " + status.message();
+      return false;
+    }
+    return device.copyToHostAsync(c.tokens, selects.scratch[10]->pointer,
+                                  tokenBytes, selects.stream, error) &&
+           device.synchronizeStream(selects.stream, error);
+  }
+
   std::unique_ptr<PageStore>
   makeDeviceStore(std::uint64_t slots,
                   const std::vector<std::int64_t> &layerBytes,
@@ -330,6 +430,7 @@ public:
     for (Lane *lane : {&appends, &selects}) {
       lane->scratch.clear();
       lane->function.reset();
+      lane->tokenFunction.reset();
       if (lane->stream)
         device.destroyStream(lane->stream);
       lane->stream = nullptr;
@@ -364,7 +465,8 @@ private:
              (t.shape[dim] == want || t.shape[dim] < 0);
     };
     const size_t pagesAt = appendInputs - 2;
-    const std::int64_t row = cfg.k * cfg.poolSize + cfg.poolSize - 1;
+    const std::int64_t p = cfg.poolSize,
+                       row = cfg.selectEntries() * p + p - 1;
     bool ok = a.numInputs() == appendInputs && a.numOutputs() == 3 &&
               a.inputType(0).dtype == DType::F32 &&
               fixed(a.inputType(0), 2, cfg.dim) &&
@@ -377,6 +479,17 @@ private:
               fixed(s.inputType(0), 3, cfg.dim) &&
               fixed(s.inputType(2), 1, cfg.pageBytes()) &&
               fixed(s.outputType(0), 2, row);
+    if (ok && cfg.refine > 0) {
+      const GpuFunction &t = *appends.tokenFunction, &r = *selects.tokenFunction;
+      ok = t.numInputs() == 7 && t.numOutputs() == 3 &&
+           fixed(t.inputType(0), 2, cfg.dim) &&
+           fixed(t.inputType(5), 1, cfg.tokenPageBytes()) &&
+           t.inPlaceInput(0) == 5 && r.numInputs() == 6 &&
+           r.numOutputs() == 1 && fixed(r.inputType(0), 2, cfg.heads) &&
+           fixed(r.inputType(0), 3, cfg.dim) && fixed(r.inputType(2), 2, row) &&
+           fixed(r.inputType(3), 1, cfg.tokenPageBytes()) &&
+           fixed(r.outputType(0), 2, cfg.k * p + p - 1);
+    }
     if (!ok)
       error = "the cache's GPU kernels are not append_paged and select_paged "
               "of this configuration (f32 keys, D = " +
@@ -384,7 +497,7 @@ private:
               ", k = " + std::to_string(cfg.k) + ", page bytes " +
               std::to_string(cfg.pageBytes()) + ", bias " + cfg.bias +
               ", scores per " + (cfg.perChannelScores ? "channel" : "token") +
-              ")";
+              ", refine " + std::to_string(cfg.refine) + ")";
     return ok;
   }
 
@@ -400,11 +513,6 @@ indexpool::cache::makeCudaCacheKernels(CudaDevice &device,
                                        const CacheConfig &config,
                                        const CudaCacheArtifacts &artifacts,
                                        std::string &error) {
-  if (config.refine > 0) {
-    error = "the CUDA cache backend has no token tier yet (refine " +
-            std::to_string(config.refine) + "): use the CPU kernels";
-    return nullptr;
-  }
   auto kernels = std::make_unique<CudaCacheKernels>(device, config);
   if (!kernels->load(artifacts, error))
     return nullptr;

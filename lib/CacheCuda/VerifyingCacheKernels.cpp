@@ -193,8 +193,9 @@ std::unique_ptr<CacheKernels> indexpool::cache::makeVerifyingCacheKernels(
     const CudaCacheArtifacts &artifacts, VerifiedCalls *calls,
     std::string &error) {
   if (config.refine > 0) {
-    // Its artifacts are the CUDA backend's, which has no token tier yet.
-    error = "the verifying cache kernels have no token tier yet (refine " +
+    // It checks append_paged and select_paged against their manifests'
+    // computes; the token tier's two calls would need the same.
+    error = "the verifying cache kernels check no token tier yet (refine " +
             std::to_string(config.refine) + ")";
     return nullptr;
   }

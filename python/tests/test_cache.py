@@ -340,10 +340,15 @@ def test_the_cuda_backend_on_the_fake_driver(monkeypatch, rng, tmp_path):
                            match="device must be 'cpu', 'cuda' or 'cuda:N'"):
             indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
                             pages=4, heads=H, k=K, device=bad)
-    with pytest.raises(indexpool.IndexPoolError,
-                       match="the CUDA cache backend has no token tier yet"):
-        indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
-                        pages=4, heads=H, k=K, device="cuda", refine=2)
+    # The token tier's kernels load too (the fake kernels write nothing).
+    refined = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                              pages=4, heads=H, k=K, device="cuda", refine=2)
+    s = refined.add()
+    refined.append([s], np.ones((L, 1, P * E, D), np.float32),
+                   np.ones((L, 1, P * E), np.float32))
+    assert refined.select([s], 0, np.ones((1, H, D), np.float32),
+                          np.ones((1, H), np.float32)).shape == \
+        (1, K * P + P - 1)
     with pytest.raises(indexpool.IndexPoolError, match="no CUDA device 3"):
         indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
                         pages=4, heads=H, k=K, device="cuda:3")

@@ -14,6 +14,7 @@
 // RUN: rm -rf %t && indexpool-compile %s --chip=sm_90 --function=compress -o %t > /dev/null
 // RUN: indexpool-compile %s --chip=sm_90 --function=select -o %t > /dev/null
 // RUN: indexpool-compile %s --chip=sm_90 --function=append -o %t > /dev/null
+// RUN: indexpool-compile %s --chip=sm_90 --function=append_tokens -o %t > /dev/null
 // RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/compress.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=compress_kernel
 // RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/select.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=select_kernel
 // RUN: env INDEXPOOL_LIBCUDA_PATH=%indexpool_libs/libindexpool-fake-cuda%shlibext not indexpool-launch %t/append.sm_90.json --random-inputs=1 --verify 2>&1 | FileCheck %s --check-prefix=LOADED -DKERNEL=append_kernel
@@ -80,6 +81,28 @@ func.func @append(%k: tensor<2x1x128xbf16>, %s: tensor<2x1xf32>,
          tensor<2x3xf32>, tensor<2xi32>, tensor<4x8448xi8>, tensor<2x2xi32>)
         -> (tensor<4x8448xi8>, tensor<2x3x128xbf16>, tensor<2x3xf32>)
   return %p, %a, %b : tensor<4x8448xi8>, tensor<2x3x128xbf16>, tensor<2x3xf32>
+}
+
+// -----
+
+// The token tier's append (pool_size = 1, a dynamic batch): its tails have
+// no rows, so nothing is copied back to them (no 1-d view of a [?, 0, D]
+// buffer either): the gather and the compress rows only.
+// CHECK-LABEL: func.func @append_tokens
+// CHECK-NOT: memref.collapse_shape {{.*}}x0x
+// CHECK-COUNT-2: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return %arg5, %arg2, %arg3
+func.func @append_tokens(%k: tensor<?x1x128xf32>, %s: tensor<?x1xf32>,
+    %tk: tensor<?x0x128xf32>, %ts: tensor<?x0xf32>, %len: tensor<?xi32>,
+    %pages: tensor<?x33792xi8>, %table: tensor<?x?xi32>)
+    -> (tensor<?x33792xi8>, tensor<?x0x128xf32>, tensor<?x0xf32>) {
+  %p, %a, %b = indexpool.append_paged %k, %s tail(%tk, %ts) lengths(%len)
+      into %pages block_table(%table) {pool_size = 1 : i64, page_entries = 256 : i64}
+      : (tensor<?x1x128xf32>, tensor<?x1xf32>, tensor<?x0x128xf32>,
+         tensor<?x0xf32>, tensor<?xi32>, tensor<?x33792xi8>, tensor<?x?xi32>)
+        -> (tensor<?x33792xi8>, tensor<?x0x128xf32>, tensor<?x0xf32>)
+  return %p, %a, %b : tensor<?x33792xi8>, tensor<?x0x128xf32>, tensor<?x0xf32>
 }
 
 // -----

@@ -135,6 +135,68 @@ TEST_F(CudaCacheTest, PagesKeepTheirBytesThroughDeviceMemoryAndTheTiers) {
   EXPECT_EQ(cache->sequences().length(0), 3 * 16 + 3);
 }
 
+TEST_F(CudaCacheTest, TheTokenTierLoadsAndItsPagesKeepTheirBytes) {
+  // refine = 2: the two more kernels load, appends and selects call all
+  // four, and every stored layer (pooled, then token tier) of each page
+  // keeps its bytes while pages move between device memory, host memory
+  // and the file.
+  config.refine = 2;
+  config.filePath = ::testing::TempDir() + "/cuda-refine-" +
+                    std::to_string(getpid());
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  PagedCache::State state;
+  std::mt19937 rng(7);
+  const std::vector<std::int64_t> layerBytes = config.storedLayerBytes();
+  ASSERT_EQ(layerBytes.size(), size_t(2 * config.layers));
+  for (std::int64_t bytes : layerBytes) {
+    state.pages.emplace_back(size_t(config.totalPages()) * size_t(bytes));
+    for (std::int8_t &b : state.pages.back())
+      b = std::int8_t(rng());
+  }
+  state.tails.resize(size_t(config.layers));
+  for (SequenceId id = 0; id < 6; ++id)
+    state.sequences.push_back(
+        {id, 3 * config.pageEntries * config.poolSize,
+         {PageIndex(3 * id), PageIndex(3 * id + 1), PageIndex(3 * id + 2)}});
+  state.nextId = 6;
+  const std::vector<std::vector<std::int8_t>> expected = state.pages;
+  auto kernels = makeCudaCacheKernels(*device, config, artifacts, error);
+  ASSERT_TRUE(kernels) << error;
+  auto cache = PagedCache::restore(config, std::move(kernels), std::move(state),
+                                   error);
+  ASSERT_TRUE(cache) << error;
+  std::vector<float> q(size_t(config.heads * config.dim), 0.5f),
+      w(size_t(config.heads), 1.0f);
+  for (int round = 0; round < 3; ++round)
+    for (SequenceId s = 0; s < 6; ++s) {
+      std::vector<std::int32_t> tokens;
+      ASSERT_TRUE(cache->select({s}, round % 2, q.data(), w.data(), tokens,
+                                error))
+          << error;
+      EXPECT_EQ(tokens.size(), size_t(config.k * config.poolSize +
+                                      config.poolSize - 1));
+    }
+  const ResidencyStats stats = cache->residency();
+  EXPECT_GT(stats.misses, 0u);
+  EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
+  for (size_t l = 0; l < layerBytes.size(); ++l) {
+    const size_t bytes = size_t(layerBytes[l]);
+    const std::vector<std::int8_t> pages =
+        cache->logicalPages(std::int64_t(l));
+    for (size_t p = 0; p < 18; ++p)
+      ASSERT_TRUE(std::equal(pages.begin() + p * bytes,
+                             pages.begin() + (p + 1) * bytes,
+                             expected[l].begin() + p * bytes))
+          << "page " << p << ", stored layer " << l;
+  }
+  // An append runs both tiers' kernels (the fake ones write nothing).
+  std::vector<float> keys(size_t(config.dim), 0.25f), scores(1, 0.5f);
+  ASSERT_TRUE(cache->append({0}, 1, {keys.data(), keys.data()},
+                            {scores.data(), scores.data()}, error))
+      << error;
+}
+
 #endif // INDEXPOOL_FAKE_CUDA_PATH
 
 using namespace indexpool;

@@ -960,12 +960,13 @@ TEST(RefineCacheConfig, BadRefineIsRefused) {
   c.pages = std::uint64_t(1) << 30;
   c.pageEntries = 4096;
   expectRefused(c, "bytes in each layer's token tier) take more than");
-  // The CUDA backend has no token tier yet.
+  // The CUDA backend's artifacts include the token tier's two kernels.
   c = smallConfig();
   c.refine = 2;
   CudaCacheArtifacts artifacts;
-  EXPECT_FALSE(compileCudaCacheArtifacts(c, "sm_90", artifacts, error));
-  EXPECT_NE(error.find("the CUDA cache backend has no token tier yet"),
-            std::string::npos)
-      << error;
+  ASSERT_TRUE(compileCudaCacheArtifacts(c, "sm_90", artifacts, error)) << error;
+  EXPECT_NE(artifacts.tokenAppendManifest.find("append_paged"),
+            std::string::npos);
+  EXPECT_NE(artifacts.refineManifest.find("refine_paged"), std::string::npos);
+  EXPECT_FALSE(artifacts.refineBinary.empty());
 }

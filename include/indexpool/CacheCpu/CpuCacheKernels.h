@@ -43,8 +43,8 @@ std::unique_ptr<CacheKernels> makeCpuCacheKernels(const CacheConfig &config,
                                                   std::string &error);
 
 /// The same kernels compiled for `chip` (sm_80 ... sm_120), as
-/// makeCudaCacheKernels loads them on a GPU; refused with refine (the CUDA
-/// backend has no token tier yet).
+/// makeCudaCacheKernels loads them on a GPU (with refine, the token tier's
+/// append_paged and refine_paged too).
 bool compileCudaCacheArtifacts(const CacheConfig &config,
                                const std::string &chip,
                                CudaCacheArtifacts &artifacts,

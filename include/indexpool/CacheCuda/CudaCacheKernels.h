@@ -21,18 +21,21 @@
 
 namespace indexpool::cache {
 
-/// The two artifacts a cache needs, in memory: manifest JSON text and the
-/// binary (PTX text or cubin bytes).
+/// The artifacts a cache needs, in memory: manifest JSON text and the
+/// binary (PTX text or cubin bytes); with refine also the token tier's
+/// append_paged and refine_paged (empty otherwise).
 struct CudaCacheArtifacts {
   std::string appendManifest, appendBinary;
   std::string selectManifest, selectBinary;
+  std::string tokenAppendManifest, tokenAppendBinary;
+  std::string refineManifest, refineBinary;
 };
 
 /// Loads the artifacts on `device` (which must outlive the kernels and the
 /// cache) and checks them against `config` (the operands' element types
-/// and fixed sizes); null with `error` set otherwise, and for a
-/// configuration with refine (no token tier on the GPU yet: the token
-/// tier's append and refine_paged would be two more artifacts and lanes).
+/// and fixed sizes); null with `error` set otherwise. With refine the token
+/// tier's append runs on the appends' stream after the pooled one, and
+/// refine_paged on the selects' stream after select_paged.
 std::unique_ptr<CacheKernels>
 makeCudaCacheKernels(runtime::CudaDevice &device, const CacheConfig &config,
                      const CudaCacheArtifacts &artifacts, std::string &error);

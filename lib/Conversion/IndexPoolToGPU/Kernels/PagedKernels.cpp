@@ -85,6 +85,11 @@ static void storeIntoPage(Emitter &e, const WarpRow &row,
 void mlir::indexpool::gpukernels::emitCopyKernel(ImplicitLocOpBuilder &b,
                                                  Value from, Value to,
                                                  const KernelLaunch &launch) {
+  // A statically empty buffer (append_paged's tails with pool_size = 1:
+  // [B, 0, D]) has nothing to copy, and no 1-d view (collapsing a static 0
+  // with a dynamic size is not a valid collapse_shape).
+  if (llvm::is_contained(cast<MemRefType>(from.getType()).getShape(), 0))
+    return;
   // Both row-major and contiguous: copied as 1-d arrays.
   auto flat = [&](Value m) -> Value {
     auto type = cast<MemRefType>(m.getType());
