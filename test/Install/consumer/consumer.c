@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
   /* A bad call: f16 keys where the function takes f32. */
   in[0].dtype = INDEXPOOL_F16;
   indexpool_status_t bad = indexpool_cpu_function_call(pool, in, 2, out, 2);
-  const char *expected = "input #0 is f16, expected tensor<?x64xf32>";
+  const char *expected = "input #0 (keys) is f16, expected tensor<?x64xf32>";
   if (!bad || strcmp(indexpool_status_message(bad), expected) != 0) {
     fprintf(stderr, "consumer_c: expected '%s', got '%s'\n", expected,
             indexpool_status_message(bad));
