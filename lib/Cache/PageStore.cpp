@@ -1,6 +1,7 @@
 //===- PageStore.cpp - The bytes of one memory tier's pages ---------------===//
 
 #include "indexpool/Cache/PageStore.h"
+#include "indexpool/Cache/SharedPages.h"
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +12,17 @@
 using namespace indexpool::cache;
 
 PageStore::~PageStore() = default;
+SharedPages::~SharedPages() = default;
+
+bool SharedPages::getPages(const std::vector<PageRequest> &requests,
+                           size_t &failed, std::string &error) const {
+  for (failed = 0; failed < requests.size(); ++failed) {
+    const PageRequest &r = requests[failed];
+    if (!getPage(r.digest, r.layer, r.bytes, r.n, error))
+      return false;
+  }
+  return true;
+}
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include "indexpool/Cache/PagedCache.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -40,7 +41,8 @@ CacheKernels::makeHostStore(std::uint64_t slots,
 
 std::unique_ptr<PagedCache>
 PagedCache::create(const CacheConfig &config,
-                   std::unique_ptr<CacheKernels> kernels, std::string &error) {
+                   std::unique_ptr<CacheKernels> kernels, std::string &error,
+                   std::unique_ptr<PageStore> store) {
   const CacheConfig &c = config;
   if (c.layers < 1 || c.dim < 1 || c.poolSize < 1 || c.pageEntries < 1 ||
       c.heads < 1 || c.k < 0 || c.layers > 4096 || c.dim > 65536 ||
@@ -81,11 +83,23 @@ PagedCache::create(const CacheConfig &config,
   // Every tier's budget and their sum are page ids (i32).
   const std::uint64_t limit = PageAllocator::kMaxPages;
   if (c.pages == 0 || c.pages > limit || c.hostPages > limit ||
-      c.filePages > limit || c.totalPages() > limit) {
+      c.filePages > limit || c.storePages > limit || c.totalPages() > limit) {
     error = "cache configuration: the device tier needs 1 to 2^31 pages and "
             "all tiers together at most 2^31 (device " +
             std::to_string(c.pages) + ", host " + std::to_string(c.hostPages) +
-            ", file " + std::to_string(c.filePages) + ")";
+            ", file " + std::to_string(c.filePages) + ", store " +
+            std::to_string(c.storePages) + ")";
+    return nullptr;
+  }
+  if (c.storePages > 0 && !store) {
+    error = "cache configuration: storePages = " +
+            std::to_string(c.storePages) +
+            " needs a page store (makeCacheStore for storeUrl '" + c.storeUrl +
+            "')";
+    return nullptr;
+  }
+  if (c.storePages == 0 && store) {
+    error = "cache configuration: a page store was given but storePages is 0";
     return nullptr;
   }
   // The memory tiers (pages x the page bytes of every stored layer) and 16
@@ -123,15 +137,20 @@ PagedCache::create(const CacheConfig &config,
       device && c.hostPages
           ? kernels->makeHostStore(c.hostPages, layerBytes, error)
           : nullptr;
+  // The store tier's content API (the store moves into ResidentPages).
+  SharedPages *sharedPages = store ? store->shared() : nullptr;
   std::unique_ptr<ResidentPages> resident =
       device && (host || !c.hostPages)
-          ? ResidentPages::create(c, std::move(device), std::move(host), error)
+          ? ResidentPages::create(c, std::move(device), std::move(host), error,
+                                  std::move(store))
           : nullptr;
   if (!resident)
     return nullptr;
-  return std::unique_ptr<PagedCache>(new PagedCache(
+  std::unique_ptr<PagedCache> cache(new PagedCache(
       config, std::make_unique<PageAllocator>(std::move(*ids)),
       std::move(resident), std::move(kernels)));
+  cache->shared = sharedPages;
+  return cache;
 }
 
 PagedCache::PagedCache(const CacheConfig &config,
@@ -316,6 +335,22 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
             " (" + std::to_string(resident->pinnedPages()) +
             " pinned by running calls)";
     return false;
+  }
+  // A shared page the append copies may live in the store tier: read it
+  // now, so a page the store lost refuses the call before reserve().
+  if (cfg.storePages > 0) {
+    std::vector<PageIndex> existing;
+    for (size_t b = 0; b < batch.size(); ++b) {
+      const std::vector<PageIndex> &row = table.blockTable(batch[b]);
+      for (std::int64_t i = used[b].first;
+           i < std::min<std::int64_t>(used[b].second, row.size()); ++i)
+        if (pageIds->references(row[size_t(i)]) > 1)
+          existing.push_back(row[size_t(i)]);
+    }
+    if (!resident->checkStored(existing, error)) {
+      error = "append: " + error;
+      return false;
+    }
   }
   // Pages next (all layers share the block tables); shared pages an append
   // writes are copied in every stored layer, from wherever they live.
@@ -595,9 +630,9 @@ std::vector<std::int8_t> PagedCache::logicalPages(std::int64_t layer) const {
 std::unique_ptr<PagedCache>
 PagedCache::restore(const CacheConfig &config,
                     std::unique_ptr<CacheKernels> kernels, State state,
-                    std::string &error) {
+                    std::string &error, std::unique_ptr<PageStore> store) {
   std::unique_ptr<PagedCache> cache =
-      create(config, std::move(kernels), error);
+      create(config, std::move(kernels), error, std::move(store));
   if (!cache)
     return nullptr;
   const std::vector<std::int64_t> pageBytes = config.storedLayerBytes();
@@ -652,4 +687,252 @@ PagedCache::restore(const CacheConfig &config,
     cache->resident->unpin(one);
   }
   return cache;
+}
+
+namespace {
+
+// A manifest: "IPMF", u32 version, the configuration key, i64 length, per
+// layer the tail keys and scores, u32 pages, then per page and stored
+// layer its 32-digit digest. Little-endian, as the machines that share a
+// server are.
+constexpr char kManifestMagic[4] = {'I', 'P', 'M', 'F'};
+constexpr std::uint32_t kManifestVersion = 1;
+
+/// What decides a page's bytes and a tail's shape, for the manifest's
+/// check (the store's namespace checks it too).
+std::string configKey(const CacheConfig &c) {
+  std::string key = "D=" + std::to_string(c.dim) +
+                    " P=" + std::to_string(c.poolSize) +
+                    " E=" + std::to_string(c.pageEntries) +
+                    " L=" + std::to_string(c.layers) +
+                    " refine=" + std::to_string(c.refine) +
+                    " W=" + std::to_string(c.scoreWidth()) + " bias=" + c.bias;
+  std::string raw(sizeof(float) * (c.biasValues.size() + 1), '\0');
+  std::memcpy(raw.data(), &c.temperature, sizeof(float));
+  if (!c.biasValues.empty())
+    std::memcpy(raw.data() + sizeof(float), c.biasValues.data(),
+                sizeof(float) * c.biasValues.size());
+  return key + " values+temperature=" + raw;
+}
+
+void putBytes(std::string &out, const void *data, size_t n) {
+  out.append(static_cast<const char *>(data), n);
+}
+
+struct Reader {
+  const std::string &in;
+  size_t at = 0;
+  bool bytes(void *data, size_t n) {
+    if (n > in.size() - at)
+      return false;
+    std::memcpy(data, in.data() + at, n);
+    at += n;
+    return true;
+  }
+};
+
+} // namespace
+
+bool PagedCache::publish(SequenceId sequence, const std::string &name,
+                         std::string &error) {
+  if (!shared) {
+    error = "publish: this cache has no shared store tier (storeUrl, "
+            "storePages)";
+    return false;
+  }
+  if (!table.check(sequence, error)) {
+    error = "publish: " + error;
+    return false;
+  }
+  const std::int64_t length = table.length(sequence);
+  const std::vector<PageIndex> &row = table.blockTable(sequence);
+  const std::int64_t pages = readPages(length, cfg);
+  const std::vector<std::int64_t> layerBytes = cfg.storedLayerBytes();
+  std::string blob(kManifestMagic, 4);
+  putBytes(blob, &kManifestVersion, 4);
+  const std::string key = configKey(cfg);
+  const std::uint64_t keySize = key.size();
+  putBytes(blob, &keySize, 8);
+  blob += key;
+  putBytes(blob, &length, 8);
+  const size_t tailKeys = size_t((cfg.poolSize - 1) * cfg.dim),
+               tailScores = size_t((cfg.poolSize - 1) * cfg.scoreWidth());
+  for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    const auto *t = tail(sequence, l);
+    std::vector<float> keys(tailKeys, 0.0f), scores(tailScores, 0.0f);
+    if (t) {
+      keys = t->first;
+      scores = t->second;
+    }
+    putBytes(blob, keys.data(), keys.size() * sizeof(float));
+    putBytes(blob, scores.data(), scores.size() * sizeof(float));
+  }
+  const std::uint32_t count = std::uint32_t(pages);
+  putBytes(blob, &count, 4);
+  std::vector<std::int8_t> bytes;
+  SharingStats counts;
+  for (std::int64_t i = 0; i < pages; ++i) {
+    const PageIndex page = row[size_t(i)];
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      std::string digest = resident->storeDigest(page, std::int64_t(l));
+      if (digest.empty()) {
+        bytes.assign(size_t(layerBytes[l]), 0);
+        if (!resident->read(page, std::int64_t(l), bytes.data(), error) ||
+            (digest = shared->putPage(std::int64_t(l), bytes.data(),
+                                      layerBytes[l], error))
+                .empty()) {
+          error = "publish: page " + std::to_string(page) + " layer " +
+                  std::to_string(l) + ": " + error;
+          return false;
+        }
+        ++counts.pagesSent;
+      } else {
+        ++counts.pagesByDigest;
+      }
+      if (digest.size() != 32) {
+        error = "publish: the store gave a digest of " +
+                std::to_string(digest.size()) + " characters, 32 expected";
+        return false;
+      }
+      blob += digest;
+    }
+  }
+  if (!shared->putManifest(name, blob, error)) {
+    error = "publish: manifest '" + name + "': " + error;
+    return false;
+  }
+  ++sharingStats.published;
+  sharingStats.pagesByDigest += counts.pagesByDigest;
+  sharingStats.pagesSent += counts.pagesSent;
+  return true;
+}
+
+bool PagedCache::adopt(const std::string &name, SequenceId &sequence,
+                       std::string &error) {
+  const auto started = std::chrono::steady_clock::now();
+  if (!shared) {
+    error = "adopt: this cache has no shared store tier (storeUrl, "
+            "storePages)";
+    return false;
+  }
+  std::string blob;
+  if (!shared->getManifest(name, blob, error)) {
+    error = "adopt: manifest '" + name + "': " + error;
+    return false;
+  }
+  const std::string bad = "adopt: manifest '" + name + "' ";
+  Reader in{blob};
+  char magic[4];
+  std::uint32_t version = 0;
+  std::uint64_t keySize = 0;
+  if (!in.bytes(magic, 4) || std::memcmp(magic, kManifestMagic, 4) != 0 ||
+      !in.bytes(&version, 4) || version != kManifestVersion ||
+      !in.bytes(&keySize, 8) || keySize > blob.size() - in.at) {
+    error = bad + "is not a cache manifest of version " +
+            std::to_string(kManifestVersion);
+    return false;
+  }
+  const std::string key = blob.substr(in.at, size_t(keySize));
+  in.at += size_t(keySize);
+  if (key != configKey(cfg)) {
+    error = bad + "was published by a cache of another configuration (" +
+            key.substr(0, key.find(" values")) + "; this cache: " +
+            configKey(cfg).substr(0, configKey(cfg).find(" values")) +
+            ", or other bias values or temperature)";
+    return false;
+  }
+  std::int64_t length = 0;
+  if (!in.bytes(&length, 8) || length < 0 || length > INT32_MAX) {
+    error = bad + "has a bad length";
+    return false;
+  }
+  const size_t tailKeys = size_t((cfg.poolSize - 1) * cfg.dim),
+               tailScores = size_t((cfg.poolSize - 1) * cfg.scoreWidth());
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> newTails(
+      size_t(cfg.layers));
+  for (auto &t : newTails) {
+    t.first.resize(tailKeys);
+    t.second.resize(tailScores);
+    if (!in.bytes(t.first.data(), tailKeys * sizeof(float)) ||
+        !in.bytes(t.second.data(), tailScores * sizeof(float))) {
+      error = bad + "is truncated (tails)";
+      return false;
+    }
+  }
+  const std::int64_t pages = readPages(length, cfg);
+  const size_t stored = size_t(cfg.storedLayers());
+  std::uint32_t count = 0;
+  if (!in.bytes(&count, 4) || std::int64_t(count) != pages ||
+      blob.size() - in.at != size_t(pages) * stored * 32) {
+    error = bad + "does not hold " + std::to_string(pages) +
+            " pages' digests for " + std::to_string(length) + " tokens";
+    return false;
+  }
+  // Every page's bytes first: a page the store lost refuses the adopt
+  // before the cache changes.
+  const std::vector<std::int64_t> layerBytes = cfg.storedLayerBytes();
+  std::vector<std::vector<std::int8_t>> bytes(size_t(pages) * stored);
+  std::vector<SharedPages::PageRequest> requests;
+  for (std::int64_t i = 0; i < pages; ++i)
+    for (size_t l = 0; l < stored; ++l) {
+      std::vector<std::int8_t> &page = bytes[size_t(i) * stored + l];
+      page.resize(size_t(layerBytes[l]));
+      requests.push_back({blob.substr(in.at, 32), std::int64_t(l), page.data(),
+                          layerBytes[l]});
+      in.at += 32;
+    }
+  size_t failed = 0;
+  if (!shared->getPages(requests, failed, error)) {
+    error = bad + "page " + std::to_string(failed / stored) + " layer " +
+            std::to_string(failed % stored) + ": " + error;
+    return false;
+  }
+  // A new sequence of that length, its pages written one at a time through
+  // the device tier (a sequence may hold more pages than it has).
+  const SequenceId s = table.add();
+  auto undo = [&] {
+    std::string ignored;
+    free(s, ignored);
+  };
+  std::vector<PageCopy> copies;
+  if (length > 0 && (!table.reserve(s, length, copies, error) ||
+                     !table.commit(s, length, error))) {
+    error = "adopt: " + error;
+    undo();
+    return false;
+  }
+  const std::vector<PageIndex> row = table.blockTable(s);
+  if (std::int64_t(row.size()) < pages) {
+    error = "adopt: internal error: " + std::to_string(row.size()) +
+            " pages reserved for " + std::to_string(pages);
+    undo();
+    return false;
+  }
+  for (std::int64_t i = 0; i < pages; ++i) {
+    std::vector<PageIndex> one = {row[size_t(i)]};
+    if (!resident->pin(one, error)) {
+      error = "adopt: " + error;
+      undo();
+      return false;
+    }
+    for (size_t l = 0; l < stored; ++l)
+      if (!resident->writeResident(row[size_t(i)], std::int64_t(l),
+                                   bytes[size_t(i) * stored + l].data(),
+                                   error)) {
+        resident->unpin(one);
+        error = "adopt: " + error;
+        undo();
+        return false;
+      }
+    resident->unpin(one);
+  }
+  for (std::int64_t l = 0; l < cfg.layers; ++l)
+    tails[size_t(l)][s] = std::move(newTails[size_t(l)]);
+  sequence = s;
+  ++sharingStats.adopted;
+  sharingStats.pagesAdopted += std::uint64_t(pages);
+  sharingStats.adoptSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+          .count();
+  return true;
 }

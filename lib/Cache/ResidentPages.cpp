@@ -1,9 +1,11 @@
 //===- ResidentPages.cpp - Where each page of a cache lives, and its bytes ===//
 
 #include "indexpool/Cache/ResidentPages.h"
+#include "indexpool/Cache/SharedPages.h"
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 
 using namespace indexpool::cache;
@@ -11,7 +13,8 @@ using namespace indexpool::cache;
 std::unique_ptr<ResidentPages>
 ResidentPages::create(const CacheConfig &config,
                       std::unique_ptr<PageStore> device,
-                      std::unique_ptr<PageStore> host, std::string &error) {
+                      std::unique_ptr<PageStore> host, std::string &error,
+                      std::unique_ptr<PageStore> store) {
   std::vector<TierConfig> tierConfigs = {{"device", config.pages}};
   std::vector<std::unique_ptr<PageStore>> stores;
   stores.push_back(std::move(device));
@@ -27,6 +30,15 @@ ResidentPages::create(const CacheConfig &config,
     if (!file)
       return nullptr;
     stores.push_back(std::move(file));
+  }
+  if (config.storePages) {
+    if (!store) {
+      error = "cache configuration: the store tier (" +
+              std::to_string(config.storePages) + " pages) has no page store";
+      return nullptr;
+    }
+    tierConfigs.push_back({"store", config.storePages});
+    stores.push_back(std::move(store));
   }
   std::unique_ptr<TieredPages> tiers =
       TieredPages::create(std::move(tierConfigs), config.policy, error);
@@ -57,6 +69,46 @@ ResidentPages::ResidentPages(const CacheConfig &config,
       freeSlots[t].push_back(PageIndex(s - 1));
   }
   tiers->setPinned([this](PageId page) { return pins.count(PageIndex(page)) != 0; });
+  if (config.storePages)
+    storeTier = stores.size() - 1;
+}
+
+bool ResidentPages::readStored(PageIndex page, std::vector<std::int8_t> &bytes,
+                               std::string &error) const {
+  bytes.assign(staging.size(), 0);
+  const PageIndex from = slots[storeTier][size_t(page)];
+  for (size_t l = 0; l < layerBytes.size(); ++l) {
+    std::string why;
+    if (!stores[storeTier]->read(std::uint64_t(from), std::int64_t(l),
+                                 &bytes[layerStarts[l]], why)) {
+      error = "page " + std::to_string(page) +
+              " was lost by the store tier (" + why +
+              "): free its sequences";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string ResidentPages::storeDigest(PageIndex page,
+                                       std::int64_t layer) const {
+  if (storeTier == TieredPages::kNowhere ||
+      tiers->tierOf(PageId(page)) != storeTier ||
+      !stores[storeTier]->shared())
+    return "";
+  return stores[storeTier]->shared()->pageDigest(
+      std::uint64_t(slots[storeTier][size_t(page)]), layer);
+}
+
+bool ResidentPages::checkStored(const std::vector<PageIndex> &pages,
+                                std::string &error) const {
+  std::vector<std::int8_t> bytes;
+  for (PageIndex page : std::set<PageIndex>(pages.begin(), pages.end()))
+    if (storeTier != TieredPages::kNowhere &&
+        tiers->tierOf(PageId(page)) == storeTier &&
+        !readStored(page, bytes, error))
+      return false;
+  return true;
 }
 
 bool ResidentPages::pin(const std::vector<PageIndex> &pages,
@@ -76,12 +128,40 @@ bool ResidentPages::pin(const std::vector<PageIndex> &pages,
             " pinned by running calls)";
     return false;
   }
+  // The store tier's pages first, before anything moves: a page it lost
+  // refuses this call only (the server keeps no other state of ours).
+  std::map<PageIndex, std::vector<std::int8_t>> fetched;
+  if (storeTier != TieredPages::kNowhere)
+    for (PageIndex page : distinct)
+      if (!pins.count(page) && tiers->tierOf(PageId(page)) == storeTier &&
+          !readStored(page, fetched[page], error))
+        return false;
+  std::vector<PageIndex> pinnedHere;
   for (PageIndex page : pages) {
-    if (!pins.count(page) && !makeResident(page, error)) {
-      failed = error;
-      return false;
+    if (!pins.count(page)) {
+      auto it = fetched.find(page);
+      // A page the victims of an earlier page pushed into the store since
+      // (written moments ago) is read in makeResident.
+      const bool stored = it != fetched.end() &&
+                          tiers->tierOf(PageId(page)) == storeTier;
+      const bool fromStore = storeTier != TieredPages::kNowhere &&
+                             tiers->tierOf(PageId(page)) == storeTier;
+      if (!makeResident(page, stored ? &it->second : nullptr, error)) {
+        // makeResident reads before it changes anything: a store read
+        // failure leaves the page where it was.
+        if (fromStore) {
+          error = "page " + std::to_string(page) +
+                  " was lost by the store tier (" + error +
+                  "): free its sequences";
+          unpin(pinnedHere);
+          return false;
+        }
+        failed = error;
+        return false;
+      }
     }
     ++pins[page];
+    pinnedHere.push_back(page);
   }
   return true;
 }
@@ -94,20 +174,26 @@ void ResidentPages::unpin(const std::vector<PageIndex> &pages) {
   }
 }
 
-bool ResidentPages::makeResident(PageIndex page, std::string &error) {
+bool ResidentPages::makeResident(PageIndex page,
+                                 const std::vector<std::int8_t> *fetched,
+                                 std::string &error) {
   const std::size_t was = tiers->tierOf(PageId(page));
   if (was == 0) {
     tiers->reference(PageId(page));
     return true;
   }
   // The page leaves its tier before the victims move down into it.
+  // Its bytes are read before any state changes.
   std::vector<std::int8_t> bytes(staging.size(), 0);
   if (was != TieredPages::kNowhere) {
     const PageIndex from = slots[was][size_t(page)];
-    for (size_t l = 0; l < layerBytes.size(); ++l)
-      if (!stores[was]->read(std::uint64_t(from), std::int64_t(l),
-                             &bytes[layerStarts[l]], error))
-        return false;
+    if (fetched)
+      bytes = *fetched;
+    else
+      for (size_t l = 0; l < layerBytes.size(); ++l)
+        if (!stores[was]->read(std::uint64_t(from), std::int64_t(l),
+                               &bytes[layerStarts[l]], error))
+          return false;
     slots[was][size_t(page)] = -1;
     freeSlots[was].push_back(from);
   }

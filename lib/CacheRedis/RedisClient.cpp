@@ -250,6 +250,38 @@ bool RedisClient::get(const std::string &key, std::string &value, bool &found,
   return true;
 }
 
+bool RedisClient::mget(const std::vector<std::string> &keys,
+                       std::vector<std::string> &values,
+                       std::vector<bool> &found, std::string &error) {
+  std::vector<const char *> argv{"MGET"};
+  std::vector<size_t> lengths{4};
+  for (const std::string &key : keys) {
+    argv.push_back(key.data());
+    lengths.push_back(key.size());
+  }
+  Reply reply = command(int(argv.size()), argv.data(), lengths.data(), error);
+  if (!reply)
+    return false;
+  if (reply->type != REDIS_REPLY_ARRAY || reply->elements != keys.size()) {
+    error = "MGET of " + std::to_string(keys.size()) +
+            " keys gave no array of that many values";
+    return false;
+  }
+  values.assign(keys.size(), std::string());
+  found.assign(keys.size(), false);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const redisReply *element = reply->element[i];
+    if (element->type == REDIS_REPLY_STRING) {
+      found[i] = true;
+      values[i].assign(element->str, element->len);
+    } else if (element->type != REDIS_REPLY_NIL) {
+      error = "MGET gave a value of type " + std::to_string(element->type);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool RedisClient::ping(std::string &error) {
   const char *argv[1] = {"PING"};
   size_t lengths[1] = {4};

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 struct redisContext;
 struct redisReply;
@@ -42,6 +43,11 @@ public:
   /// GET key: `found` false for a missing key.
   bool get(const std::string &key, std::string &value, bool &found,
            std::string &error);
+  /// MGET keys: one round trip for many pages; values[i] and found[i]
+  /// (false for a missing key) per key.
+  bool mget(const std::vector<std::string> &keys,
+            std::vector<std::string> &values, std::vector<bool> &found,
+            std::string &error);
   bool ping(std::string &error);
 
 private:

@@ -11,6 +11,7 @@
 
 #include "RedisClient.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -195,6 +196,50 @@ public:
     return fetch(hash, layer, bytes, "layer " + std::to_string(layer), error);
   }
 
+  bool getPages(const std::vector<PageRequest> &requests, size_t &failed,
+                std::string &error) const override {
+    // MGET in batches: one round trip for up to kBatch pages, a bounded
+    // reply.
+    constexpr size_t kBatch = 256;
+    std::vector<XXH128_hash_t> hashes(requests.size());
+    for (failed = 0; failed < requests.size(); ++failed) {
+      const PageRequest &r = requests[failed];
+      if (!layerAndSize(r.layer, r.n, error))
+        return false;
+      if (!fromHex(r.digest, hashes[failed])) {
+        error = prefix + "a page digest is 32 hex digits";
+        return false;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string> keys, values;
+    std::vector<bool> found;
+    for (size_t first = 0; first < requests.size(); first += kBatch) {
+      const size_t end = std::min(requests.size(), first + kBatch);
+      keys.clear();
+      for (size_t i = first; i < end; ++i)
+        keys.push_back(pageKey(hashes[i]));
+      std::string why;
+      if (!client->mget(keys, values, found, why)) {
+        counters.failures += 1;
+        failed = first;
+        error = prefix + "reading " + std::to_string(end - first) +
+                " pages: " + why;
+        return false;
+      }
+      noteSuccess();
+      for (size_t i = first; i < end; ++i) {
+        const PageRequest &r = requests[i];
+        if (!accept(hashes[i], r.layer, values[i - first], found[i - first],
+                    r.bytes, "layer " + std::to_string(r.layer), error)) {
+          failed = i;
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   std::string pageDigest(std::uint64_t slot,
                          std::int64_t layer) const override {
     std::string unused;
@@ -317,16 +362,25 @@ private:
   /// GET of one page into `bytes`, only once its length and hash match.
   bool fetch(XXH128_hash_t hash, std::int64_t layer, std::int8_t *bytes,
              const std::string &where, std::string &error) const {
-    const size_t n = size_t(layerBytes[size_t(layer)]);
-    const std::string page = "page " + toHex(hash) + " (" + where + ")";
     std::string value, why;
     bool found = false;
     if (!client->get(pageKey(hash), value, found, why)) {
       counters.failures += 1;
-      error = prefix + "reading " + page + ": " + why;
+      error = prefix + "reading page " + toHex(hash) + " (" + where +
+              "): " + why;
       return false;
     }
     noteSuccess();
+    return accept(hash, layer, value, found, bytes, where, error);
+  }
+
+  /// A page's value as the server gave it into `bytes`, when it is there
+  /// and its hash matches.
+  bool accept(XXH128_hash_t hash, std::int64_t layer, const std::string &value,
+              bool found, std::int8_t *bytes, const std::string &where,
+              std::string &error) const {
+    const size_t n = size_t(layerBytes[size_t(layer)]);
+    const std::string page = "page " + toHex(hash) + " (" + where + ")";
     if (!found)
       error = prefix + "the store lost " + page +
               " (restarted without persistence, or evicted: a cold tier "

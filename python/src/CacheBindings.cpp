@@ -10,13 +10,18 @@
 #include "CacheBindings.h"
 #include "TensorArgs.h"
 
+#include "indexpool/Cache/CacheTiers.h"
 #include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 #include "indexpool/CacheCuda/CudaCacheKernels.h"
+#ifdef INDEXPOOL_PYTHON_REDIS
+#include "indexpool/CacheRedis/CacheStore.h"
+#endif
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <cstring>
 #include <optional>
 
@@ -58,7 +63,9 @@ public:
         std::uint64_t filePages, const std::string &filePath,
         const std::string &policy, bool perChannelScores,
         std::optional<Floats> bias, float temperature,
-        const std::string &device, std::int64_t refine) {
+        const std::string &device, std::int64_t refine,
+        const std::string &store, std::uint64_t storePages,
+        const std::string &model, const std::string &tiers) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -73,6 +80,9 @@ public:
     config.perChannelScores = perChannelScores;
     config.temperature = temperature;
     config.refine = refine;
+    config.storeUrl = store;
+    config.storePages = storePages;
+    config.storeModel = model;
     if (bias) {
       // [P]: a bias per slot; [P, D]: per slot and channel.
       config.bias = bias->ndim() == 1 ? "slot" : "channel";
@@ -84,9 +94,39 @@ public:
     }
     this->threads = threads;
     std::string error;
+    // The list names the tiers; the keyword counts fill those it gives no
+    // count, and a count for a tier it leaves out is refused.
+    if (!tiers.empty() && !applyTiers(tiers, config, error))
+      fail(error);
     auto kernels = makeKernels(config, threads, device, gpu, error);
+    std::unique_ptr<PageStore> pageStore;
+    if (kernels && (!config.storeUrl.empty() || config.storePages)) {
+#ifdef INDEXPOOL_PYTHON_REDIS
+      if (config.storeUrl.empty() || !config.storePages)
+        // The URL may hold a password: it stays out of the message.
+        error = std::string("a store tier needs both a URL (store or "
+                            "tiers) and store_pages (got ") +
+                (config.storeUrl.empty() ? "no URL" : "a URL") +
+                " and store_pages " + std::to_string(config.storePages) + ")";
+      else
+        // Outages and recoveries to stderr: the callback runs under the
+        // store's lock, maybe without the GIL.
+        pageStore = makeCacheStore(
+            config,
+            [](const std::string &text) {
+              std::fprintf(stderr, "indexpool.Cache: %s\n", text.c_str());
+            },
+            error);
+      if (!pageStore)
+        kernels.reset();
+#else
+      error = "this build has no Redis store tier (hiredis and xxhash)";
+      kernels.reset();
+#endif
+    }
     if (kernels)
-      cache = PagedCache::create(config, std::move(kernels), error);
+      cache = PagedCache::create(config, std::move(kernels), error,
+                                 std::move(pageStore));
     if (!cache)
       fail(error);
   }
@@ -130,6 +170,29 @@ public:
     if (!cache->fork(parent, child, error))
       fail(error);
     return child;
+  }
+  void publish(SequenceId s, const std::string &name) {
+    std::string error;
+    if (!cache->publish(s, name, error))
+      fail(error);
+  }
+  SequenceId adopt(const std::string &name) {
+    SequenceId s;
+    std::string error;
+    if (!cache->adopt(name, s, error))
+      fail(error);
+    return s;
+  }
+  py::dict sharing() const {
+    const PagedCache::SharingStats &st = cache->sharing();
+    py::dict d;
+    d["published"] = st.published;
+    d["adopted"] = st.adopted;
+    d["pages_by_digest"] = st.pagesByDigest;
+    d["pages_sent"] = st.pagesSent;
+    d["pages_adopted"] = st.pagesAdopted;
+    d["adopt_seconds"] = st.adoptSeconds;
+    return d;
   }
   void free(SequenceId s) {
     std::string error;
@@ -321,7 +384,9 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     std::uint64_t, std::int64_t, std::int64_t, int,
                     std::uint64_t, std::uint64_t, const std::string &,
                     const std::string &, bool, std::optional<Floats>,
-                    float, const std::string &, std::int64_t>(),
+                    float, const std::string &, std::int64_t,
+                    const std::string &, std::uint64_t, const std::string &,
+                    const std::string &>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -330,6 +395,8 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
            py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
            py::arg("device") = "cpu", py::arg("refine") = 0,
+           py::arg("store") = "", py::arg("store_pages") = 0,
+           py::arg("model") = "", py::arg("tiers") = "",
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
@@ -342,11 +409,27 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            "token tier (P * E tokens a page, P * E * (D + 4) bytes, the "
            "same page ids), and select keeps C * k pooled entries, then "
            "the best k * P + P - 1 of their tokens and the tail's re-scored "
-           "there (refine_paged; the CPU kernels only).")
+           "there (refine_paged; the CPU kernels only); store: "
+           "'redis://[user[:password]@]host[:port][/db]', a bottom tier of "
+           "store_pages pages on a Redis or Valkey server, shared by "
+           "content with other caches of the same configuration and model "
+           "(publish / adopt); tiers: the tiers as one list, top to "
+           "bottom, 'device[:N],host[:N],file[:N],redis://...' (a tier "
+           "left out has none; ':N' sets its pages, else pages, "
+           "host_pages, file_pages or store_pages do).")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
       .def("free", &Cache::free, py::arg("sequence"))
+      .def("publish", &Cache::publish, py::arg("sequence"), py::arg("name"),
+           "Writes the sequence's pages (by content) and a manifest `name` "
+           "to the store tier, for another process's adopt.")
+      .def("adopt", &Cache::adopt, py::arg("name"),
+           "A new sequence from manifest `name` (published by a cache of "
+           "the same configuration and model), its pages hash-checked; its "
+           "id.")
+      .def("sharing", &Cache::sharing,
+           "Counts of publish and adopt: sequences, pages, adopt seconds.")
       .def("length", &Cache::length, py::arg("sequence"))
       .def("block_table", &Cache::blockTable, py::arg("sequence"))
       .def("pages", &Cache::pages, py::arg("layer"),

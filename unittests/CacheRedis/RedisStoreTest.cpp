@@ -9,6 +9,8 @@
 
 #include "indexpool/CacheRedis/RedisStore.h"
 
+#include "RedisServer.h"
+
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
@@ -25,141 +27,9 @@
 #include <unistd.h>
 
 using namespace indexpool::cache;
-using Clock = std::chrono::steady_clock;
+using namespace indexpool::cache::test;
 
 namespace {
-
-std::string findRedisServer() {
-  const char *path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  dirs += ":/usr/bin:/usr/sbin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/redis-server";
-    if (end > start && ::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
-/// A port nobody listens on now (the kernel's pick for port 0).
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = -1;
-  if (fd >= 0 &&
-      ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) ==
-          0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0)
-    port = ntohs(address.sin_port);
-  if (fd >= 0)
-    ::close(fd);
-  return port;
-}
-
-long long milliseconds(Clock::time_point since) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() -
-                                                               since)
-      .count();
-}
-
-/// A raw connection, for what a test does behind the store's back.
-struct Raw {
-  explicit Raw(int port, const char *password = nullptr) {
-    context = redisConnect("127.0.0.1", port);
-    if (password)
-      freeReplyObject(redisCommand(context, "AUTH %s", password));
-  }
-  ~Raw() { redisFree(context); }
-  long long integer(const char *command) {
-    auto *reply = static_cast<redisReply *>(redisCommand(context, command));
-    long long value = reply && reply->type == REDIS_REPLY_INTEGER
-                          ? reply->integer
-                          : -1;
-    freeReplyObject(reply);
-    return value;
-  }
-  bool ok(redisReply *reply) {
-    bool good = reply && reply->type != REDIS_REPLY_ERROR;
-    freeReplyObject(reply);
-    return good;
-  }
-  redisContext *context;
-};
-
-class RedisServer {
-public:
-  ~RedisServer() { stop(); }
-
-  /// Starts redis-server on `fixedPort` (0: a free one), waits for PING.
-  bool start(const std::string &binary, std::vector<std::string> extra = {},
-             int fixedPort = 0) {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      port = fixedPort ? fixedPort : freePort();
-      std::vector<std::string> args = {
-          binary,       "--port", std::to_string(port), "--bind",
-          "127.0.0.1",  "--save", "",                   "--appendonly",
-          "no",         "--daemonize", "no",            "--dir",
-          "/tmp"};
-      args.insert(args.end(), extra.begin(), extra.end());
-      pid = ::fork();
-      if (pid == 0) {
-        int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        std::vector<char *> argv;
-        for (std::string &arg : args)
-          argv.push_back(arg.data());
-        argv.push_back(nullptr);
-        ::execv(binary.c_str(), argv.data());
-        ::_exit(127);
-      }
-      if (pid < 0)
-        return false;
-      // Any reply (NOAUTH included) means it is up; bounded at 10 s.
-      const Clock::time_point started = Clock::now();
-      while (milliseconds(started) < 10000) {
-        int status = 0;
-        if (::waitpid(pid, &status, WNOHANG) == pid) {
-          pid = -1; // it exited: the port was taken, try another
-          break;
-        }
-        redisContext *probe = redisConnect("127.0.0.1", port);
-        redisReply *reply =
-            probe && !probe->err
-                ? static_cast<redisReply *>(redisCommand(probe, "PING"))
-                : nullptr;
-        bool up = reply != nullptr;
-        freeReplyObject(reply);
-        redisFree(probe);
-        if (up)
-          return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      stop();
-      if (fixedPort)
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    return false;
-  }
-  void stop() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    pid = -1;
-  }
-
-  int port = -1;
-  pid_t pid = -1;
-};
 
 std::vector<std::int8_t> randomPage(std::mt19937_64 &random, size_t n) {
   std::vector<std::int8_t> page(n);
@@ -457,6 +327,57 @@ TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
   auto foreign = make(other, 6, layers);
   EXPECT_FALSE(foreign->getManifest("prefix-1", blob, error));
   EXPECT_NE(error.find("another namespace"), std::string::npos) << error;
+}
+
+TEST_F(RedisStoreTest, ManyPagesComeBackInFewRoundTripsAndALostOneIsNamed) {
+  const std::vector<std::int64_t> layers = {64, 128};
+  auto store = make(options(), 1, layers);
+  ASSERT_TRUE(store);
+  std::string error;
+  // 1100 requests: MGET batches of 256, the last one partial.
+  const size_t count = 1100;
+  std::vector<std::vector<std::int8_t>> pages, got(count);
+  std::vector<SharedPages::PageRequest> requests;
+  for (size_t i = 0; i < count; ++i) {
+    const std::int64_t l = std::int64_t(i % 2);
+    pages.push_back(randomPage(random, size_t(layers[size_t(l)])));
+    const std::string digest =
+        store->putPage(l, pages.back().data(), layers[size_t(l)], error);
+    ASSERT_FALSE(digest.empty()) << error;
+    got[i].assign(pages.back().size(), 0);
+    requests.push_back({digest, l, got[i].data(), layers[size_t(l)]});
+  }
+  Raw raw(server.port);
+  ASSERT_TRUE(raw.ok(
+      static_cast<redisReply *>(redisCommand(raw.context, "CONFIG RESETSTAT"))));
+  size_t failed = 99;
+  ASSERT_TRUE(store->getPages(requests, failed, error)) << error;
+  for (size_t i = 0; i < count; ++i)
+    ASSERT_EQ(got[i], pages[i]) << "request " << i;
+  auto *info = static_cast<redisReply *>(
+      redisCommand(raw.context, "INFO commandstats"));
+  ASSERT_TRUE(info && info->type != REDIS_REPLY_ERROR);
+  const std::string stats(info->str, info->len);
+  freeReplyObject(info);
+  EXPECT_NE(stats.find("cmdstat_mget:calls=5,"), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("cmdstat_get:"), std::string::npos) << stats;
+
+  // A page deleted behind the store: the batch fails at that request, and
+  // the pages before it are right, none after it written.
+  const std::string lost = requests[700].digest;
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
+      raw.context, "DEL indexpool:page:%s", lost.c_str()))));
+  for (auto &page : got)
+    std::fill(page.begin(), page.end(), std::int8_t(0));
+  EXPECT_FALSE(store->getPages(requests, failed, error));
+  EXPECT_EQ(failed, 700u);
+  EXPECT_NE(error.find("lost page " + lost), std::string::npos) << error;
+  EXPECT_EQ(got[699], pages[699]);
+  EXPECT_EQ(got[701], std::vector<std::int8_t>(got[701].size(), 0));
+  // A bad digest is refused before any round trip.
+  requests[3].digest = "not hex";
+  EXPECT_FALSE(store->getPages(requests, failed, error));
+  EXPECT_EQ(failed, 3u);
 }
 
 TEST_F(RedisStoreTest, AValueChangedBehindTheStoreIsAnErrorNeverWrongBytes) {

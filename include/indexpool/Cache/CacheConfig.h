@@ -34,6 +34,13 @@ struct CacheConfig {
   std::uint64_t filePages = 0; // a file, created at filePath and unlinked
   std::string filePath;        // at once (nothing is left after a crash)
   std::string policy = "lru-k"; // parsePolicy's names
+  // The bottom tier: a shared page store (a Redis or Valkey server,
+  // lib/CacheRedis makeCacheStore) of storePages pages, below the file
+  // tier. Its namespace hashes storeModel with everything that decides a
+  // page's bytes, so caches of other models or formats never share pages.
+  std::string storeUrl;        // empty: none ("redis://127.0.0.1:6379/0")
+  std::uint64_t storePages = 0;
+  std::string storeModel;
 
   // How groups are pooled (docs/IndexPoolOps.md, compress): gate scores
   // per token ([n]) or per token and channel ([n, D]); a learned bias added
@@ -81,7 +88,9 @@ struct CacheConfig {
   /// Pooled entries select_paged keeps: k, or C * k with refine.
   std::int64_t selectEntries() const { return refine > 0 ? refine * k : k; }
   /// The pages the sequences may hold, every tier together.
-  std::uint64_t totalPages() const { return pages + hostPages + filePages; }
+  std::uint64_t totalPages() const {
+    return pages + hostPages + filePages + storePages;
+  }
 };
 
 } // namespace indexpool::cache

@@ -20,6 +20,8 @@
 
 namespace indexpool::cache {
 
+class SharedPages;
+
 class PageStore {
 public:
   virtual ~PageStore();
@@ -31,6 +33,9 @@ public:
                      const std::int8_t *bytes, std::string &error) = 0;
   /// Layer `layer`'s [slots, page bytes] array, or null (a file).
   virtual std::int8_t *layerData(std::int64_t layer) = 0;
+  /// The same store's pages by content, for sharing between processes
+  /// (SharedPages.h), or null.
+  virtual SharedPages *shared() { return nullptr; }
 };
 
 /// `slots` pages in host memory, zeroed: one layer per entry of

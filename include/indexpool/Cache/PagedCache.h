@@ -32,6 +32,7 @@
 #include "indexpool/Cache/CacheConfig.h"
 #include "indexpool/Cache/ResidentPages.h"
 #include "indexpool/Cache/SequenceTable.h"
+#include "indexpool/Cache/SharedPages.h"
 
 #include <memory>
 #include <set>
@@ -115,10 +116,12 @@ public:
 
 class PagedCache {
 public:
-  /// Null with `error` set for a bad configuration.
-  static std::unique_ptr<PagedCache> create(const CacheConfig &config,
-                                            std::unique_ptr<CacheKernels> kernels,
-                                            std::string &error);
+  /// Null with `error` set for a bad configuration. `store` is the bottom
+  /// tier's PageStore of config.storePages slots (lib/CacheRedis
+  /// makeCacheStore), required exactly when storePages > 0.
+  static std::unique_ptr<PagedCache>
+  create(const CacheConfig &config, std::unique_ptr<CacheKernels> kernels,
+         std::string &error, std::unique_ptr<PageStore> store = nullptr);
 
   SequenceId add() { return table.add(); }
   /// A sequence sharing `parent`'s pages and tails.
@@ -202,11 +205,35 @@ public:
   std::vector<std::int8_t> logicalPages(std::int64_t layer) const;
   /// Hits, misses and bytes moved per tier.
   ResidencyStats residency() const { return resident->stats(); }
+  /// The index (in residency().tiers) of the tier holding `page`, or
+  /// TieredPages::kNowhere.
+  std::size_t pageTier(PageIndex page) const { return resident->tierOf(page); }
   /// A live sequence's tail in `layer`: keys [P - 1, D] and scores
   /// [P - 1, W] (rows past length mod P hold no token), or null before its
   /// first append.
   const std::pair<std::vector<float>, std::vector<float>> *
   tail(SequenceId sequence, std::int64_t layer) const;
+
+  /// Sharing a sequence between processes through the store tier's
+  /// SharedPages (a cache made with a store that has one): publish writes
+  /// every page of `sequence` in every stored layer by content (its digest
+  /// when the store tier holds it already, else its bytes) and a manifest
+  /// `name` (a format version, the configuration, the length, each layer's
+  /// tail, the digests); adopt makes a new sequence from a manifest, its
+  /// pages read and hash-checked from the store. All or nothing: on an
+  /// error no sequence is added.
+  bool publish(SequenceId sequence, const std::string &name,
+               std::string &error);
+  bool adopt(const std::string &name, SequenceId &sequence,
+             std::string &error);
+  struct SharingStats {
+    std::uint64_t published = 0, adopted = 0; // sequences
+    // Pages (every stored layer) published by digest alone and with their
+    // bytes; pages adopted (read from the store).
+    std::uint64_t pagesByDigest = 0, pagesSent = 0, pagesAdopted = 0;
+    double adoptSeconds = 0; // all adopts together
+  };
+  const SharingStats &sharing() const { return sharingStats; }
 
   /// The state a snapshot holds, for restore().
   struct State {
@@ -222,9 +249,10 @@ public:
   /// A cache with `state`, checked (SequenceTable::restore's rules, one
   /// page array of the total pages per stored layer, tails of P - 1 rows,
   /// tails only of live sequences); null with `error` set otherwise.
-  static std::unique_ptr<PagedCache> restore(const CacheConfig &config,
-                                             std::unique_ptr<CacheKernels> kernels,
-                                             State state, std::string &error);
+  static std::unique_ptr<PagedCache>
+  restore(const CacheConfig &config, std::unique_ptr<CacheKernels> kernels,
+          State state, std::string &error,
+          std::unique_ptr<PageStore> store = nullptr);
 
 private:
   // Per sequence: the tail keys [P - 1, D] and scores [P - 1, W].
@@ -257,6 +285,9 @@ private:
   std::vector<Tails> tails; // per layer
   // References kept for freed sequences' pages that a running call pins.
   std::map<PageIndex, std::uint32_t> held;
+  // The store tier's content-level API, or null.
+  SharedPages *shared = nullptr;
+  SharingStats sharingStats;
 };
 
 } // namespace indexpool::cache

@@ -2,12 +2,13 @@
 //
 // The tiers of a PagedCache with their bytes: the device tier (the arrays
 // the kernels read, indexed by slot), then optionally host memory and a
-// file. TieredPages decides which page goes where; this moves the bytes
-// to follow, and maps each page (the id in a block table) to its slot in
-// the device tier, which is what the kernels get. A call pins the pages
-// it reads or writes: they are made resident first (a miss moves the page
-// up and the policy's victims down), and no pinned page moves until it is
-// unpinned, so kernels may run outside the caller's lock.
+// file, then a shared page store (a Redis server). TieredPages decides
+// which page goes where; this moves the bytes to follow, and maps each page
+// (the id in a block table) to its slot in the device tier, which is what
+// the kernels get. A call pins the pages it reads or writes: they are made
+// resident first (a miss moves the page up and the policy's victims down),
+// and no pinned page moves until it is unpinned, so kernels may run outside
+// the caller's lock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,20 +44,34 @@ struct ResidencyStats {
 class ResidentPages {
 public:
   /// The tiers `config` names: `device` (config.pages slots), `host`
-  /// (config.hostPages slots, null when there are none), then a file tier
-  /// of its own; null with `error` set for a bad budget, an unknown policy
-  /// or a file tier that cannot be made.
-  static std::unique_ptr<ResidentPages> create(const CacheConfig &config,
-                                               std::unique_ptr<PageStore> device,
-                                               std::unique_ptr<PageStore> host,
-                                               std::string &error);
+  /// (config.hostPages slots, null when there are none), a file tier of its
+  /// own, then `store` (config.storePages slots, tier "store"; null when
+  /// there are none); null with `error` set for a bad budget, an unknown
+  /// policy or a file tier that cannot be made.
+  static std::unique_ptr<ResidentPages>
+  create(const CacheConfig &config, std::unique_ptr<PageStore> device,
+         std::unique_ptr<PageStore> host, std::string &error,
+         std::unique_ptr<PageStore> store = nullptr);
 
   /// Makes every page of `pages` resident in the device tier and pins it
   /// (once per occurrence). Refused, with nothing pinned, when the distinct
-  /// pages and those pinned already exceed the device tier; a failed move
-  /// (a file error) is fatal: this and every later call say so. A page seen
-  /// for the first time gets zeroed bytes.
+  /// pages and those pinned already exceed the device tier. Pages in the
+  /// store tier are read first: one it lost or changed refuses the call
+  /// with nothing moved or pinned, and later calls on other pages work.
+  /// Any other failed move (a file error) is fatal: this and every later
+  /// call say so. A page seen for the first time gets zeroed bytes.
   bool pin(const std::vector<PageIndex> &pages, std::string &error);
+  /// Reads every stored layer of each page of `pages` in the store tier,
+  /// so a lost one is refused before the caller changes anything.
+  bool checkStored(const std::vector<PageIndex> &pages,
+                   std::string &error) const;
+  /// The digest under which the store tier holds layer `layer` of `page`
+  /// (SharedPages::pageDigest), or "" (elsewhere, or held locally).
+  std::string storeDigest(PageIndex page, std::int64_t layer) const;
+  /// The tier holding `page`, or TieredPages::kNowhere.
+  std::size_t tierOf(PageIndex page) const {
+    return tiers->tierOf(PageId(page));
+  }
   void unpin(const std::vector<PageIndex> &pages);
   bool pinned(PageIndex page) const { return pins.count(page) != 0; }
   std::uint64_t pinnedPages() const { return pins.size(); }
@@ -87,8 +102,14 @@ public:
 private:
   ResidentPages(const CacheConfig &config, std::unique_ptr<TieredPages> tiers,
                 std::vector<std::unique_ptr<PageStore>> stores);
-  /// One page to the device tier (not pinned yet).
-  bool makeResident(PageIndex page, std::string &error);
+  /// One page to the device tier (not pinned yet), with its bytes in every
+  /// stored layer already read (`fetched`) or read here.
+  bool makeResident(PageIndex page, const std::vector<std::int8_t> *fetched,
+                    std::string &error);
+  /// Every stored layer of `page` from the store tier into `bytes` (a
+  /// page's staging size); the error names the page.
+  bool readStored(PageIndex page, std::vector<std::int8_t> &bytes,
+                  std::string &error) const;
   /// Every stored layer of `page` from tier `from`'s slot to a free slot of
   /// `to`.
   bool move(PageIndex page, std::size_t from, std::size_t to,
@@ -107,6 +128,8 @@ private:
   std::vector<size_t> layerStarts;
   std::vector<std::int8_t> staging;
   std::string failed;
+  // The store tier's index, or kNowhere.
+  std::size_t storeTier = TieredPages::kNowhere;
 };
 
 } // namespace indexpool::cache

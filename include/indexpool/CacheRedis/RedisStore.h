@@ -14,6 +14,7 @@
 #define INDEXPOOL_CACHEREDIS_REDISSTORE_H
 
 #include "indexpool/Cache/PageStore.h"
+#include "indexpool/Cache/SharedPages.h"
 
 #include <cstdint>
 #include <functional>
@@ -59,30 +60,32 @@ struct RedisStats {
   std::uint64_t overflowPages = 0, overflowBytes = 0; // held locally now
 };
 
-class RedisStore : public PageStore {
+class RedisStore : public PageStore, public SharedPages {
 public:
   /// PageStore: `write` never loses a page (the local overflow), `read`
   /// fails on a page the server lost or changed, `layerData` is null.
 
-  /// The content-level API, for sharing pages between processes: a page of
-  /// `layer` (exactly that layer's page bytes) by its digest (32 hex
-  /// digits). putPage has no overflow: "" with `error` when the server
+  SharedPages *shared() override { return this; }
+
+  /// The content-level API (SharedPages), for sharing pages between
+  /// processes: a page of `layer` (exactly that layer's page bytes) by its
+  /// digest (32 hex digits). putPage has no overflow: "" with `error` when the server
   /// cannot take it.
   virtual std::string putPage(std::int64_t layer, const std::int8_t *bytes,
-                              std::int64_t n, std::string &error) = 0;
+                              std::int64_t n, std::string &error) override = 0;
   virtual bool getPage(const std::string &digest, std::int64_t layer,
                        std::int8_t *bytes, std::int64_t n,
-                       std::string &error) const = 0;
+                       std::string &error) const override = 0;
   /// The digest of the page the server holds for (slot, layer), or "" (not
   /// written, or held locally): publishing a slot sends no bytes.
   virtual std::string pageDigest(std::uint64_t slot,
-                                 std::int64_t layer) const = 0;
+                                 std::int64_t layer) const override = 0;
   /// A small named blob (a list of digests, say), checked like a page and
   /// bound to the namespace: one written under another `ns` is refused.
   virtual bool putManifest(const std::string &name, const std::string &blob,
-                           std::string &error) = 0;
+                           std::string &error) override = 0;
   virtual bool getManifest(const std::string &name, std::string &blob,
-                           std::string &error) const = 0;
+                           std::string &error) const override = 0;
   virtual RedisStats stats() const = 0;
 };
 

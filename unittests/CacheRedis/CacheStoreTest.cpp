@@ -1,0 +1,605 @@
+//===- CacheStoreTest.cpp - The cache with a store tier on a real server --===//
+//
+// A PagedCache (CPU kernels) whose bottom tier is a RedisStore on its own
+// redis-server (RedisServer.h; skipped, loudly, without one): random
+// appends, forks and frees push pages to the store and bring them back,
+// every live sequence's pages equal one compress_paged of its history and
+// every select passes the float64 reference; the server SIGKILLed and
+// restarted mid-run; a sequence published by a forked child and adopted
+// here. Keys are fresh random values, never zeros.
+//
+//===----------------------------------------------------------------------===//
+
+#include "indexpool/Cache/PagedCache.h"
+#include "indexpool/CacheCpu/CpuCacheKernels.h"
+#include "indexpool/CacheRedis/CacheStore.h"
+
+#include "indexpool/API/Builders.h"
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Reference.h"
+
+#include "RedisServer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+
+using namespace indexpool;
+using namespace indexpool::cache;
+using namespace indexpool::cache::test;
+
+namespace {
+
+struct History {
+  std::vector<std::vector<float>> keys, scores; // per layer
+};
+
+/// One cache and the histories of its sequences.
+struct CacheRun {
+  std::unique_ptr<PagedCache> cache;
+  RedisStore *store = nullptr; // owned by the cache's store tier
+  std::map<SequenceId, History> histories;
+};
+
+class CacheStoreTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    binary = findRedisServer();
+    if (binary.empty())
+      GTEST_SKIP() << "redis-server is not installed (apt-get install "
+                      "redis-server): the cache's store tier is NOT tested";
+    ASSERT_TRUE(server.start(binary));
+    config.layers = 2;
+    config.dim = 32;
+    config.poolSize = 4;
+    config.pageEntries = 4; // 16 tokens a page
+    config.heads = 4;
+    config.k = 6;
+    config.pages = 6;
+    config.hostPages = 8;
+    config.storePages = 40;
+    config.storeUrl = "redis://127.0.0.1:" + std::to_string(server.port);
+    config.storeModel = "test-model";
+  }
+
+  /// A cache of `c` (with its store tier when c.storePages > 0).
+  void make(const CacheConfig &c, CacheRun &run) {
+    std::string error;
+    auto kernels = makeCpuCacheKernels(c, 2, error);
+    ASSERT_TRUE(kernels) << error;
+    std::unique_ptr<RedisStore> store;
+    if (c.storePages) {
+      store = makeCacheStore(
+          c, [this](const std::string &text) { warnings.push_back(text); },
+          error);
+      ASSERT_TRUE(store) << error;
+      run.store = store.get();
+    }
+    run.cache = PagedCache::create(c, std::move(kernels), error,
+                                   std::move(store));
+    ASSERT_TRUE(run.cache) << error;
+  }
+
+  std::vector<float> random(std::mt19937_64 &rng, size_t n) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = normal(rng);
+    return v;
+  }
+
+  /// One decode step of n tokens for `batch`, recorded in the histories;
+  /// false with `error` from the cache.
+  bool step(CacheRun &run, std::mt19937_64 &rng,
+            const std::vector<SequenceId> &batch, std::int64_t n,
+            std::string &error) {
+    const CacheConfig &c = run.cache->config();
+    std::vector<std::vector<float>> keys, scores;
+    std::vector<const float *> keyPtrs, scorePtrs;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      keys.push_back(random(rng, batch.size() * size_t(n * c.dim)));
+      scores.push_back(random(rng, batch.size() * size_t(n * c.scoreWidth())));
+      keyPtrs.push_back(keys.back().data());
+      scorePtrs.push_back(scores.back().data());
+    }
+    if (!run.cache->append(batch, n, keyPtrs, scorePtrs, error))
+      return false;
+    for (size_t b = 0; b < batch.size(); ++b) {
+      History &h = run.histories[batch[b]];
+      h.keys.resize(size_t(c.layers));
+      h.scores.resize(size_t(c.layers));
+      for (size_t l = 0; l < keys.size(); ++l) {
+        const float *k = keys[l].data() + b * size_t(n * c.dim);
+        h.keys[l].insert(h.keys[l].end(), k, k + n * c.dim);
+        const std::int64_t w = c.scoreWidth();
+        const float *s = scores[l].data() + b * size_t(n * w);
+        h.scores[l].insert(h.scores[l].end(), s, s + n * w);
+      }
+    }
+    return true;
+  }
+  void stepOk(CacheRun &run, const std::vector<SequenceId> &batch,
+              std::int64_t n) {
+    std::string error;
+    ASSERT_TRUE(step(run, rng, batch, n, error)) << error;
+  }
+  void fork(CacheRun &run, SequenceId parent, SequenceId &child) {
+    std::string error;
+    ASSERT_TRUE(run.cache->fork(parent, child, error)) << error;
+    run.histories[child] = run.histories[parent];
+  }
+
+  /// The sequence's entries equal one compress_paged of `history` (as
+  /// unittests/Cache/PagedCacheTest.cpp checks them).
+  void checkPages(CacheRun &run, SequenceId s, const History &h) {
+    const CacheConfig &c = run.cache->config();
+    const std::int64_t tokens = run.cache->sequences().length(s);
+    const std::int64_t groups = tokens / c.poolSize;
+    const std::vector<PageIndex> &table = run.cache->sequences().blockTable(s);
+    if (!compress) {
+      CompressPagedSpec spec;
+      spec.dim = c.dim;
+      spec.keyType = DType::F32;
+      spec.poolSize = c.poolSize;
+      spec.layout.pageEntries = c.pageEntries;
+      Status status;
+      auto module = buildCompressPaged(spec, status);
+      ASSERT_TRUE(module) << status.message();
+      CompileOptions options;
+      options.threads = 2;
+      compress = compileForCpu(*module, spec.name, options, status);
+      ASSERT_TRUE(compress) << status.message();
+    }
+    const std::int64_t e = c.pageEntries, d = c.dim;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      ASSERT_EQ(std::int64_t(h.keys[size_t(l)].size()), tokens * d);
+      std::vector<std::int64_t> slots(static_cast<size_t>(groups));
+      for (std::int64_t g = 0; g < groups; ++g)
+        slots[size_t(g)] = std::int64_t(table[size_t(g / e)]) * e + g % e;
+      const std::vector<std::int8_t> actual = run.cache->logicalPages(l);
+      std::vector<std::int8_t> expected(actual.size(), 0);
+      std::vector<TensorRef> inputs = {
+          TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
+                    {tokens, d}),
+          TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
+                    DType::F32, {tokens}),
+          TensorRef(expected.data(), DType::I8,
+                    {std::int64_t(c.totalPages()), c.pageBytes()}),
+          TensorRef(slots.data(), DType::I64, {groups})};
+      std::vector<TensorRef> outputs = {inputs[2]};
+      Status status = compress->call(inputs, outputs);
+      ASSERT_TRUE(status.ok()) << status.message();
+      for (std::int64_t g = 0; g < groups; ++g) {
+        const std::int64_t page = slots[size_t(g)] / e, entry = g % e;
+        const size_t base = size_t(page * c.pageBytes());
+        const size_t codes = base + size_t(entry * d);
+        const size_t scale = base + size_t(e * d + 4 * entry);
+        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
+            << "sequence " << s << " layer " << l << " group " << g;
+        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
+            << "sequence " << s << " layer " << l << " group " << g;
+      }
+    }
+  }
+  void checkPages(CacheRun &run, SequenceId s) {
+    checkPages(run, s, run.histories[s]);
+  }
+
+  /// Every layer's select for `s` passes the float64 reference; the tokens
+  /// of each layer go to `selected` when given.
+  void checkSelect(CacheRun &run, SequenceId s, std::mt19937_64 &queries,
+                   std::vector<std::vector<std::int32_t>> *selected = nullptr) {
+    const CacheConfig &c = run.cache->config();
+    SelectPagedSpec spec;
+    spec.batch = -1;
+    spec.heads = c.heads;
+    spec.dim = c.dim;
+    spec.queryType = DType::F32;
+    spec.k = c.k;
+    spec.poolSize = c.poolSize;
+    spec.layout.pageEntries = c.pageEntries;
+    Status status;
+    auto module = buildSelectPaged(spec, status);
+    ASSERT_TRUE(module) << status.message();
+    const std::vector<PageIndex> &row = run.cache->sequences().blockTable(s);
+    const std::int64_t maxPages = std::max<std::int64_t>(
+        {1, std::int64_t(row.size()),
+         (c.k + c.pageEntries - 1) / c.pageEntries});
+    std::vector<std::int32_t> table(size_t(maxPages), 0);
+    std::copy(row.begin(), row.end(), table.begin());
+    std::vector<std::int32_t> lengths = {
+        std::int32_t(run.cache->sequences().length(s))};
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      std::vector<float> q = random(queries, size_t(c.heads * c.dim));
+      std::vector<float> w = random(queries, size_t(c.heads));
+      std::vector<std::int32_t> tokens;
+      std::string error;
+      ASSERT_TRUE(run.cache->select({s}, l, q.data(), w.data(), tokens, error))
+          << error;
+      if (selected)
+        selected->push_back(tokens);
+      std::vector<std::int8_t> pages = run.cache->logicalPages(l);
+      const std::int64_t width = c.k * c.poolSize + c.poolSize - 1;
+      std::vector<TensorRef> inputs = {
+          TensorRef(q.data(), DType::F32, {1, 1, c.heads, c.dim}),
+          TensorRef(w.data(), DType::F32, {1, 1, c.heads}),
+          TensorRef(pages.data(), DType::I8,
+                    {std::int64_t(c.totalPages()), c.pageBytes()}),
+          TensorRef(table.data(), DType::I32, {1, maxPages}),
+          TensorRef(lengths.data(), DType::I32, {1, 1})};
+      std::vector<TensorRef> outputs = {
+          TensorRef(tokens.data(), DType::I32, {1, 1, width})};
+      std::vector<std::string> report;
+      status = verifyAgainstReference(*module, spec.name, inputs.data(),
+                                      inputs.size(), outputs.data(),
+                                      outputs.size(), report);
+      EXPECT_TRUE(status.ok()) << status.message();
+      for (const std::string &line : report)
+        EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
+    }
+  }
+
+  /// Whether any page holding `s`'s entries is in the store tier.
+  bool inStore(CacheRun &run, SequenceId s) {
+    const auto &row = run.cache->sequences().blockTable(s);
+    for (PageIndex page : row)
+      if (run.cache->pageTier(page) == storeTier)
+        return true;
+    return false;
+  }
+
+  std::string binary;
+  RedisServer server;
+  CacheConfig config;
+  std::vector<std::string> warnings;
+  std::mt19937_64 rng{2026};
+  std::unique_ptr<CpuFunction> compress;
+  const std::size_t storeTier = 2; // device, host, store
+};
+
+TEST_F(CacheStoreTest, PagesReachTheStoreAndComeBackIntact) {
+  CacheRun run;
+  make(config, run);
+  ASSERT_EQ(run.cache->residency().tiers.size(), 3u);
+  EXPECT_EQ(run.cache->residency().tiers[storeTier].name, "store");
+  std::vector<SequenceId> live;
+  for (int i = 0; i < 3; ++i)
+    live.push_back(run.cache->add());
+  std::mt19937_64 queries(11);
+  std::uniform_int_distribution<int> action(0, 99);
+  for (int round = 0; round < 80 && !HasFailure(); ++round) {
+    const int a = action(rng);
+    const SequenceId s = live[size_t(rng() % live.size())];
+    const std::int64_t length = run.cache->sequences().length(s);
+    if (a < 10 && live.size() < 7) {
+      live.push_back(run.cache->add());
+    } else if (a < 20 && live.size() < 7 && length > 0) {
+      SequenceId child;
+      fork(run, s, child);
+      live.push_back(child);
+    } else if ((a < 28 && live.size() > 2) || length > 80) {
+      // A select holds at most the device tier's 6 pages (96 tokens).
+      std::string error;
+      ASSERT_TRUE(run.cache->free(s, error)) << error;
+      run.histories.erase(s);
+      live.erase(std::find(live.begin(), live.end(), s));
+    } else if (a < 40 && length > 0) {
+      checkSelect(run, s, queries);
+    } else {
+      // One or two sequences, 1 to 16 tokens each.
+      std::vector<SequenceId> batch = {s};
+      const SequenceId other = live[size_t(rng() % live.size())];
+      if (other != s && run.cache->sequences().length(other) <= 80)
+        batch.push_back(other);
+      stepOk(run, batch, std::int64_t(1 + rng() % 16));
+    }
+  }
+  for (SequenceId s : live) {
+    checkPages(run, s);
+    if (run.cache->sequences().length(s) > 0)
+      checkSelect(run, s, queries);
+  }
+  const ResidencyStats stats = run.cache->residency();
+  const TierStats &store = stats.tiers[storeTier];
+  std::printf("store tier: %llu pages in, %llu back up (hits); redis: %llu "
+              "stored, %llu deduplicated, %llu read\n",
+              (unsigned long long)store.pagesIn,
+              (unsigned long long)store.hits,
+              (unsigned long long)run.store->stats().stored,
+              (unsigned long long)run.store->stats().deduplicated,
+              (unsigned long long)run.store->stats().reads);
+  EXPECT_GT(store.pagesIn, 0u);
+  EXPECT_GT(store.hits, 0u);
+  EXPECT_GT(run.store->stats().stored, 0u);
+  EXPECT_GT(run.store->stats().reads, 0u);
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(CacheStoreTest, AKilledServerFailsOnlyTheCallsNeedingItsPages) {
+  CacheRun run;
+  make(config, run);
+  // 4 sequences of 80 tokens (20 pages; 14 fit the device and host tiers):
+  // the oldest pages go to the store.
+  std::vector<SequenceId> old;
+  for (int i = 0; i < 4; ++i)
+    old.push_back(run.cache->add());
+  for (int i = 0; i < 5; ++i)
+    stepOk(run, old, 16);
+  const SequenceId fresh = run.cache->add();
+  stepOk(run, {fresh}, 32);
+  ASSERT_FALSE(inStore(run, fresh));
+  std::vector<SequenceId> lost;
+  for (SequenceId s : old)
+    if (inStore(run, s))
+      lost.push_back(s);
+  ASSERT_FALSE(lost.empty());
+  ASSERT_TRUE(warnings.empty());
+
+  server.stop(); // SIGKILL, no persistence: the server's pages are gone
+  // Appends and selects on local pages work; the device tier's victims go
+  // to the store tier, which keeps them in host memory.
+  std::mt19937_64 queries(5);
+  for (int i = 0; i < 3; ++i)
+    stepOk(run, {fresh}, 16);
+  checkSelect(run, fresh, queries);
+  checkPages(run, fresh);
+  EXPECT_GT(run.store->stats().overflowPages, 0u);
+  ASSERT_EQ(warnings.size(), 1u);
+  std::printf("warning: %s\n", warnings[0].c_str());
+
+  // A select needing a page only the server had fails, quickly, with the
+  // page named; nothing is returned and nothing else changes.
+  std::vector<std::int32_t> tokens = {12345};
+  std::vector<float> q = random(rng, size_t(config.heads * config.dim));
+  std::vector<float> w = random(rng, size_t(config.heads));
+  std::string error;
+  const Clock::time_point started = Clock::now();
+  EXPECT_FALSE(run.cache->select({lost[0]}, 0, q.data(), w.data(), tokens,
+                                 error));
+  EXPECT_LT(milliseconds(started), 5000);
+  std::printf("select error: %s\n", error.c_str());
+  EXPECT_NE(error.find("was lost by the store tier"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("free its sequences"), std::string::npos) << error;
+  EXPECT_EQ(tokens, std::vector<std::int32_t>{12345});
+  EXPECT_TRUE(run.cache->residency().tiers.size() == 3);
+  // Not fatal: later calls on other pages work.
+  checkSelect(run, fresh, queries);
+  stepOk(run, {fresh}, 3);
+  checkPages(run, fresh);
+  EXPECT_EQ(warnings.size(), 1u);
+
+  // The server back (empty) on the same port: pages written later go to it
+  // again; the pages it lost stay lost.
+  ASSERT_TRUE(server.start(binary, {}, server.port));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const std::uint64_t storedBefore = run.store->stats().stored;
+  const SequenceId later = run.cache->add();
+  for (int i = 0; i < 5; ++i)
+    stepOk(run, {later}, 16);
+  const SequenceId second = run.cache->add();
+  for (int i = 0; i < 5; ++i)
+    stepOk(run, {second}, 16);
+  EXPECT_GT(run.store->stats().stored, storedBefore);
+  ASSERT_EQ(warnings.size(), 2u);
+  std::printf("recovery: %s\n", warnings[1].c_str());
+  error.clear();
+  EXPECT_FALSE(run.cache->select({lost[0]}, 1, q.data(), w.data(), tokens,
+                                 error));
+  EXPECT_NE(error.find("was lost by the store tier"), std::string::npos)
+      << error;
+  // Free what the server lost; everything else is intact.
+  for (SequenceId s : old)
+    if (std::find(lost.begin(), lost.end(), s) != lost.end()) {
+      ASSERT_TRUE(run.cache->free(s, error)) << error;
+      run.histories.erase(s);
+    }
+  for (auto &[s, history] : run.histories) {
+    checkPages(run, s, history);
+    checkSelect(run, s, queries);
+  }
+}
+
+/// The child's side of the sharing test: a cache of `c` appends `steps`
+/// decode steps of keys from `seed` to one sequence and publishes it as
+/// `name`; 0 on success.
+int publishInChild(const CacheConfig &c, std::uint64_t seed,
+                   const std::vector<std::int64_t> &steps,
+                   const std::string &name) {
+  std::string error;
+  auto kernels = makeCpuCacheKernels(c, 1, error);
+  std::unique_ptr<RedisStore> store =
+      kernels ? makeCacheStore(c, {}, error) : nullptr;
+  std::unique_ptr<PagedCache> cache =
+      store ? PagedCache::create(c, std::move(kernels), error, std::move(store))
+            : nullptr;
+  if (!cache) {
+    std::fprintf(stderr, "child: %s\n", error.c_str());
+    return 1;
+  }
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const SequenceId s = cache->add();
+  for (std::int64_t n : steps) {
+    std::vector<std::vector<float>> keys(size_t(c.layers)),
+        scores(size_t(c.layers));
+    std::vector<const float *> keyPtrs, scorePtrs;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+      keys[size_t(l)].resize(size_t(n * c.dim));
+      scores[size_t(l)].resize(size_t(n));
+      for (float &x : keys[size_t(l)])
+        x = normal(rng);
+      for (float &x : scores[size_t(l)])
+        x = normal(rng);
+      keyPtrs.push_back(keys[size_t(l)].data());
+      scorePtrs.push_back(scores[size_t(l)].data());
+    }
+    if (!cache->append({s}, n, keyPtrs, scorePtrs, error)) {
+      std::fprintf(stderr, "child: %s\n", error.c_str());
+      return 1;
+    }
+  }
+  if (!cache->publish(s, name, error)) {
+    std::fprintf(stderr, "child: %s\n", error.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+TEST_F(CacheStoreTest, ASequencePublishedByAnotherProcessIsAdopted) {
+  // The child appends 90 tokens (22 groups, 6 pages, a tail of 2) in
+  // steps of these sizes, from this seed.
+  const std::vector<std::int64_t> steps = {5, 16, 1, 30, 7, 31};
+  const std::uint64_t seed = 77;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    ::_exit(publishInChild(config, seed, steps, "prefix"));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  // The same keys appended here, in a cache without a store tier.
+  CacheConfig plain = config;
+  plain.storePages = 0;
+  plain.storeUrl.clear();
+  CacheRun self;
+  make(plain, self);
+  {
+    std::mt19937_64 keys(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const SequenceId s = self.cache->add();
+    History &h = self.histories[s];
+    h.keys.resize(2);
+    h.scores.resize(2);
+    for (std::int64_t n : steps) {
+      std::vector<const float *> keyPtrs, scorePtrs;
+      std::vector<std::vector<float>> k(2), sc(2);
+      for (size_t l = 0; l < 2; ++l) {
+        k[l].resize(size_t(n * config.dim));
+        sc[l].resize(size_t(n));
+        for (float &x : k[l])
+          x = normal(keys);
+        for (float &x : sc[l])
+          x = normal(keys);
+        keyPtrs.push_back(k[l].data());
+        scorePtrs.push_back(sc[l].data());
+        h.keys[l].insert(h.keys[l].end(), k[l].begin(), k[l].end());
+        h.scores[l].insert(h.scores[l].end(), sc[l].begin(), sc[l].end());
+      }
+      std::string error;
+      ASSERT_TRUE(self.cache->append({s}, n, keyPtrs, scorePtrs, error))
+          << error;
+    }
+  }
+  const SequenceId mine = 0;
+  const History history = self.histories[mine];
+
+  CacheRun run;
+  make(config, run);
+  Raw raw(server.port);
+  const long long keysBefore = raw.integer("DBSIZE");
+  // Some traffic of its own first, so the adopted pages get other ids.
+  const SequenceId other = run.cache->add();
+  stepOk(run, {other}, 40);
+  SequenceId adopted;
+  std::string error;
+  ASSERT_TRUE(run.cache->adopt("prefix", adopted, error)) << error;
+  ASSERT_EQ(run.cache->sequences().length(adopted), 90);
+  checkPages(run, adopted, history);
+  // Byte for byte the pages of the cache that appended the keys itself.
+  const auto &ours = run.cache->sequences().blockTable(adopted);
+  const auto &theirs = self.cache->sequences().blockTable(mine);
+  std::vector<std::int8_t> a(size_t(config.pageBytes())),
+      b(size_t(config.pageBytes()));
+  for (size_t i = 0; i < 6; ++i)
+    for (std::int64_t l = 0; l < config.layers; ++l) {
+      ASSERT_TRUE(run.cache->readPage(ours[i], l, a.data(), error)) << error;
+      ASSERT_TRUE(self.cache->readPage(theirs[i], l, b.data(), error))
+          << error;
+      EXPECT_EQ(a, b) << "page " << i << " layer " << l;
+    }
+  // The same tokens for the same queries (the tails came too), and the
+  // reference's check.
+  std::mt19937_64 q1(3), q2(3);
+  std::vector<std::vector<std::int32_t>> adoptedTokens, selfTokens;
+  checkSelect(run, adopted, q1, &adoptedTokens);
+  checkSelect(self, mine, q2, &selfTokens);
+  EXPECT_EQ(adoptedTokens, selfTokens);
+
+  // A second adopt, into a new cache (another process's view), reads
+  // what is there and writes nothing: no new key on the server.
+  const long long keysAfter = raw.integer("DBSIZE");
+  CacheRun second;
+  make(config, second);
+  SequenceId again;
+  ASSERT_TRUE(second.cache->adopt("prefix", again, error)) << error;
+  checkPages(second, again, history);
+  EXPECT_EQ(raw.integer("DBSIZE"), keysAfter);
+  EXPECT_EQ(second.store->stats().stored, 0u);
+  std::printf("redis keys: %lld before the adopts, %lld after the first "
+              "adopt and its cache's own traffic, %lld after the second "
+              "adopt\n",
+              keysBefore, keysAfter, raw.integer("DBSIZE"));
+  for (CacheRun *r : {&run, &second}) {
+    const PagedCache::SharingStats &sharing = r->cache->sharing();
+    EXPECT_EQ(sharing.adopted, 1u);
+    EXPECT_EQ(sharing.pagesAdopted, 6u);
+    std::printf("adopt: %llu pages (%lld stored layers of %lld bytes each) "
+                "in %.1f us, %.1f us a page\n",
+                (unsigned long long)sharing.pagesAdopted,
+                (long long)config.storedLayers(),
+                (long long)config.pageBytes(), sharing.adoptSeconds * 1e6,
+                sharing.adoptSeconds * 1e6 / double(sharing.pagesAdopted));
+  }
+
+  // A cache of another configuration refuses the manifest, and adds
+  // nothing.
+  for (int variant = 0; variant < 2; ++variant) {
+    CacheConfig otherConfig = config;
+    if (variant == 0) {
+      otherConfig.dim = 64;
+    } else {
+      otherConfig.bias = "slot";
+      otherConfig.biasValues = {0.5f, -0.25f, 0.125f, 1.0f};
+    }
+    CacheRun foreign;
+    make(otherConfig, foreign);
+    SequenceId none;
+    error.clear();
+    EXPECT_FALSE(foreign.cache->adopt("prefix", none, error));
+    std::printf("another configuration: %s\n", error.c_str());
+    EXPECT_NE(error.find("prefix"), std::string::npos) << error;
+    EXPECT_EQ(foreign.cache->sequences().liveSequences(), 0u);
+  }
+  // A missing manifest, and a cache without a store.
+  EXPECT_FALSE(run.cache->adopt("nothing", again, error));
+  EXPECT_FALSE(self.cache->adopt("prefix", again, error));
+  EXPECT_NE(error.find("no shared store tier"), std::string::npos) << error;
+}
+
+TEST_F(CacheStoreTest, AStoreTierNeedsAStore) {
+  std::string error;
+  auto kernels = makeCpuCacheKernels(config, 1, error);
+  ASSERT_TRUE(kernels) << error;
+  EXPECT_FALSE(PagedCache::create(config, std::move(kernels), error));
+  EXPECT_NE(error.find("storePages = 40 needs a page store"),
+            std::string::npos)
+      << error;
+  CacheConfig bad = config;
+  bad.storeUrl = "http://127.0.0.1";
+  EXPECT_FALSE(makeCacheStore(bad, {}, error));
+  EXPECT_NE(error.find("the store tier"), std::string::npos) << error;
+  // Configurations that differ in a page's bytes get other namespaces.
+  CacheConfig t = config;
+  t.temperature = 0.7f;
+  CacheConfig m = config;
+  m.storeModel = "other";
+  EXPECT_NE(cacheStoreNamespace(config), cacheStoreNamespace(t));
+  EXPECT_NE(cacheStoreNamespace(config), cacheStoreNamespace(m));
+}
+
+} // namespace
