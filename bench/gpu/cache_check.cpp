@@ -1,11 +1,13 @@
 //===- cache_check.cpp - The cache runtime on a GPU, checked call by call -===//
 //
-// indexpool-cache-gpu-check APPEND.json SELECT.json [STEPS]: a PagedCache
-// on the CUDA backend (the device tier in device memory, a host tier and a
-// file tier below it), its artifacts' configuration read back from their
-// manifests, runs a decode workload of random keys (appends of 1 to 64
-// tokens, forks, frees, a select of every sequence appended to) with
-// every call checked against the float64 reference by
+// indexpool-cache-gpu-check APPEND.json SELECT.json [TOKEN_APPEND.json
+// REFINE.json] [STEPS]: a PagedCache on the CUDA backend (the device tier
+// in device memory, a host tier and a file tier below it), its artifacts'
+// configuration read back from their manifests (with the token tier's two
+// artifacts a refine cache, C from their k), runs a decode workload of
+// random keys (appends of 1 to 64 tokens, forks, frees, a select of every
+// sequence appended to) with every call, the token tier's appends and
+// refines included, checked against the float64 reference by
 // VerifyingCacheKernels. Prints one summary line and exits 0, or the first
 // failing call's error and exits 1. MLIR-free: it runs where only the
 // runtime builds (bench/gpu/run-on-device.sh). INDEXPOOL_LIBCUDA_PATH
@@ -53,10 +55,15 @@ static bool readArtifact(const std::string &path, std::string &manifestText,
 }
 
 int main(int argc, char **argv) {
-  if (argc < 3 || argc > 4)
+  if (argc < 3 || argc > 6)
     return fail("usage: indexpool-cache-gpu-check APPEND.json SELECT.json "
-                "[STEPS]");
-  const int steps = argc == 4 ? std::atoi(argv[3]) : 60;
+                "[STEPS], or with the token tier APPEND.json SELECT.json "
+                "TOKEN_APPEND.json REFINE.json [STEPS]");
+  // Four or five arguments: the token tier's two artifacts come third and
+  // fourth.
+  const bool tokenTier = argc >= 5;
+  const int stepsAt = tokenTier ? 5 : 3;
+  const int steps = argc > stepsAt ? std::atoi(argv[stepsAt]) : 60;
   if (steps < 1 || steps > 100000)
     return fail("STEPS must be 1 to 100000");
   std::string error;
@@ -64,7 +71,12 @@ int main(int argc, char **argv) {
   if (!readArtifact(argv[1], artifacts.appendManifest, artifacts.appendBinary,
                     error) ||
       !readArtifact(argv[2], artifacts.selectManifest, artifacts.selectBinary,
-                    error))
+                    error) ||
+      (tokenTier &&
+       (!readArtifact(argv[3], artifacts.tokenAppendManifest,
+                      artifacts.tokenAppendBinary, error) ||
+        !readArtifact(argv[4], artifacts.refineManifest,
+                      artifacts.refineBinary, error))))
     return fail(error);
   CacheConfig config;
   config.layers = 2;
@@ -150,13 +162,20 @@ int main(int argc, char **argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   const ResidencyStats stats = cache->residency();
-  std::printf("cache on %s: %llu appends and %llu selects verified against "
+  // With refine each append and select is two calls, both counted.
+  std::string tier;
+  if (config.refine > 0)
+    tier = " (refine " + std::to_string(config.refine) + ": " +
+           std::to_string(calls.tokenAppends.load()) +
+           " token-tier appends and " + std::to_string(calls.refines.load()) +
+           " refines)";
+  std::printf("cache on %s: %llu appends and %llu selects%s verified against "
               "the float64 reference (near-tie swaps %llu, codes one off %llu); "
               "device-tier hits %llu, misses %llu, pages to the file %llu; "
               "%.1f s with the reference\n",
               device->info().describe().c_str(),
               (unsigned long long)calls.appends.load(),
-              (unsigned long long)calls.selects.load(),
+              (unsigned long long)calls.selects.load(), tier.c_str(),
               (unsigned long long)calls.nearTieSwaps.load(),
               (unsigned long long)calls.offByOneCodes.load(),
               (unsigned long long)stats.hits, (unsigned long long)stats.misses,

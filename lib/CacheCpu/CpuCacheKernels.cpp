@@ -5,10 +5,87 @@
 #include "indexpool/API/Builders.h"
 #include "indexpool/API/Compiler.h"
 
+#include <optional>
+
 using namespace indexpool;
 using namespace indexpool::cache;
 
 namespace {
+
+/// Scores for `rows` tokens of each of `batch` sequences: one a token, or
+/// one a channel.
+std::vector<std::int64_t> scoreShape(const CacheConfig &cfg, std::int64_t batch,
+                                     std::int64_t rows) {
+  return cfg.perChannelScores ? std::vector<std::int64_t>{batch, rows, cfg.dim}
+                              : std::vector<std::int64_t>{batch, rows};
+}
+
+/// append_paged's operands: keys, scores, [bias,] tail keys, tail scores,
+/// lengths, pages of `pageBytes`, block table. AppendCall (the pooled
+/// tier) and TokenAppendCall (the token tier) name theirs alike; the bias
+/// and the tails are the caller's.
+template <typename Call>
+std::vector<TensorRef> appendInputs(const CacheConfig &cfg, const Call &c,
+                                    std::optional<TensorRef> bias,
+                                    TensorRef tailKeys, TensorRef tailScores,
+                                    std::int64_t pageBytes) {
+  std::vector<TensorRef> inputs = {
+      TensorRef(const_cast<float *>(c.keys), DType::F32,
+                {c.batch, c.newTokens, cfg.dim}),
+      TensorRef(const_cast<float *>(c.scores), DType::F32,
+                scoreShape(cfg, c.batch, c.newTokens))};
+  if (bias)
+    inputs.push_back(*bias);
+  inputs.push_back(tailKeys);
+  inputs.push_back(tailScores);
+  inputs.push_back(
+      TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32, {c.batch}));
+  inputs.push_back(
+      TensorRef(c.pages, DType::I8, {std::int64_t(cfg.pages), pageBytes}));
+  inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
+                             DType::I32, {c.batch, c.maxPages}));
+  return inputs;
+}
+
+/// What append_paged writes, where it is (in_place_of): the pages, the
+/// tail keys and the tail scores of appendInputs' operands.
+std::vector<TensorRef> appendOutputs(const std::vector<TensorRef> &inputs) {
+  const size_t n = inputs.size(); // ..., tails, lengths, pages, block table
+  return {inputs[n - 2], inputs[n - 5], inputs[n - 4]};
+}
+
+/// select_paged's operands (SelectCall) or refine_paged's (RefineCall):
+/// queries, weights, [candidates (refine_paged's),] pages of `pageBytes`,
+/// block table, lengths.
+template <typename Call>
+std::vector<TensorRef> selectInputs(const CacheConfig &cfg, const Call &c,
+                                    std::optional<TensorRef> candidates,
+                                    std::int64_t pageBytes) {
+  std::vector<TensorRef> inputs = {
+      TensorRef(const_cast<float *>(c.queries), DType::F32,
+                {c.batch, 1, cfg.heads, cfg.dim}),
+      TensorRef(const_cast<float *>(c.weights), DType::F32,
+                {c.batch, 1, cfg.heads})};
+  if (candidates)
+    inputs.push_back(*candidates);
+  inputs.push_back(TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
+                             {std::int64_t(cfg.pages), pageBytes}));
+  inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
+                             DType::I32, {c.batch, c.maxPages}));
+  inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
+                             {c.batch, 1}));
+  return inputs;
+}
+
+/// Calls `function`; false with `error` naming `kernel` otherwise.
+bool callKernel(CpuFunction &function, const char *kernel,
+                const std::vector<TensorRef> &inputs,
+                const std::vector<TensorRef> &outputs, std::string &error) {
+  Status status = function.call(inputs, outputs);
+  if (!status.ok())
+    error = std::string(kernel) + ": " + status.message();
+  return status.ok();
+}
 
 class CpuCacheKernels final : public CacheKernels {
 public:
@@ -23,115 +100,57 @@ public:
 
   bool append(const AppendCall &c, std::string &error) override {
     const std::int64_t d = cfg.dim, tail = cfg.poolSize - 1;
-    const std::int64_t pages = std::int64_t(cfg.pages);
-    auto scoreShape = [&](std::int64_t rows) {
-      return cfg.perChannelScores ? std::vector<std::int64_t>{c.batch, rows, d}
-                                  : std::vector<std::int64_t>{c.batch, rows};
-    };
-    // keys, scores, [bias,] tail keys, tail scores, lengths, pages, block
-    // table; results: pages, tail keys, tail scores, written where they are.
-    std::vector<TensorRef> inputs = {
-        TensorRef(const_cast<float *>(c.keys), DType::F32,
-                  {c.batch, c.newTokens, d}),
-        TensorRef(const_cast<float *>(c.scores), DType::F32,
-                  scoreShape(c.newTokens))};
+    std::optional<TensorRef> bias;
     if (cfg.bias == "slot")
-      inputs.push_back(TensorRef(const_cast<float *>(c.bias), DType::F32,
-                                 {cfg.poolSize}));
+      bias = TensorRef(const_cast<float *>(c.bias), DType::F32, {cfg.poolSize});
     else if (cfg.bias == "channel")
-      inputs.push_back(TensorRef(const_cast<float *>(c.bias), DType::F32,
-                                 {cfg.poolSize, d}));
-    const size_t tailAt = inputs.size();
-    inputs.push_back(TensorRef(c.tailKeys, DType::F32, {c.batch, tail, d}));
-    inputs.push_back(TensorRef(c.tailScores, DType::F32, scoreShape(tail)));
-    inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.lengths),
-                               DType::I32, {c.batch}));
-    inputs.push_back(TensorRef(c.pages, DType::I8, {pages, cfg.pageBytes()}));
-    inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
-                               DType::I32, {c.batch, c.maxPages}));
-    std::vector<TensorRef> outputs = {inputs[tailAt + 3], inputs[tailAt],
-                                      inputs[tailAt + 1]};
-    Status status = appendFn->call(inputs, outputs);
-    if (!status.ok())
-      error = "append_paged: " + status.message();
-    return status.ok();
+      bias =
+          TensorRef(const_cast<float *>(c.bias), DType::F32, {cfg.poolSize, d});
+    std::vector<TensorRef> inputs = appendInputs(
+        cfg, c, bias, TensorRef(c.tailKeys, DType::F32, {c.batch, tail, d}),
+        TensorRef(c.tailScores, DType::F32, scoreShape(cfg, c.batch, tail)),
+        cfg.pageBytes());
+    return callKernel(*appendFn, "append_paged", inputs, appendOutputs(inputs),
+                      error);
   }
 
   bool select(const SelectCall &c, std::string &error) override {
-    const std::int64_t pages = std::int64_t(cfg.pages);
-    std::vector<TensorRef> inputs = {
-        TensorRef(const_cast<float *>(c.queries), DType::F32,
-                  {c.batch, 1, cfg.heads, cfg.dim}),
-        TensorRef(const_cast<float *>(c.weights), DType::F32,
-                  {c.batch, 1, cfg.heads}),
-        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                  {pages, cfg.pageBytes()}),
-        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
-                  {c.batch, c.maxPages}),
-        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
-                  {c.batch, 1})};
-    std::vector<TensorRef> outputs = {TensorRef(
-        c.tokens, DType::I32,
-        {c.batch, 1, cfg.selectEntries() * cfg.poolSize + cfg.poolSize - 1})};
-    Status status = selectFn->call(inputs, outputs);
-    if (!status.ok())
-      error = "select_paged: " + status.message();
-    return status.ok();
+    const std::int64_t p = cfg.poolSize;
+    return callKernel(
+        *selectFn, "select_paged",
+        selectInputs(cfg, c, std::nullopt, cfg.pageBytes()),
+        {TensorRef(c.tokens, DType::I32,
+                   {c.batch, 1, cfg.selectEntries() * p + p - 1})},
+        error);
   }
 
   bool appendTokens(const TokenAppendCall &c, std::string &error) override {
     if (!tokenAppendFn)
       return CacheKernels::appendTokens(c, error);
-    const std::int64_t d = cfg.dim, pages = std::int64_t(cfg.pages);
-    auto scoreShape = [&](std::int64_t rows) {
-      return cfg.perChannelScores ? std::vector<std::int64_t>{c.batch, rows, d}
-                                  : std::vector<std::int64_t>{c.batch, rows};
-    };
     // Tails of 0 rows: nothing is read or written there, but a tensor needs
     // an address.
     float noKeys = 0.0f, noScores = 0.0f;
-    std::vector<TensorRef> inputs = {
-        TensorRef(const_cast<float *>(c.keys), DType::F32,
-                  {c.batch, c.newTokens, d}),
-        TensorRef(const_cast<float *>(c.scores), DType::F32,
-                  scoreShape(c.newTokens)),
-        TensorRef(&noKeys, DType::F32, {c.batch, 0, d}),
-        TensorRef(&noScores, DType::F32, scoreShape(0)),
-        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
-                  {c.batch}),
-        TensorRef(c.pages, DType::I8, {pages, cfg.tokenPageBytes()}),
-        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
-                  {c.batch, c.maxPages})};
-    std::vector<TensorRef> outputs = {inputs[5], inputs[2], inputs[3]};
-    Status status = tokenAppendFn->call(inputs, outputs);
-    if (!status.ok())
-      error = "append_paged (token tier): " + status.message();
-    return status.ok();
+    std::vector<TensorRef> inputs = appendInputs(
+        cfg, c, std::nullopt,
+        TensorRef(&noKeys, DType::F32, {c.batch, 0, cfg.dim}),
+        TensorRef(&noScores, DType::F32, scoreShape(cfg, c.batch, 0)),
+        cfg.tokenPageBytes());
+    return callKernel(*tokenAppendFn, "append_paged (token tier)", inputs,
+                      appendOutputs(inputs), error);
   }
 
   bool refine(const RefineCall &c, std::string &error) override {
     if (!refineFn)
       return CacheKernels::refine(c, error);
-    const std::int64_t p = cfg.poolSize, pages = std::int64_t(cfg.pages);
-    std::vector<TensorRef> inputs = {
-        TensorRef(const_cast<float *>(c.queries), DType::F32,
-                  {c.batch, 1, cfg.heads, cfg.dim}),
-        TensorRef(const_cast<float *>(c.weights), DType::F32,
-                  {c.batch, 1, cfg.heads}),
-        TensorRef(const_cast<std::int32_t *>(c.candidates), DType::I32,
-                  {c.batch, 1, cfg.selectEntries() * p + p - 1}),
-        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                  {pages, cfg.tokenPageBytes()}),
-        TensorRef(const_cast<std::int32_t *>(c.blockTable), DType::I32,
-                  {c.batch, c.maxPages}),
-        TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
-                  {c.batch, 1})};
-    std::vector<TensorRef> outputs = {
-        TensorRef(c.tokens, DType::I32, {c.batch, 1, cfg.k * p + p - 1})};
-    Status status = refineFn->call(inputs, outputs);
-    if (!status.ok())
-      error = "refine_paged: " + status.message();
-    return status.ok();
+    const std::int64_t p = cfg.poolSize;
+    // select_paged's row of tokens for each sequence
+    TensorRef candidates(const_cast<std::int32_t *>(c.candidates), DType::I32,
+                         {c.batch, 1, cfg.selectEntries() * p + p - 1});
+    return callKernel(
+        *refineFn, "refine_paged",
+        selectInputs(cfg, c, candidates, cfg.tokenPageBytes()),
+        {TensorRef(c.tokens, DType::I32, {c.batch, 1, cfg.k * p + p - 1})},
+        error);
   }
 
 private:

@@ -5,6 +5,7 @@
 #include "indexpool/Runtime/GpuFunction.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace indexpool;
 using namespace indexpool::cache;
@@ -173,17 +174,31 @@ struct Lane {
     if (stream)
       device.destroyStream(stream);
   }
-  /// A device copy of `bytes` host bytes in scratch `index`, queued.
-  bool upload(size_t index, const void *host, size_t bytes,
-              DevicePointer &out, std::string &error) {
+  /// Scratch `index`, made (empty) if the lane has none there yet.
+  Scratch &at(size_t index) {
     while (scratch.size() <= index)
       scratch.push_back(std::make_unique<Scratch>(device));
-    if (!scratch[index]->reserve(bytes, error) ||
-        !device.copyToDeviceAsync(scratch[index]->pointer, host, bytes, stream,
-                                  error))
+    return *scratch[index];
+  }
+  /// A device copy of `bytes` host bytes in scratch `index`, queued.
+  bool upload(size_t index, const void *host, size_t bytes, DevicePointer &out,
+              std::string &error) {
+    Scratch &to = at(index);
+    if (!to.reserve(bytes, error) ||
+        !device.copyToDeviceAsync(to.pointer, host, bytes, stream, error))
       return false;
-    out = scratch[index]->pointer;
+    out = to.pointer;
     return true;
+  }
+  /// `kernel` (one of the lane's functions) launched on the lane's stream;
+  /// false with `error` naming it otherwise.
+  bool launch(GpuFunction &function, const char *kernel,
+              const std::vector<TensorRef> &inputs,
+              const std::vector<TensorRef> &outputs, std::string &error) {
+    Status status = function.launch(inputs, outputs, stream);
+    if (!status.ok())
+      error = std::string(kernel) + ": " + status.message();
+    return status.ok();
   }
   CudaDevice &device;
   CudaDevice::StreamHandle stream = nullptr;
@@ -191,6 +206,20 @@ struct Lane {
   std::unique_ptr<GpuFunction> function, tokenFunction;
   std::vector<std::unique_ptr<Scratch>> scratch;
 };
+
+/// append_paged's operands in device memory (the pages are the device
+/// tier's): the pooled tier's, or the token tier's with no bias and tails
+/// of 0 rows.
+struct AppendOperands {
+  DevicePointer keys, scores, bias = 0, tailKeys, tailScores, lengths, table;
+};
+
+/// What append_paged writes, where it is (in_place_of): the pages, the
+/// tail keys and the tail scores of appendInputs' operands.
+std::vector<TensorRef> appendOutputs(const std::vector<TensorRef> &inputs) {
+  const size_t n = inputs.size(); // ..., tails, lengths, pages, block table
+  return {inputs[n - 2], inputs[n - 5], inputs[n - 4]};
+}
 
 class CudaCacheKernels final : public CacheKernels {
 public:
@@ -231,94 +260,42 @@ public:
     CurrentContext current(device, error);
     if (!current.ok)
       return false;
-    const std::int64_t d = cfg.dim, w = cfg.scoreWidth(), tail = cfg.poolSize - 1;
-    auto scoreShape = [&](std::int64_t rows) {
-      return w == 1 ? std::vector<std::int64_t>{c.batch, rows}
-                    : std::vector<std::int64_t>{c.batch, rows, d};
-    };
+    const std::int64_t d = cfg.dim, w = cfg.scoreWidth(),
+                       tail = cfg.poolSize - 1;
     const size_t f = sizeof(float);
     const size_t keyBytes = size_t(c.batch * c.newTokens * d) * f,
                  scoreBytes = size_t(c.batch * c.newTokens * w) * f,
                  tailKeyBytes = size_t(c.batch * tail * d) * f,
                  tailScoreBytes = size_t(c.batch * tail * w) * f;
-    DevicePointer keys, scores, bias = 0, tailKeys, tailScores, lengths, table;
-    if (!appends.upload(0, c.keys, keyBytes, keys, error) ||
-        !appends.upload(1, c.scores, scoreBytes, scores, error) ||
+    AppendOperands on;
+    if (!appends.upload(0, c.keys, keyBytes, on.keys, error) ||
+        !appends.upload(1, c.scores, scoreBytes, on.scores, error) ||
         (cfg.biasCount() > 0 &&
-         !appends.upload(2, c.bias, size_t(cfg.biasCount()) * f, bias, error)) ||
-        !appends.upload(3, c.tailKeys, tailKeyBytes, tailKeys, error) ||
-        !appends.upload(4, c.tailScores, tailScoreBytes, tailScores, error) ||
-        !appends.upload(5, c.lengths, size_t(c.batch) * 4, lengths, error) ||
+         !appends.upload(2, c.bias, size_t(cfg.biasCount()) * f, on.bias,
+                         error)) ||
+        !appends.upload(3, c.tailKeys, tailKeyBytes, on.tailKeys, error) ||
+        !appends.upload(4, c.tailScores, tailScoreBytes, on.tailScores,
+                        error) ||
+        !appends.upload(5, c.lengths, size_t(c.batch) * 4, on.lengths, error) ||
         !appends.upload(6, c.blockTable, size_t(c.batch * c.maxPages) * 4,
-                        table, error))
+                        on.table, error))
       return false;
-    std::vector<TensorRef> inputs = {
-        TensorRef(asData(keys), DType::F32, {c.batch, c.newTokens, d}),
-        TensorRef(asData(scores), DType::F32, scoreShape(c.newTokens))};
-    if (cfg.bias == "slot")
-      inputs.push_back(TensorRef(asData(bias), DType::F32, {cfg.poolSize}));
-    else if (cfg.bias == "channel")
-      inputs.push_back(
-          TensorRef(asData(bias), DType::F32, {cfg.poolSize, d}));
-    const size_t tailAt = inputs.size();
-    inputs.push_back(TensorRef(asData(tailKeys), DType::F32, {c.batch, tail, d}));
-    inputs.push_back(TensorRef(asData(tailScores), DType::F32, scoreShape(tail)));
-    inputs.push_back(TensorRef(asData(lengths), DType::I32, {c.batch}));
-    inputs.push_back(TensorRef(c.pages, DType::I8,
-                               {std::int64_t(cfg.pages), cfg.pageBytes()}));
-    inputs.push_back(TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}));
-    // Pages and tails are written where they are (in_place_of).
-    std::vector<TensorRef> outputs = {inputs[tailAt + 3], inputs[tailAt],
-                                      inputs[tailAt + 1]};
-    Status status = appends.function->launch(inputs, outputs, appends.stream);
-    if (!status.ok()) {
-      error = "append_paged: " + status.message();
-      return false;
-    }
-    return device.copyToHostAsync(c.tailKeys, tailKeys, tailKeyBytes,
+    std::vector<TensorRef> inputs =
+        appendInputs(c, on, cfg.bias, tail, cfg.pageBytes());
+    return appends.launch(*appends.function, "append_paged", inputs,
+                          appendOutputs(inputs), error) &&
+           device.copyToHostAsync(c.tailKeys, on.tailKeys, tailKeyBytes,
                                   appends.stream, error) &&
-           device.copyToHostAsync(c.tailScores, tailScores, tailScoreBytes,
+           device.copyToHostAsync(c.tailScores, on.tailScores, tailScoreBytes,
                                   appends.stream, error) &&
            device.synchronizeStream(appends.stream, error);
   }
 
   bool select(const SelectCall &c, std::string &error) override {
-    CurrentContext current(device, error);
-    if (!current.ok)
-      return false;
-    const std::int64_t h = cfg.heads, d = cfg.dim,
-                       row = cfg.selectEntries() * cfg.poolSize +
-                             cfg.poolSize - 1;
-    DevicePointer queries, weights, table, lengths;
-    if (!selects.upload(0, c.queries, size_t(c.batch * h * d) * 4, queries,
-                        error) ||
-        !selects.upload(1, c.weights, size_t(c.batch * h) * 4, weights, error) ||
-        !selects.upload(2, c.blockTable, size_t(c.batch * c.maxPages) * 4,
-                        table, error) ||
-        !selects.upload(3, c.lengths, size_t(c.batch) * 4, lengths, error))
-      return false;
-    if (selects.scratch.size() < 5)
-      selects.scratch.push_back(std::make_unique<Scratch>(device));
-    const size_t tokenBytes = size_t(c.batch * row) * 4;
-    if (!selects.scratch[4]->reserve(tokenBytes, error))
-      return false;
-    std::vector<TensorRef> inputs = {
-        TensorRef(asData(queries), DType::F32, {c.batch, 1, h, d}),
-        TensorRef(asData(weights), DType::F32, {c.batch, 1, h}),
-        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                  {std::int64_t(cfg.pages), cfg.pageBytes()}),
-        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}),
-        TensorRef(asData(lengths), DType::I32, {c.batch, 1})};
-    std::vector<TensorRef> outputs = {TensorRef(
-        asData(selects.scratch[4]->pointer), DType::I32, {c.batch, 1, row})};
-    Status status = selects.function->launch(inputs, outputs, selects.stream);
-    if (!status.ok()) {
-      error = "select_paged: " + status.message();
-      return false;
-    }
-    return device.copyToHostAsync(c.tokens, selects.scratch[4]->pointer,
-                                  tokenBytes, selects.stream, error) &&
-           device.synchronizeStream(selects.stream, error);
+    const std::int64_t p = cfg.poolSize;
+    return selectTokens(*selects.function, "select_paged", c, 0, std::nullopt,
+                        cfg.pageBytes(), cfg.selectEntries() * p + p - 1,
+                        error);
   }
 
   bool appendTokens(const TokenAppendCall &c, std::string &error) override {
@@ -328,86 +305,37 @@ public:
     if (!current.ok)
       return false;
     const std::int64_t d = cfg.dim, w = cfg.scoreWidth();
-    auto scoreShape = [&](std::int64_t rows) {
-      return w == 1 ? std::vector<std::int64_t>{c.batch, rows}
-                    : std::vector<std::int64_t>{c.batch, rows, d};
-    };
     // Scratch 7 on: the pooled append's operands stay where they are. The
     // tails have 0 rows (each token is its own group): an address only.
-    DevicePointer keys, scores, noTail, lengths, table;
+    AppendOperands on;
     const float none = 0.0f;
-    if (!appends.upload(7, c.keys, size_t(c.batch * c.newTokens * d) * 4, keys,
-                        error) ||
+    if (!appends.upload(7, c.keys, size_t(c.batch * c.newTokens * d) * 4,
+                        on.keys, error) ||
         !appends.upload(8, c.scores, size_t(c.batch * c.newTokens * w) * 4,
-                        scores, error) ||
-        !appends.upload(9, &none, sizeof none, noTail, error) ||
-        !appends.upload(10, c.lengths, size_t(c.batch) * 4, lengths, error) ||
+                        on.scores, error) ||
+        !appends.upload(9, &none, sizeof none, on.tailKeys, error) ||
+        !appends.upload(10, c.lengths, size_t(c.batch) * 4, on.lengths,
+                        error) ||
         !appends.upload(11, c.blockTable, size_t(c.batch * c.maxPages) * 4,
-                        table, error))
+                        on.table, error))
       return false;
-    std::vector<TensorRef> inputs = {
-        TensorRef(asData(keys), DType::F32, {c.batch, c.newTokens, d}),
-        TensorRef(asData(scores), DType::F32, scoreShape(c.newTokens)),
-        TensorRef(asData(noTail), DType::F32, {c.batch, 0, d}),
-        TensorRef(asData(noTail), DType::F32, scoreShape(0)),
-        TensorRef(asData(lengths), DType::I32, {c.batch}),
-        TensorRef(c.pages, DType::I8,
-                  {std::int64_t(cfg.pages), cfg.tokenPageBytes()}),
-        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages})};
-    std::vector<TensorRef> outputs = {inputs[5], inputs[2], inputs[3]};
-    Status status =
-        appends.tokenFunction->launch(inputs, outputs, appends.stream);
-    if (!status.ok()) {
-      error = "append_paged (token tier): " + status.message();
-      return false;
-    }
-    return device.synchronizeStream(appends.stream, error);
+    on.tailScores = on.tailKeys;
+    std::vector<TensorRef> inputs =
+        appendInputs(c, on, "none", 0, cfg.tokenPageBytes());
+    return appends.launch(*appends.tokenFunction, "append_paged (token tier)",
+                          inputs, appendOutputs(inputs), error) &&
+           device.synchronizeStream(appends.stream, error);
   }
 
   bool refine(const RefineCall &c, std::string &error) override {
     if (!selects.tokenFunction)
       return CacheKernels::refine(c, error);
-    CurrentContext current(device, error);
-    if (!current.ok)
-      return false;
-    const std::int64_t h = cfg.heads, d = cfg.dim, p = cfg.poolSize,
-                       candidates = cfg.selectEntries() * p + p - 1,
-                       row = cfg.k * p + p - 1;
-    DevicePointer queries, weights, table, lengths, chosen;
-    if (!selects.upload(5, c.queries, size_t(c.batch * h * d) * 4, queries,
-                        error) ||
-        !selects.upload(6, c.weights, size_t(c.batch * h) * 4, weights,
-                        error) ||
-        !selects.upload(7, c.candidates, size_t(c.batch * candidates) * 4,
-                        chosen, error) ||
-        !selects.upload(8, c.blockTable, size_t(c.batch * c.maxPages) * 4,
-                        table, error) ||
-        !selects.upload(9, c.lengths, size_t(c.batch) * 4, lengths, error))
-      return false;
-    while (selects.scratch.size() < 11)
-      selects.scratch.push_back(std::make_unique<Scratch>(device));
-    const size_t tokenBytes = size_t(c.batch * row) * 4;
-    if (!selects.scratch[10]->reserve(tokenBytes, error))
-      return false;
-    std::vector<TensorRef> inputs = {
-        TensorRef(asData(queries), DType::F32, {c.batch, 1, h, d}),
-        TensorRef(asData(weights), DType::F32, {c.batch, 1, h}),
-        TensorRef(asData(chosen), DType::I32, {c.batch, 1, candidates}),
-        TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                  {std::int64_t(cfg.pages), cfg.tokenPageBytes()}),
-        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}),
-        TensorRef(asData(lengths), DType::I32, {c.batch, 1})};
-    std::vector<TensorRef> outputs = {TensorRef(
-        asData(selects.scratch[10]->pointer), DType::I32, {c.batch, 1, row})};
-    Status status =
-        selects.tokenFunction->launch(inputs, outputs, selects.stream);
-    if (!status.ok()) {
-      error = "refine_paged: " + status.message();
-      return false;
-    }
-    return device.copyToHostAsync(c.tokens, selects.scratch[10]->pointer,
-                                  tokenBytes, selects.stream, error) &&
-           device.synchronizeStream(selects.stream, error);
+    const std::int64_t p = cfg.poolSize;
+    // select_paged's row of tokens for each sequence
+    const Candidates candidates{c.candidates, cfg.selectEntries() * p + p - 1};
+    return selectTokens(*selects.tokenFunction, "refine_paged", c, 5,
+                        candidates, cfg.tokenPageBytes(), cfg.k * p + p - 1,
+                        error);
   }
 
   std::unique_ptr<PageStore>
@@ -438,6 +366,98 @@ public:
   }
 
 private:
+  /// append_paged's inputs: keys, scores, [bias (`bias` is its kind),]
+  /// tail keys and tail scores of `tail` rows, lengths, pages of
+  /// `pageBytes`, block table. AppendCall (the pooled tier) and
+  /// TokenAppendCall (the token tier) name theirs alike.
+  template <typename Call>
+  std::vector<TensorRef>
+  appendInputs(const Call &c, const AppendOperands &on, const std::string &bias,
+               std::int64_t tail, std::int64_t pageBytes) const {
+    const std::int64_t d = cfg.dim;
+    auto scoreShape = [&](std::int64_t rows) {
+      return cfg.scoreWidth() == 1
+                 ? std::vector<std::int64_t>{c.batch, rows}
+                 : std::vector<std::int64_t>{c.batch, rows, d};
+    };
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(on.keys), DType::F32, {c.batch, c.newTokens, d}),
+        TensorRef(asData(on.scores), DType::F32, scoreShape(c.newTokens))};
+    if (bias == "slot")
+      inputs.push_back(TensorRef(asData(on.bias), DType::F32, {cfg.poolSize}));
+    else if (bias == "channel")
+      inputs.push_back(
+          TensorRef(asData(on.bias), DType::F32, {cfg.poolSize, d}));
+    inputs.push_back(
+        TensorRef(asData(on.tailKeys), DType::F32, {c.batch, tail, d}));
+    inputs.push_back(
+        TensorRef(asData(on.tailScores), DType::F32, scoreShape(tail)));
+    inputs.push_back(TensorRef(asData(on.lengths), DType::I32, {c.batch}));
+    inputs.push_back(
+        TensorRef(c.pages, DType::I8, {std::int64_t(cfg.pages), pageBytes}));
+    inputs.push_back(
+        TensorRef(asData(on.table), DType::I32, {c.batch, c.maxPages}));
+    return inputs;
+  }
+
+  /// refine_paged's candidates on the host, `width` a sequence.
+  struct Candidates {
+    const std::int32_t *tokens;
+    std::int64_t width;
+  };
+
+  /// select_paged (SelectCall, no candidates) or refine_paged (RefineCall)
+  /// on the selects' lane, its `row` tokens a sequence copied to the call's.
+  /// In scratch from `first` on: queries, weights, [candidates,] block
+  /// table, lengths, then the tokens; the pages (of `pageBytes`) are the
+  /// device tier's.
+  template <typename Call>
+  bool selectTokens(GpuFunction &function, const char *kernel, const Call &c,
+                    size_t first, std::optional<Candidates> candidates,
+                    std::int64_t pageBytes, std::int64_t row,
+                    std::string &error) {
+    CurrentContext current(device, error);
+    if (!current.ok)
+      return false;
+    const std::int64_t h = cfg.heads, d = cfg.dim;
+    const size_t tableAt = first + (candidates ? 3 : 2);
+    DevicePointer queries, weights, chosen = 0, table, lengths;
+    if (!selects.upload(first, c.queries, size_t(c.batch * h * d) * 4, queries,
+                        error) ||
+        !selects.upload(first + 1, c.weights, size_t(c.batch * h) * 4, weights,
+                        error) ||
+        (candidates && !selects.upload(first + 2, candidates->tokens,
+                                       size_t(c.batch * candidates->width) * 4,
+                                       chosen, error)) ||
+        !selects.upload(tableAt, c.blockTable, size_t(c.batch * c.maxPages) * 4,
+                        table, error) ||
+        !selects.upload(tableAt + 1, c.lengths, size_t(c.batch) * 4, lengths,
+                        error))
+      return false;
+    Scratch &out = selects.at(tableAt + 2);
+    const size_t tokenBytes = size_t(c.batch * row) * 4;
+    if (!out.reserve(tokenBytes, error))
+      return false;
+    std::vector<TensorRef> inputs = {
+        TensorRef(asData(queries), DType::F32, {c.batch, 1, h, d}),
+        TensorRef(asData(weights), DType::F32, {c.batch, 1, h})};
+    if (candidates)
+      inputs.push_back(TensorRef(asData(chosen), DType::I32,
+                                 {c.batch, 1, candidates->width}));
+    inputs.push_back(TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
+                               {std::int64_t(cfg.pages), pageBytes}));
+    inputs.push_back(
+        TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}));
+    inputs.push_back(TensorRef(asData(lengths), DType::I32, {c.batch, 1}));
+    return selects.launch(function, kernel, inputs,
+                          {TensorRef(asData(out.pointer), DType::I32,
+                                     {c.batch, 1, row})},
+                          error) &&
+           device.copyToHostAsync(c.tokens, out.pointer, tokenBytes,
+                                  selects.stream, error) &&
+           device.synchronizeStream(selects.stream, error);
+  }
+
   /// A tier's store of `slots` pages, allocated; null with `error` naming
   /// the tier otherwise.
   template <typename Store>

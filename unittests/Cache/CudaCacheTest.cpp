@@ -7,7 +7,8 @@
 // tier is device memory keeps every page's bytes while appends and selects
 // move pages between device memory, host memory and a file. The kernels'
 // numerics need a GPU (bench/gpu/run-on-device.sh runs the cache there
-// under VerifyingCacheKernels, which this file tests over the CPU kernels).
+// under VerifyingCacheKernels, which this file tests over the CPU kernels,
+// the token tier's calls included).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,50 @@ protected:
   }
   void TearDown() override { unsetenv("INDEXPOOL_FAKE_CUDA_ANY_KERNEL"); }
 
+  /// Six sequences of 3 pages each, every stored layer's bytes random
+  /// (drawn from `seed`), restored into a cache whose 4 device pages are
+  /// device memory; `expected` gets the stored layers' bytes. Null with
+  /// `error` set otherwise.
+  std::unique_ptr<PagedCache>
+  restoreSixSequences(unsigned seed,
+                      std::vector<std::vector<std::int8_t>> &expected) {
+    PagedCache::State state;
+    std::mt19937 rng(seed);
+    for (std::int64_t bytes : config.storedLayerBytes()) {
+      state.pages.emplace_back(size_t(config.totalPages()) * size_t(bytes));
+      for (std::int8_t &b : state.pages.back())
+        b = std::int8_t(rng());
+    }
+    state.tails.resize(size_t(config.layers));
+    for (SequenceId id = 0; id < 6; ++id)
+      state.sequences.push_back(
+          {id, 3 * config.pageEntries * config.poolSize,
+           {PageIndex(3 * id), PageIndex(3 * id + 1), PageIndex(3 * id + 2)}});
+    state.nextId = 6;
+    expected = state.pages;
+    auto kernels = makeCudaCacheKernels(*device, config, artifacts, error);
+    if (!kernels)
+      return nullptr;
+    return PagedCache::restore(config, std::move(kernels), std::move(state),
+                               error);
+  }
+
+  /// Every stored layer of the six sequences' 18 pages holds `expected`.
+  void expectPagesKept(const PagedCache &cache,
+                       const std::vector<std::vector<std::int8_t>> &expected) {
+    const std::vector<std::int64_t> layerBytes = config.storedLayerBytes();
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      const size_t bytes = size_t(layerBytes[l]);
+      const std::vector<std::int8_t> pages =
+          cache.logicalPages(std::int64_t(l));
+      for (size_t p = 0; p < 18; ++p)
+        ASSERT_TRUE(std::equal(pages.begin() + p * bytes,
+                               pages.begin() + (p + 1) * bytes,
+                               expected[l].begin() + p * bytes))
+            << "page " << p << ", stored layer " << l;
+    }
+  }
+
   CacheConfig config = gpuConfig();
   CudaCacheArtifacts artifacts;
   std::unique_ptr<runtime::CudaDevice> device;
@@ -86,25 +131,8 @@ TEST_F(CudaCacheTest, PagesKeepTheirBytesThroughDeviceMemoryAndTheTiers) {
   // memory and the file.
   config.filePath = ::testing::TempDir() + "/cuda-cache-" +
                     std::to_string(getpid());
-  PagedCache::State state;
-  std::mt19937 rng(5);
-  const size_t pageBytes = size_t(config.pageBytes());
-  state.pages.assign(size_t(config.layers),
-                     std::vector<std::int8_t>(size_t(config.totalPages()) * pageBytes));
-  for (auto &layer : state.pages)
-    for (std::int8_t &b : layer)
-      b = std::int8_t(rng());
-  state.tails.resize(size_t(config.layers));
-  for (SequenceId id = 0; id < 6; ++id)
-    state.sequences.push_back(
-        {id, 3 * config.pageEntries * config.poolSize,
-         {PageIndex(3 * id), PageIndex(3 * id + 1), PageIndex(3 * id + 2)}});
-  state.nextId = 6;
-  const std::vector<std::vector<std::int8_t>> expected = state.pages;
-  auto kernels = makeCudaCacheKernels(*device, config, artifacts, error);
-  ASSERT_TRUE(kernels) << error;
-  auto cache = PagedCache::restore(config, std::move(kernels), std::move(state),
-                                   error);
+  std::vector<std::vector<std::int8_t>> expected;
+  auto cache = restoreSixSequences(5, expected);
   ASSERT_TRUE(cache) << error;
   std::vector<float> q(size_t(config.heads * config.dim), 0.5f),
       w(size_t(config.heads), 1.0f);
@@ -123,14 +151,7 @@ TEST_F(CudaCacheTest, PagesKeepTheirBytesThroughDeviceMemoryAndTheTiers) {
   const ResidencyStats stats = cache->residency();
   EXPECT_GT(stats.misses, 0u);
   EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
-  for (std::int64_t l = 0; l < config.layers; ++l) {
-    const std::vector<std::int8_t> pages = cache->logicalPages(l);
-    for (size_t p = 0; p < 18; ++p)
-      ASSERT_TRUE(std::equal(pages.begin() + p * pageBytes,
-                             pages.begin() + (p + 1) * pageBytes,
-                             expected[size_t(l)].begin() + p * pageBytes))
-          << "page " << p << ", layer " << l;
-  }
+  expectPagesKept(*cache, expected);
   // The tails came back from the device (the fake kernels leave them).
   EXPECT_EQ(cache->sequences().length(0), 3 * 16 + 3);
 }
@@ -145,27 +166,10 @@ TEST_F(CudaCacheTest, TheTokenTierLoadsAndItsPagesKeepTheirBytes) {
                     std::to_string(getpid());
   ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
       << error;
-  PagedCache::State state;
-  std::mt19937 rng(7);
-  const std::vector<std::int64_t> layerBytes = config.storedLayerBytes();
-  ASSERT_EQ(layerBytes.size(), size_t(2 * config.layers));
-  for (std::int64_t bytes : layerBytes) {
-    state.pages.emplace_back(size_t(config.totalPages()) * size_t(bytes));
-    for (std::int8_t &b : state.pages.back())
-      b = std::int8_t(rng());
-  }
-  state.tails.resize(size_t(config.layers));
-  for (SequenceId id = 0; id < 6; ++id)
-    state.sequences.push_back(
-        {id, 3 * config.pageEntries * config.poolSize,
-         {PageIndex(3 * id), PageIndex(3 * id + 1), PageIndex(3 * id + 2)}});
-  state.nextId = 6;
-  const std::vector<std::vector<std::int8_t>> expected = state.pages;
-  auto kernels = makeCudaCacheKernels(*device, config, artifacts, error);
-  ASSERT_TRUE(kernels) << error;
-  auto cache = PagedCache::restore(config, std::move(kernels), std::move(state),
-                                   error);
+  std::vector<std::vector<std::int8_t>> expected;
+  auto cache = restoreSixSequences(7, expected);
   ASSERT_TRUE(cache) << error;
+  ASSERT_EQ(expected.size(), size_t(2 * config.layers));
   std::vector<float> q(size_t(config.heads * config.dim), 0.5f),
       w(size_t(config.heads), 1.0f);
   for (int round = 0; round < 3; ++round)
@@ -180,16 +184,7 @@ TEST_F(CudaCacheTest, TheTokenTierLoadsAndItsPagesKeepTheirBytes) {
   const ResidencyStats stats = cache->residency();
   EXPECT_GT(stats.misses, 0u);
   EXPECT_GT(stats.tiers[2].pagesIn, 0u) << "pages reached the file";
-  for (size_t l = 0; l < layerBytes.size(); ++l) {
-    const size_t bytes = size_t(layerBytes[l]);
-    const std::vector<std::int8_t> pages =
-        cache->logicalPages(std::int64_t(l));
-    for (size_t p = 0; p < 18; ++p)
-      ASSERT_TRUE(std::equal(pages.begin() + p * bytes,
-                             pages.begin() + (p + 1) * bytes,
-                             expected[l].begin() + p * bytes))
-          << "page " << p << ", stored layer " << l;
-  }
+  expectPagesKept(*cache, expected);
   // An append runs both tiers' kernels (the fake ones write nothing).
   std::vector<float> keys(size_t(config.dim), 0.25f), scores(1, 0.5f);
   ASSERT_TRUE(cache->append({0}, 1, {keys.data(), keys.data()},
@@ -197,15 +192,48 @@ TEST_F(CudaCacheTest, TheTokenTierLoadsAndItsPagesKeepTheirBytes) {
       << error;
 }
 
+TEST_F(CudaCacheTest, TheVerifierReadsTheTokenTierFromDeviceMemory) {
+  // refine = 2 on the CUDA backend under the verifier, whose fake kernels
+  // compute nothing: a first token of zero keys and scores completes no
+  // group and leaves a tail of zeros, as the reference does, so the
+  // pooled append passes; the token tier's append must write that token's
+  // entry (a scale that is not 0), and the verifier, reading the
+  // token-tier layer back from device memory, fails the call.
+  config.refine = 2;
+  config.filePath = ::testing::TempDir() + "/cuda-verify-" +
+                    std::to_string(getpid());
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  VerifiedCalls calls;
+  auto kernels = makeCudaCacheKernels(*device, config, artifacts, error);
+  ASSERT_TRUE(kernels) << error;
+  kernels = makeVerifyingCacheKernels(std::move(kernels), config, artifacts,
+                                      &calls, error);
+  ASSERT_TRUE(kernels) << error;
+  auto cache = PagedCache::create(config, std::move(kernels), error);
+  ASSERT_TRUE(cache) << error;
+  const SequenceId s = cache->add();
+  std::vector<float> keys(size_t(config.dim), 0.0f), scores(1, 0.0f);
+  EXPECT_FALSE(cache->append({s}, 1, {keys.data(), keys.data()},
+                             {scores.data(), scores.data()}, error));
+  EXPECT_NE(error.find("layer 0 (token tier): append_paged (token tier) "
+                       "result #0 differs from the reference"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(calls.appends.load(), 1u);
+  EXPECT_EQ(calls.tokenAppends.load(), 0u);
+}
+
 #endif // INDEXPOOL_FAKE_CUDA_PATH
 
 using namespace indexpool;
 using namespace indexpool::cache;
 
-// The verifier needs no GPU: over the CPU kernels, every call of a decode
-// workload with forks, frees and tier moves is checked by the reference of
-// the sm_90 artifacts' computes.
-TEST(VerifyingCacheKernels, EveryCallOfTheCpuKernelsPassesTheReference) {
+namespace {
+
+/// The verifier's configuration: 8 device pages, scores per channel, a
+/// channel bias, a temperature; with `refine` the token tier.
+CacheConfig verifiedConfig(std::int64_t refine, std::mt19937 &rng) {
   CacheConfig config;
   config.layers = 2;
   config.dim = 32;
@@ -217,32 +245,29 @@ TEST(VerifyingCacheKernels, EveryCallOfTheCpuKernelsPassesTheReference) {
   config.perChannelScores = true;
   config.bias = "channel";
   config.temperature = 0.5f;
-  std::mt19937 rng(11);
+  config.refine = refine;
   std::normal_distribution<float> normal(0.0f, 1.0f);
   config.biasValues.resize(size_t(config.biasCount()));
   for (float &b : config.biasValues)
     b = normal(rng);
-  std::string error;
-  CudaCacheArtifacts artifacts;
-  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
-      << error;
-  CacheConfig derived;
-  ASSERT_TRUE(configFromArtifacts(artifacts, derived, error)) << error;
-  EXPECT_EQ(derived.dim, 32);
-  EXPECT_EQ(derived.heads, 4);
-  EXPECT_EQ(derived.k, 6);
-  EXPECT_EQ(derived.pageEntries, 4);
-  EXPECT_EQ(derived.bias, "channel");
-  EXPECT_TRUE(derived.perChannelScores);
-  EXPECT_EQ(derived.temperature, 0.5f);
+  return config;
+}
 
-  VerifiedCalls calls;
+/// A decode workload over the CPU kernels under the verifier: 24 steps of 1
+/// to 7 tokens for 3 sequences, a fork at step 8, a free at step 16, a
+/// select of every live sequence per step, pages moving to the host tier
+/// and back.
+void runVerifiedWorkload(const CacheConfig &config,
+                         const CudaCacheArtifacts &artifacts,
+                         VerifiedCalls &calls, std::mt19937 &rng) {
+  std::string error;
   auto kernels = makeVerifyingCacheKernels(
       makeCpuCacheKernels(config, 2, error), config, artifacts, &calls, error);
   ASSERT_TRUE(kernels) << error;
   auto cache = PagedCache::create(config, std::move(kernels), error);
   ASSERT_TRUE(cache) << error;
   std::vector<SequenceId> live = {cache->add(), cache->add(), cache->add()};
+  std::normal_distribution<float> normal(0.0f, 1.0f);
   auto randoms = [&](size_t n) {
     std::vector<float> v(n);
     for (float &x : v)
@@ -275,58 +300,151 @@ TEST(VerifyingCacheKernels, EveryCallOfTheCpuKernelsPassesTheReference) {
       live.erase(live.begin() + 1);
     }
   }
-  EXPECT_EQ(calls.appends.load(), 24u * 2);
-  // One select per live sequence and step: 3 for 9 steps, 4 for 8, 3 for 7.
-  EXPECT_EQ(calls.selects.load(), 9u * 3 + 8u * 4 + 7u * 3);
   EXPECT_GT(cache->residency().misses, 0u) << "pages came back from the host";
+}
+
+// One select per live sequence and step: 3 for 9 steps, 4 for 8, 3 for 7.
+constexpr std::uint64_t kWorkloadSelects = 9u * 3 + 8u * 4 + 7u * 3;
+
+} // namespace
+
+// The verifier needs no GPU: over the CPU kernels, every call of a decode
+// workload with forks, frees and tier moves is checked by the reference of
+// the sm_90 artifacts' computes.
+TEST(VerifyingCacheKernels, EveryCallOfTheCpuKernelsPassesTheReference) {
+  std::mt19937 rng(11);
+  const CacheConfig config = verifiedConfig(0, rng);
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  CacheConfig derived;
+  derived.refine = 3; // artifacts without a token tier say 0
+  ASSERT_TRUE(configFromArtifacts(artifacts, derived, error)) << error;
+  EXPECT_EQ(derived.dim, 32);
+  EXPECT_EQ(derived.heads, 4);
+  EXPECT_EQ(derived.k, 6);
+  EXPECT_EQ(derived.pageEntries, 4);
+  EXPECT_EQ(derived.bias, "channel");
+  EXPECT_TRUE(derived.perChannelScores);
+  EXPECT_EQ(derived.temperature, 0.5f);
+  EXPECT_EQ(derived.refine, 0);
+
+  VerifiedCalls calls;
+  runVerifiedWorkload(config, artifacts, calls, rng);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(calls.appends.load(), 24u * 2);
+  EXPECT_EQ(calls.selects.load(), kWorkloadSelects);
+  EXPECT_EQ(calls.tokenAppends.load(), 0u);
+  EXPECT_EQ(calls.refines.load(), 0u);
+}
+
+// The same with the token tier (refine = 2): each append's token-tier
+// append and each select's refine_paged are checked too, their pages read
+// from the token-tier layers.
+TEST(VerifyingCacheKernels, EveryTokenTierCallOfTheCpuKernelsPasses) {
+  std::mt19937 rng(13);
+  const CacheConfig config = verifiedConfig(2, rng);
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  // k and C come back from refine_paged's k (k * P + P - 1) and
+  // select_paged's (C * k).
+  CacheConfig derived;
+  derived.layers = config.layers; // the artifacts serve any layer count
+  ASSERT_TRUE(configFromArtifacts(artifacts, derived, error)) << error;
+  EXPECT_EQ(derived.k, 6);
+  EXPECT_EQ(derived.refine, 2);
+  EXPECT_EQ(derived.storedLayerBytes(), config.storedLayerBytes());
+  CudaCacheArtifacts halfTier = artifacts;
+  halfTier.refineManifest.clear();
+  EXPECT_FALSE(configFromArtifacts(halfTier, derived, error));
+  EXPECT_NE(error.find("needs both its artifacts"), std::string::npos)
+      << error;
+  halfTier.tokenAppendManifest.clear();
+  EXPECT_FALSE(makeVerifyingCacheKernels(makeCpuCacheKernels(config, 1, error),
+                                         config, halfTier, nullptr, error));
+  EXPECT_NE(error.find("refine 2 needs the token tier's artifacts"),
+            std::string::npos)
+      << error;
+
+  VerifiedCalls calls;
+  runVerifiedWorkload(config, artifacts, calls, rng);
+  if (HasFatalFailure())
+    return;
+  EXPECT_EQ(calls.appends.load(), 24u * 2);
+  EXPECT_EQ(calls.tokenAppends.load(), 24u * 2);
+  EXPECT_EQ(calls.selects.load(), kWorkloadSelects);
+  EXPECT_EQ(calls.refines.load(), kWorkloadSelects);
 }
 
 namespace {
 
-/// The CPU kernels with one wrong byte: a token of every select, or a code
-/// of every append's first written entry.
+/// Which result WrongKernels gets wrong.
+enum class Wrong { PooledCode, SelectToken, TokenTierCode, RefinedToken };
+
+/// The CPU kernels with one wrong byte: a code of every append's first
+/// written entry (pooled or token tier), or a token of every select or
+/// refine.
 class WrongKernels final : public CacheKernels {
 public:
-  WrongKernels(std::unique_ptr<CacheKernels> inner, bool wrongSelect,
+  WrongKernels(std::unique_ptr<CacheKernels> inner, Wrong wrong,
                const CacheConfig &config)
-      : inner(std::move(inner)), wrongSelect(wrongSelect), config(config) {}
+      : inner(std::move(inner)), wrong(wrong), config(config) {}
   bool append(const AppendCall &c, std::string &error) override {
     if (!inner->append(c, error))
       return false;
-    if (!wrongSelect) {
-      const std::int64_t g = c.lengths[0] / config.poolSize;
-      const std::int64_t page = c.blockTable[g / config.pageEntries];
-      c.pages[page * config.pageBytes() + (g % config.pageEntries) * config.dim] ^= 0x40;
-    }
+    if (wrong == Wrong::PooledCode)
+      flipCode(c.pages, c.lengths[0] / config.poolSize, config.pageEntries,
+               c.blockTable);
     return true;
   }
   bool select(const SelectCall &c, std::string &error) override {
     if (!inner->select(c, error))
       return false;
-    if (wrongSelect)
+    if (wrong == Wrong::SelectToken)
+      c.tokens[0] = c.tokens[0] < 0 ? 0 : -1;
+    return true;
+  }
+  bool appendTokens(const TokenAppendCall &c, std::string &error) override {
+    if (!inner->appendTokens(c, error))
+      return false;
+    // Each token is its own entry, P * E of them a page.
+    if (wrong == Wrong::TokenTierCode)
+      flipCode(c.pages, c.lengths[0], config.poolSize * config.pageEntries,
+               c.blockTable);
+    return true;
+  }
+  bool refine(const RefineCall &c, std::string &error) override {
+    if (!inner->refine(c, error))
+      return false;
+    if (wrong == Wrong::RefinedToken)
       c.tokens[0] = c.tokens[0] < 0 ? 0 : -1;
     return true;
   }
 
 private:
+  /// A bit of entry `entry`'s first code, in pages of `perPage` entries
+  /// (codes first, D a row).
+  void flipCode(std::int8_t *pages, std::int64_t entry, std::int64_t perPage,
+                const std::int32_t *blockTable) const {
+    const std::int64_t page = blockTable[entry / perPage];
+    pages[page * perPage * (config.dim + 4) + (entry % perPage) * config.dim] ^=
+        0x40;
+  }
+
   std::unique_ptr<CacheKernels> inner;
-  bool wrongSelect;
+  Wrong wrong;
   CacheConfig config;
 };
 
-} // namespace
-
-TEST(VerifyingCacheKernels, AWrongTokenOrCodeFailsTheCall) {
-  CacheConfig config;
-  config.dim = 32;
-  config.pageEntries = 4;
-  config.pages = 16;
-  config.heads = 4;
-  config.k = 6;
-  std::string error;
-  CudaCacheArtifacts artifacts;
-  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
-      << error;
+/// A cache of `config` on WrongKernels under the verifier: an append of
+/// 40 tokens, then a select; the first call that fails must say `message`.
+void expectCaught(const CacheConfig &config,
+                  const CudaCacheArtifacts &artifacts, Wrong wrong,
+                  const std::string &message) {
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> keys(size_t(40 * config.dim)), scores(40),
@@ -334,30 +452,57 @@ TEST(VerifyingCacheKernels, AWrongTokenOrCodeFailsTheCall) {
   for (auto *v : {&keys, &scores, &q, &w})
     for (float &x : *v)
       x = normal(rng);
-  for (bool wrongSelect : {false, true}) {
-    auto kernels = makeVerifyingCacheKernels(
-        std::make_unique<WrongKernels>(makeCpuCacheKernels(config, 1, error),
-                                       wrongSelect, config),
-        config, artifacts, nullptr, error);
-    ASSERT_TRUE(kernels) << error;
-    auto cache = PagedCache::create(config, std::move(kernels), error);
-    ASSERT_TRUE(cache) << error;
-    SequenceId s = cache->add();
-    const bool appended =
-        cache->append({s}, 40, {keys.data()}, {scores.data()}, error);
-    if (!wrongSelect) {
-      EXPECT_FALSE(appended);
-      EXPECT_NE(error.find("append_paged result #0 differs from the "
-                           "reference"),
-                std::string::npos)
-          << error;
-      continue;
-    }
-    ASSERT_TRUE(appended) << error;
-    std::vector<std::int32_t> tokens;
-    EXPECT_FALSE(cache->select({s}, 0, q.data(), w.data(), tokens, error));
-    EXPECT_NE(error.find("select_paged differs from the reference"),
-              std::string::npos)
-        << error;
-  }
+  std::string error;
+  auto kernels = makeVerifyingCacheKernels(
+      std::make_unique<WrongKernels>(makeCpuCacheKernels(config, 1, error),
+                                     wrong, config),
+      config, artifacts, nullptr, error);
+  ASSERT_TRUE(kernels) << error;
+  auto cache = PagedCache::create(config, std::move(kernels), error);
+  ASSERT_TRUE(cache) << error;
+  SequenceId s = cache->add();
+  std::vector<std::int32_t> tokens;
+  const bool passed =
+      cache->append({s}, 40, {keys.data()}, {scores.data()}, error) &&
+      cache->select({s}, 0, q.data(), w.data(), tokens, error);
+  EXPECT_FALSE(passed);
+  EXPECT_NE(error.find(message), std::string::npos) << error;
+}
+
+CacheConfig wrongConfig(std::int64_t refine) {
+  CacheConfig config;
+  config.dim = 32;
+  config.pageEntries = 4;
+  config.pages = 16;
+  config.heads = 4;
+  config.k = 6;
+  config.refine = refine;
+  return config;
+}
+
+} // namespace
+
+TEST(VerifyingCacheKernels, AWrongTokenOrCodeFailsTheCall) {
+  const CacheConfig config = wrongConfig(0);
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  expectCaught(config, artifacts, Wrong::PooledCode,
+               "append_paged result #0 differs from the reference");
+  expectCaught(config, artifacts, Wrong::SelectToken,
+               "select_paged differs from the reference");
+}
+
+TEST(VerifyingCacheKernels, AWrongTokenTierCodeOrRefinedTokenFailsTheCall) {
+  const CacheConfig config = wrongConfig(2);
+  std::string error;
+  CudaCacheArtifacts artifacts;
+  ASSERT_TRUE(compileCudaCacheArtifacts(config, "sm_90", artifacts, error))
+      << error;
+  expectCaught(config, artifacts, Wrong::TokenTierCode,
+               "layer 0 (token tier): append_paged (token tier) result #0 "
+               "differs from the reference");
+  expectCaught(config, artifacts, Wrong::RefinedToken,
+               "refine_paged differs from the reference");
 }

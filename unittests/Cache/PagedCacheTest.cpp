@@ -389,6 +389,32 @@ protected:
     }
   }
 
+  /// After a and b's first step of 5 tokens: a grows to 24 tokens, b to
+  /// 11, and `c` forks a at 24 tokens (6 groups). c shares a's full page
+  /// (tokens 0..15, entries 0..3), its half page (tokens 16..23, entries
+  /// 4, 5) and a tail of none; the three step on, and c's first append
+  /// copies the half page (in both tiers with a token tier).
+  void forkAndCopyOnWrite(SequenceId a, SequenceId b, SequenceId &c) {
+    step({a}, 13); // a: 18 tokens, b: 5
+    step({b, a}, 6);
+    std::string error;
+    ASSERT_TRUE(cache->fork(a, c, error)) << error;
+    histories[c] = histories[a];
+    EXPECT_EQ(cache->sequences().blockTable(c),
+              cache->sequences().blockTable(a));
+    ASSERT_EQ(cache->sequences().blockTable(c).size(), 2u);
+    for (int i = 0; i < 6; ++i)
+      step({c, b, a}, 1 + i % 3);
+    step({c}, 9);
+    EXPECT_NE(cache->sequences().blockTable(c)[1],
+              cache->sequences().blockTable(a)[1])
+        << "the half page was copied on write"
+        << (config.refine > 0 ? ", in both tiers" : "");
+    EXPECT_EQ(cache->sequences().blockTable(c)[0],
+              cache->sequences().blockTable(a)[0])
+        << "the full page is still shared";
+  }
+
   CacheConfig config = smallConfig();
   std::unique_ptr<PagedCache> cache;
   std::map<SequenceId, History> histories;
@@ -401,30 +427,14 @@ protected:
 TEST_F(PagedCacheTest, AppendsForksAndFreesMatchTheReference) {
   SequenceId a = cache->add(), b = cache->add();
   step({a, b}, 5);
-  step({a}, 13); // a: 18 tokens, b: 5
-  step({b, a}, 6);
-  // c forks a at 24 tokens (6 groups): it shares a's full page (entries
-  // 0..3) and its half page (entries 4, 5), and a tail of none.
   SequenceId c;
-  std::string error;
-  ASSERT_TRUE(cache->fork(a, c, error)) << error;
-  histories[c] = histories[a];
-  EXPECT_EQ(cache->sequences().blockTable(c), cache->sequences().blockTable(a));
-  ASSERT_EQ(cache->sequences().blockTable(c).size(), 2u);
-  for (int i = 0; i < 6; ++i)
-    step({c, b, a}, 1 + i % 3);
-  step({c}, 9);
-  EXPECT_NE(cache->sequences().blockTable(c)[1],
-            cache->sequences().blockTable(a)[1])
-      << "the half page was copied on write";
-  EXPECT_EQ(cache->sequences().blockTable(c)[0],
-            cache->sequences().blockTable(a)[0])
-      << "the full page is still shared";
+  ASSERT_NO_FATAL_FAILURE(forkAndCopyOnWrite(a, b, c));
   for (SequenceId s : {a, b, c})
     checkPages(s);
   checkSelect({a, b, c});
   checkSelect({c});
 
+  std::string error;
   ASSERT_TRUE(cache->free(a, error)) << error;
   histories.erase(a);
   step({c, b}, 4);
@@ -745,24 +755,8 @@ TEST_F(RefineCacheTest, BothTiersMatchTheReferenceThroughAppendsForksAndFrees) {
   step({a, b}, 5);
   checkTokens(a);
   checkSelect({a, b}); // b: one group and a tail, both stages
-  step({a}, 13); // a: 18 tokens, b: 5
-  step({b, a}, 6);
-  // c forks a at 24 tokens: it shares a's full page (tokens 0..15) and its
-  // half page (16..23).
   SequenceId c;
-  std::string error;
-  ASSERT_TRUE(cache->fork(a, c, error)) << error;
-  histories[c] = histories[a];
-  ASSERT_EQ(cache->sequences().blockTable(c).size(), 2u);
-  for (int i = 0; i < 6; ++i)
-    step({c, b, a}, 1 + i % 3);
-  step({c}, 9);
-  EXPECT_NE(cache->sequences().blockTable(c)[1],
-            cache->sequences().blockTable(a)[1])
-      << "the half page was copied on write, in both tiers";
-  EXPECT_EQ(cache->sequences().blockTable(c)[0],
-            cache->sequences().blockTable(a)[0])
-      << "the full page is still shared";
+  ASSERT_NO_FATAL_FAILURE(forkAndCopyOnWrite(a, b, c));
   for (SequenceId s : {a, b, c}) {
     checkPages(s);
     checkTokens(s);
@@ -770,6 +764,7 @@ TEST_F(RefineCacheTest, BothTiersMatchTheReferenceThroughAppendsForksAndFrees) {
   checkSelect({a, b, c});
   checkSelect({c});
 
+  std::string error;
   ASSERT_TRUE(cache->free(a, error)) << error;
   histories.erase(a);
   step({c, b}, 4);

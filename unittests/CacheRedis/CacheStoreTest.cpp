@@ -6,10 +6,11 @@
 // every live sequence's pages equal one compress_paged of its history and
 // every select passes the float64 reference; the server SIGKILLed and
 // restarted mid-run; a sequence published by a forked child and adopted
-// here. Keys are fresh random values, never zeros.
+// here; the background compressor's worker and a selecting thread. Keys are fresh random values, never zeros.
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Cache/BackgroundCompressor.h"
 #include "indexpool/Cache/PagedCache.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 #include "indexpool/CacheRedis/CacheStore.h"
@@ -22,10 +23,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <random>
+#include <thread>
 
 using namespace indexpool;
 using namespace indexpool::cache;
@@ -579,6 +582,75 @@ TEST_F(CacheStoreTest, ASequencePublishedByAnotherProcessIsAdopted) {
   EXPECT_FALSE(run.cache->adopt("nothing", again, error));
   EXPECT_FALSE(self.cache->adopt("prefix", again, error));
   EXPECT_NE(error.find("no shared store tier"), std::string::npos) << error;
+}
+
+TEST_F(CacheStoreTest, TheBackgroundCompressorWorksThroughTheStoreTier) {
+  // The worker's appends and another thread's selects move pages to and
+  // from the store at the same time.
+  CacheConfig c = config;
+  c.pages = 12;
+  c.hostPages = 4;
+  CacheRun run;
+  make(c, run);
+  std::vector<SequenceId> live;
+  std::string selectError;
+  {
+    BackgroundCompressor worker(*run.cache);
+    for (int i = 0; i < 6; ++i)
+      live.push_back(worker.add());
+    std::atomic<bool> done{false};
+    std::mt19937_64 queries(rng());
+    std::vector<float> q = random(queries, size_t(c.heads * c.dim));
+    std::vector<float> w = random(queries, size_t(c.heads));
+    std::thread selecting([&] {
+      std::vector<std::vector<std::int32_t>> tokens;
+      std::string error;
+      for (std::uint64_t i = 0; !done; ++i)
+        if (!worker.select({live[i % live.size()]}, std::int64_t(i % 2),
+                           q.data(), w.data(), tokens, error)) {
+          selectError = error;
+          return;
+        }
+    });
+    // About 50 tokens a sequence (up to 80: 5 pages), 6 sequences: more
+    // than the 16 local pages, so some go to the store.
+    for (int round = 0; round < 20; ++round)
+      for (SequenceId s : live) {
+        const std::int64_t n = std::int64_t(1 + rng() % 4);
+        History &h = run.histories[s];
+        h.keys.resize(size_t(c.layers));
+        h.scores.resize(size_t(c.layers));
+        std::vector<std::vector<float>> keys, scores;
+        std::vector<const float *> keyPtrs, scorePtrs;
+        for (std::int64_t l = 0; l < c.layers; ++l) {
+          keys.push_back(random(rng, size_t(n * c.dim)));
+          scores.push_back(random(rng, size_t(n)));
+          keyPtrs.push_back(keys.back().data());
+          scorePtrs.push_back(scores.back().data());
+          h.keys[size_t(l)].insert(h.keys[size_t(l)].end(),
+                                   keys.back().begin(), keys.back().end());
+          h.scores[size_t(l)].insert(h.scores[size_t(l)].end(),
+                                     scores.back().begin(),
+                                     scores.back().end());
+        }
+        std::string error;
+        ASSERT_TRUE(worker.submit({s}, n, keyPtrs, scorePtrs, error)) << error;
+      }
+    std::string error;
+    EXPECT_TRUE(worker.flush(error)) << error;
+    done = true;
+    selecting.join();
+  }
+  EXPECT_EQ(selectError, "");
+  std::mt19937_64 queries(rng());
+  for (SequenceId s : live) {
+    checkPages(run, s);
+    checkSelect(run, s, queries);
+  }
+  const TierStats &store = run.cache->residency().tiers[storeTier];
+  EXPECT_GT(store.pagesIn, 0u);
+  EXPECT_GT(store.hits, 0u);
+  EXPECT_TRUE(warnings.empty());
 }
 
 TEST_F(CacheStoreTest, AStoreTierNeedsAStore) {

@@ -220,6 +220,48 @@ TEST_F(RedisStoreTest, RoundTripOfSlotsAndLayersOfDifferentSizes) {
       << error;
 }
 
+TEST_F(RedisStoreTest, ThreadsSharingAStoreEachGetTheirOwnPages) {
+  // A cache's worker and its selects reach the store tier from several
+  // threads; each thread writes, reads and shares its own slots here.
+  const std::vector<std::int64_t> layers = {256, 64};
+  const int threads = 4, slotsEach = 16;
+  auto store = make(options(), std::uint64_t(threads * slotsEach), layers);
+  ASSERT_TRUE(store);
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> workers;
+  const std::uint64_t seed = random();
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      std::mt19937_64 rng(seed + std::uint64_t(t));
+      std::string error;
+      for (int round = 0; round < 3 && failures[t].empty(); ++round)
+        for (int i = 0; i < slotsEach; ++i) {
+          const std::uint64_t slot = std::uint64_t(t * slotsEach + i);
+          const std::int64_t l = (i + round) % 2;
+          const auto page = randomPage(rng, size_t(layers[size_t(l)]));
+          std::vector<std::int8_t> got(page.size()), shared(page.size());
+          if (!store->write(slot, l, page.data(), error) ||
+              !store->read(slot, l, got.data(), error) ||
+              !store->getPage(store->pageDigest(slot, l), l, shared.data(),
+                              layers[size_t(l)], error)) {
+            failures[t] = error;
+            break;
+          }
+          if (got != page || shared != page) {
+            failures[t] = "slot " + std::to_string(slot) + " came back wrong";
+            break;
+          }
+        }
+    });
+  for (auto &w : workers)
+    w.join();
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(failures[t], "") << "thread " << t;
+  const RedisStats stats = store->stats();
+  EXPECT_EQ(stats.reads, std::uint64_t(2 * 3 * threads * slotsEach));
+  EXPECT_EQ(stats.failures, 0u);
+}
+
 TEST_F(RedisStoreTest, IdenticalPagesAreStoredOnce) {
   const std::vector<std::int64_t> layers = {256, 512};
   auto first = make(options(), 8, layers);
