@@ -100,15 +100,52 @@ std::string ResidentPages::storeDigest(PageIndex page,
       std::uint64_t(slots[storeTier][size_t(page)]), layer);
 }
 
+bool ResidentPages::readStoredPages(
+    const std::vector<PageIndex> &pages,
+    std::map<PageIndex, std::vector<std::int8_t>> &fetched,
+    std::string &error) const {
+  if (storeTier == TieredPages::kNowhere)
+    return true;
+  SharedPages *shared = stores[storeTier]->shared();
+  std::vector<SharedPages::PageRequest> requests;
+  std::vector<PageIndex> owners; // of each request
+  for (PageIndex page : std::set<PageIndex>(pages.begin(), pages.end())) {
+    if (tiers->tierOf(PageId(page)) != storeTier)
+      continue;
+    std::vector<std::int8_t> &bytes = fetched[page];
+    bytes.assign(staging.size(), 0);
+    const std::uint64_t slot = std::uint64_t(slots[storeTier][size_t(page)]);
+    std::vector<std::string> digests;
+    for (size_t l = 0; shared && l < layerBytes.size(); ++l)
+      digests.push_back(shared->pageDigest(slot, std::int64_t(l)));
+    // A page the store holds only locally (during an outage) has no
+    // digest: it is read by slot.
+    if (digests.size() != layerBytes.size() ||
+        std::count(digests.begin(), digests.end(), std::string()) != 0) {
+      if (!readStored(page, bytes, error))
+        return false;
+      continue;
+    }
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      requests.push_back({digests[l], std::int64_t(l), &bytes[layerStarts[l]],
+                          layerBytes[l]});
+      owners.push_back(page);
+    }
+  }
+  size_t failed = 0;
+  std::string why;
+  if (!requests.empty() && !shared->getPages(requests, failed, why)) {
+    error = "page " + std::to_string(owners[std::min(failed, owners.size() - 1)]) +
+            " was lost by the store tier (" + why + "): free its sequences";
+    return false;
+  }
+  return true;
+}
+
 bool ResidentPages::checkStored(const std::vector<PageIndex> &pages,
                                 std::string &error) const {
-  std::vector<std::int8_t> bytes;
-  for (PageIndex page : std::set<PageIndex>(pages.begin(), pages.end()))
-    if (storeTier != TieredPages::kNowhere &&
-        tiers->tierOf(PageId(page)) == storeTier &&
-        !readStored(page, bytes, error))
-      return false;
-  return true;
+  std::map<PageIndex, std::vector<std::int8_t>> fetched;
+  return readStoredPages(pages, fetched, error);
 }
 
 bool ResidentPages::pin(const std::vector<PageIndex> &pages,
@@ -131,11 +168,12 @@ bool ResidentPages::pin(const std::vector<PageIndex> &pages,
   // The store tier's pages first, before anything moves: a page it lost
   // refuses this call only (the server keeps no other state of ours).
   std::map<PageIndex, std::vector<std::int8_t>> fetched;
-  if (storeTier != TieredPages::kNowhere)
-    for (PageIndex page : distinct)
-      if (!pins.count(page) && tiers->tierOf(PageId(page)) == storeTier &&
-          !readStored(page, fetched[page], error))
-        return false;
+  std::vector<PageIndex> unpinned;
+  for (PageIndex page : distinct)
+    if (!pins.count(page))
+      unpinned.push_back(page);
+  if (!readStoredPages(unpinned, fetched, error))
+    return false;
   std::vector<PageIndex> pinnedHere;
   for (PageIndex page : pages) {
     if (!pins.count(page)) {

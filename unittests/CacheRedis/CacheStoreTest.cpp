@@ -647,10 +647,49 @@ TEST_F(CacheStoreTest, TheBackgroundCompressorWorksThroughTheStoreTier) {
     checkPages(run, s);
     checkSelect(run, s, queries);
   }
-  const TierStats &store = run.cache->residency().tiers[storeTier];
+  const ResidencyStats residency = run.cache->residency();
+  const TierStats &store = residency.tiers[storeTier];
   EXPECT_GT(store.pagesIn, 0u);
   EXPECT_GT(store.hits, 0u);
   EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(CacheStoreTest, ASelectReadsItsStoredPagesInOneBatch) {
+  const CacheConfig &c = config;
+  CacheRun run;
+  make(c, run);
+  // Four sequences of 5 pages each, 14 local pages: the first one's pages
+  // go to the store while the others are appended.
+  const SequenceId first = run.cache->add();
+  stepOk(run, {first}, 80);
+  for (int i = 0; i < 3; ++i)
+    stepOk(run, {run.cache->add()}, 80);
+  ASSERT_TRUE(inStore(run, first));
+  std::int64_t stored = 0;
+  for (PageIndex page : run.cache->sequences().blockTable(first))
+    stored += run.cache->pageTier(page) == storeTier;
+  Raw raw(server.port);
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(
+      redisCommand(raw.context, "CONFIG RESETSTAT"))));
+  std::mt19937_64 queries(rng());
+  std::vector<float> q = random(queries, size_t(c.heads * c.dim));
+  std::vector<float> w = random(queries, size_t(c.heads));
+  std::vector<std::int32_t> tokens;
+  std::string error;
+  ASSERT_TRUE(run.cache->select({first}, 0, q.data(), w.data(), tokens, error))
+      << error;
+  auto *info = static_cast<redisReply *>(
+      redisCommand(raw.context, "INFO commandstats"));
+  ASSERT_TRUE(info && info->type == REDIS_REPLY_STRING) << "INFO failed";
+  const std::string stats(info->str, info->len);
+  freeReplyObject(info);
+  // Every stored layer of the stored pages in one MGET, no GET each.
+  EXPECT_NE(stats.find("cmdstat_mget:calls=1,"), std::string::npos)
+      << stored << " pages from the store; " << stats;
+  EXPECT_EQ(stats.find("cmdstat_get:"), std::string::npos) << stats;
+  EXPECT_EQ(run.store->stats().failures, 0u);
+  checkPages(run, first);
+  checkSelect(run, first, queries);
 }
 
 TEST_F(CacheStoreTest, AStoreTierNeedsAStore) {

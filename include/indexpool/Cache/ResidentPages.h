@@ -20,6 +20,7 @@
 #include "indexpool/Cache/PageStore.h"
 #include "indexpool/Cache/TieredPages.h"
 
+#include <map>
 #include <unordered_map>
 
 namespace indexpool::cache {
@@ -110,6 +111,12 @@ private:
   /// page's staging size); the error names the page.
   bool readStored(PageIndex page, std::vector<std::int8_t> &bytes,
                   std::string &error) const;
+  /// readStored for every page of `pages` in the store tier, into
+  /// `fetched`: by content in one batch (SharedPages::getPages) where the
+  /// store shares pages and holds them all, else a page at a time.
+  bool readStoredPages(const std::vector<PageIndex> &pages,
+                       std::map<PageIndex, std::vector<std::int8_t>> &fetched,
+                       std::string &error) const;
   /// Every stored layer of `page` from tier `from`'s slot to a free slot of
   /// `to`.
   bool move(PageIndex page, std::size_t from, std::size_t to,
