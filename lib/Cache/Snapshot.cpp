@@ -694,7 +694,8 @@ indexpool::cache::restoreSnapshot(const std::string &path,
                                   const CacheConfig &config,
                                   std::unique_ptr<CacheKernels> kernels,
                                   std::uint64_t &generation,
-                                  std::string &error) {
+                                  std::string &error,
+                                  const MakePageStore &makeStore) {
   Parsed newest;
   if (!readFile(path, config, newest, error))
     return nullptr;
@@ -747,8 +748,13 @@ indexpool::cache::restoreSnapshot(const std::string &path,
   generation = newest.header.generation;
   CacheConfig restored = config;
   restored.biasValues = newest.bias;
-  std::unique_ptr<PagedCache> cache =
-      PagedCache::restore(restored, std::move(kernels), std::move(state), error);
+  std::unique_ptr<PageStore> store;
+  if (restored.storePages && makeStore && !(store = makeStore(restored, error))) {
+    error = path + ": the store tier: " + error;
+    return nullptr;
+  }
+  std::unique_ptr<PagedCache> cache = PagedCache::restore(
+      restored, std::move(kernels), std::move(state), error, std::move(store));
   if (!cache)
     error = path + ": " + error;
   return cache;

@@ -333,26 +333,49 @@ public:
                            std::uint64_t hostPages, std::uint64_t filePages,
                            const std::string &filePath,
                            const std::string &policy,
-                           const std::string &device) {
+                           const std::string &device, const std::string &store,
+                           std::uint64_t storePages,
+                           const std::string &model) {
     CacheConfig config;
     std::uint64_t generation = 0;
     std::string error;
     if (!readSnapshotHeader(path, config, generation, error))
       fail(error);
     // The header's pages are every tier's; the device tier gets the rest.
-    if (hostPages >= config.pages || filePages >= config.pages - hostPages)
+    if (store.empty() != (storePages == 0))
+      fail("a store tier needs both store and store_pages");
+    if (hostPages >= config.pages || filePages >= config.pages - hostPages ||
+        storePages >= config.pages - hostPages - filePages)
       fail(path + ": the snapshot's cache has " + std::to_string(config.pages) +
-           " pages; the host and file tiers must leave the device some");
-    config.pages -= hostPages + filePages;
+           " pages; the host, file and store tiers must leave the device "
+           "some");
+    config.pages -= hostPages + filePages + storePages;
     config.hostPages = hostPages;
     config.filePages = filePages;
     config.filePath = filePath;
     config.policy = policy;
+    config.storeUrl = store;
+    config.storePages = storePages;
+    config.storeModel = model;
+    MakePageStore makeStore;
+#ifdef INDEXPOOL_PYTHON_REDIS
+    makeStore = [](const CacheConfig &c, std::string &why) {
+      return std::unique_ptr<PageStore>(makeCacheStore(
+          c,
+          [](const std::string &text) {
+            std::fprintf(stderr, "indexpool.Cache: %s\n", text.c_str());
+          },
+          why));
+    };
+#else
+    if (storePages)
+      fail("this build has no Redis store tier (hiredis and xxhash)");
+#endif
     std::shared_ptr<runtime::CudaDevice> gpu;
     auto kernels = makeKernels(config, threads, device, gpu, error);
     std::unique_ptr<PagedCache> cache =
         kernels ? restoreSnapshot(path, config, std::move(kernels), generation,
-                                  error)
+                                  error, makeStore)
                 : nullptr;
     if (!cache)
       fail(error);
@@ -458,8 +481,13 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                   py::arg("threads") = 0, py::arg("host_pages") = 0,
                   py::arg("file_pages") = 0, py::arg("file_path") = "",
                   py::arg("policy") = "lru-k", py::arg("device") = "cpu",
+                  py::arg("store") = "", py::arg("store_pages") = 0,
+                  py::arg("model") = "",
                   "(cache, generation) from a snapshot file, its pages "
-                  "split into the tiers given, on `device`.")
+                  "split into the tiers given (the device tier keeps the "
+                  "rest), on `device`; store, store_pages and model as for "
+                  "Cache (the pages in the store tier are written to it "
+                  "anew).")
       .def_property_readonly("layers", [](const Cache &c) { return c.config.layers; })
       .def_property_readonly("dim", [](const Cache &c) { return c.config.dim; })
       .def_property_readonly("pool_size",

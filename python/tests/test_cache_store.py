@@ -147,3 +147,27 @@ def test_bad_tier_lists_are_refused_without_the_password():
                        match="store tier has no pages") as info:
         indexpool.Cache(**common, tiers="device:6,redis://u:hunter2@h:1/0")
     assert "hunter2" not in str(info.value)
+
+
+def test_a_snapshot_restores_with_a_store_tier(server, tmp_path):
+    cache = make_cache(server)
+    s = fill(cache)
+    path = str(tmp_path / "cache.snapshot")
+    cache.snapshot(path, generation=3)
+    back, generation = indexpool.Cache.restore(
+        path, threads=2, host_pages=8, store=server, store_pages=40,
+        model="test")
+    assert generation == 3 and back.length(s) == 90
+    rng = np.random.default_rng(8)
+    for layer in range(L):
+        assert np.array_equal(back.pages(layer)[back.block_table(s)[:6]],
+                              cache.pages(layer)[cache.block_table(s)[:6]])
+        q = rng.standard_normal((1, H, D), dtype=np.float32)
+        w = rng.standard_normal((1, H), dtype=np.float32)
+        assert np.array_equal(back.select([s], layer, q, w),
+                              cache.select([s], layer, q, w))
+    # The restored cache shares by content like the original.
+    back.publish(s, "restored")
+    assert cache.length(cache.adopt("restored")) == 90
+    with pytest.raises(indexpool.IndexPoolError, match="both store and"):
+        indexpool.Cache.restore(path, host_pages=8, store_pages=40)

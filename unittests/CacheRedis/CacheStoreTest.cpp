@@ -6,12 +6,14 @@
 // every live sequence's pages equal one compress_paged of its history and
 // every select passes the float64 reference; the server SIGKILLed and
 // restarted mid-run; a sequence published by a forked child and adopted
-// here; the background compressor's worker and a selecting thread. Keys are fresh random values, never zeros.
+// here; the background compressor's worker and a selecting thread; a
+// snapshot restored with a store tier. Keys are fresh random values, never zeros.
 //
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Cache/BackgroundCompressor.h"
 #include "indexpool/Cache/PagedCache.h"
+#include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 #include "indexpool/CacheRedis/CacheStore.h"
 
@@ -29,6 +31,8 @@
 #include <map>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace indexpool;
 using namespace indexpool::cache;
@@ -690,6 +694,65 @@ TEST_F(CacheStoreTest, ASelectReadsItsStoredPagesInOneBatch) {
   EXPECT_EQ(run.store->stats().failures, 0u);
   checkPages(run, first);
   checkSelect(run, first, queries);
+}
+
+TEST_F(CacheStoreTest, ASnapshotRestoresIntoACacheWithAStoreTier) {
+  CacheConfig c = config;
+  c.bias = "slot"; // in the store's namespace: the restored one must match
+  c.biasValues = {0.25f, -0.5f, 0.125f, 1.0f};
+  CacheRun run;
+  make(c, run);
+  std::vector<SequenceId> live;
+  for (int i = 0; i < 4; ++i) {
+    live.push_back(run.cache->add());
+    stepOk(run, {live.back()}, std::int64_t(60 + rng() % 21));
+  }
+  ASSERT_TRUE(inStore(run, live[0]));
+  const std::string path = ::testing::TempDir() + "cache-store-" +
+                           std::to_string(::getpid()) + ".snapshot";
+  std::string error;
+  ASSERT_TRUE(writeSnapshot(*run.cache, path, 7, error)) << error;
+
+  // Restored into a new cache on the same server: its pages are written to
+  // the store tier anew, under the original namespace (the bias included).
+  CacheRun back;
+  std::uint64_t generation = 0;
+  CacheConfig asked = c;
+  asked.biasValues.clear(); // the snapshot's values count
+  back.cache = restoreSnapshot(
+      path, asked, makeCpuCacheKernels(c, 2, error), generation, error,
+      [&](const CacheConfig &restored, std::string &why) {
+        EXPECT_EQ(cacheStoreNamespace(restored), cacheStoreNamespace(c));
+        std::unique_ptr<RedisStore> store = makeCacheStore(restored, {}, why);
+        back.store = store.get();
+        return std::unique_ptr<PageStore>(std::move(store));
+      });
+  ASSERT_TRUE(back.cache) << error;
+  EXPECT_EQ(generation, 7u);
+  // The same pages byte for byte (this test's compress_paged check knows
+  // no bias), and selects that pass the reference.
+  for (std::int64_t l = 0; l < c.storedLayers(); ++l) {
+    const std::vector<std::int8_t> ours = back.cache->logicalPages(l),
+                                    theirs = run.cache->logicalPages(l);
+    const size_t bytes = size_t(c.storedLayerBytes()[size_t(l)]);
+    for (SequenceId s : live)
+      for (PageIndex page : run.cache->sequences().blockTable(s))
+        EXPECT_EQ(0, std::memcmp(&ours[size_t(page) * bytes],
+                                 &theirs[size_t(page) * bytes], bytes))
+            << "layer " << l << " page " << page;
+  }
+  std::mt19937_64 queries(rng());
+  for (SequenceId s : live)
+    checkSelect(back, s, queries);
+  EXPECT_TRUE(inStore(back, live[0]) || inStore(back, live[1]));
+  EXPECT_GT(back.store->stats().stored + back.store->stats().deduplicated,
+            0u);
+
+  // Without a page store for its store tier, the restore is refused.
+  EXPECT_FALSE(restoreSnapshot(path, asked, makeCpuCacheKernels(c, 2, error),
+                               generation, error));
+  EXPECT_NE(error.find("needs a page store"), std::string::npos) << error;
+  std::remove(path.c_str());
 }
 
 TEST_F(CacheStoreTest, AStoreTierNeedsAStore) {

@@ -41,6 +41,8 @@
 
 #include "indexpool/Cache/PagedCache.h"
 
+#include <functional>
+
 namespace indexpool::cache {
 
 /// Writes `cache` to `path` atomically, with `generation` (the caller's
@@ -77,15 +79,22 @@ std::string incrementPath(const std::string &path, std::uint64_t index);
 bool readSnapshotHeader(const std::string &path, CacheConfig &config,
                         std::uint64_t &generation, std::string &error);
 
+/// Makes the page store of a restored cache's store tier from its
+/// configuration (the snapshot's bias values in it, so the store's
+/// namespace is the original cache's); null with `error`.
+using MakePageStore = std::function<std::unique_ptr<PageStore>(
+    const CacheConfig &config, std::string &error)>;
+
 /// The cache a snapshot (with its chain's increments) holds, run by
 /// `kernels`; refused unless the snapshot's configuration is `config`
 /// (tiers may split its pages differently; the bias values are the
-/// snapshot's).
-std::unique_ptr<PagedCache> restoreSnapshot(const std::string &path,
-                                            const CacheConfig &config,
-                                            std::unique_ptr<CacheKernels> kernels,
-                                            std::uint64_t &generation,
-                                            std::string &error);
+/// snapshot's). A store tier (config.storePages > 0) needs `makeStore`
+/// (lib/CacheRedis makeCacheStore); its pages are written to it anew.
+std::unique_ptr<PagedCache>
+restoreSnapshot(const std::string &path, const CacheConfig &config,
+                std::unique_ptr<CacheKernels> kernels,
+                std::uint64_t &generation, std::string &error,
+                const MakePageStore &makeStore = {});
 
 } // namespace indexpool::cache
 
