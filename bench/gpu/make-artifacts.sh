@@ -62,9 +62,13 @@ compile_tests sm_90a "$OUT/tests/sm_90a" "$ROOT"/test/Integration/GPUEmulator/sc
   "$ROOT"/test/Integration/GPUEmulator/mma-ops.mlir "$ROOT"/test/Integration/CPU/score.mlir \
   "$ROOT"/test/Integration/CPU/refine.mlir "$ROOT"/test/Integration/CPU/select.mlir
 rm -f "$OUT/why.log"
-# The cache runtime's kernels (indexpool-cache-gpu-check, run-on-device.sh).
+# The cache runtime's kernels (indexpool-cache-gpu-check, run-on-device.sh),
+# and a refine cache's four (cache-refine.mlir: the token tier's append and
+# refine_paged too) into cache-refine/CHIP.
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/cache.mlir" --chip=$chip --emit=cubin -o "$OUT/cache/$chip" >/dev/null
+  "$COMPILE" "$ROOT/bench/gpu/cache-refine.mlir" --chip=$chip --emit=cubin \
+    -o "$OUT/cache-refine/$chip" >/dev/null
 done
 # The tuner's candidates for the benchmark functions (indexpool-tune: the
 # cost model's launch is candidate 0 of every op, and of every other valid

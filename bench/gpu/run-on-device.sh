@@ -2,9 +2,10 @@
 # Runs ON THE GPU MACHINE, as it is (CUDA, CMake, a C++ compiler, maybe
 # PyTorch and Triton; no LLVM/MLIR): a runtime-only build, every artifact of
 # make-artifacts.sh through indexpool-launch --random-inputs --verify, the
-# cache runtime on the CUDA backend with every call checked, the decode
-# step (append_paged + select_paged, B = 1, 8, 64 sequences of 64K tokens)
-# by direct launches vs one CUDA graph replay (checked equal, ratio printed), the
+# cache runtime on the CUDA backend with every call checked (a plain cache,
+# then a refine cache with its token tier), the decode step (append_paged +
+# select_paged, B = 1, 8, 64 sequences of 64K tokens) by direct launches vs
+# one CUDA graph replay (checked equal, ratio printed), the
 # autotuner's candidates (indexpool-tune-measure, tuned vs cost model), then the
 # compress / select benchmarks against a device-to-device copy of the same
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
@@ -80,10 +81,30 @@ fi
 if want cache && stage "the cache runtime on $chip, every call checked" 30; then
 # A PagedCache on the CUDA backend (device memory, host and file tiers):
 # appends, forks, frees and selects, each checked against the float64
-# reference (bench/gpu/cache_check.cpp).
+# reference (bench/gpu/cache_check.cpp). The tool prints one summary line
+# or the first failing call's; a failure or a timeout (status 124) also
+# gets a FAILED line.
 timeout 240 "$BUILD/bin/indexpool-cache-gpu-check" \
   "$ARTS/cache/$art_chip/append_paged.$art_chip.json" \
   "$ARTS/cache/$art_chip/select_paged.$art_chip.json" 60 2>&1 | tee "$RESULTS/cache-check.txt"
+status=${PIPESTATUS[0]}
+[ "$status" = 0 ] || echo "FAILED: the cache check (status $status)" | tee -a "$RESULTS/cache-check.txt"
+# A refine cache (cache-refine.mlir: C = 4, k = 16 pools; the token tier's
+# append and refine_paged after each append and select, checked too): 40
+# steps take both stages past their k and move pages of both tiers to the
+# host and back, in seconds. Its lines start with "refine cache: ".
+if [ "$(left)" -lt 20 ]; then
+  echo "refine cache: skipped, $(left) s of the budget left" | tee "$RESULTS/cache-refine-check.txt"
+else
+  R=$ARTS/cache-refine/$art_chip
+  timeout 90 "$BUILD/bin/indexpool-cache-gpu-check" \
+    "$R/append_paged.$art_chip.json" "$R/select_paged.$art_chip.json" \
+    "$R/append_tokens.$art_chip.json" "$R/refine_paged.$art_chip.json" 40 2>&1 |
+    sed 's/^/refine cache: /' | tee "$RESULTS/cache-refine-check.txt"
+  status=${PIPESTATUS[0]}
+  [ "$status" = 0 ] ||
+    echo "FAILED: the refine cache check (status $status)" | tee -a "$RESULTS/cache-refine-check.txt"
+fi
 fi
 
 if want decode && stage "decode step on $chip: direct launches vs CUDA graph replay" 30; then
