@@ -171,3 +171,92 @@ def test_a_snapshot_restores_with_a_store_tier(server, tmp_path):
     assert cache.length(cache.adopt("restored")) == 90
     with pytest.raises(indexpool.IndexPoolError, match="both store and"):
         indexpool.Cache.restore(path, host_pages=8, store_pages=40)
+
+
+STUNNEL = shutil.which("stunnel4") or shutil.which("stunnel")
+OPENSSL = shutil.which("openssl")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port, proc, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), 0.2):
+                return True
+        except OSError:
+            time.sleep(0.02)
+    return False
+
+
+@pytest.mark.skipif(STUNNEL is None or OPENSSL is None,
+                    reason="stunnel4 or openssl is not installed (apt-get "
+                    "install stunnel4 openssl): TLS through a tunnel is NOT "
+                    "tested")
+def test_a_tls_server_through_a_tunnel(tmp_path):
+    """Debian's hiredis has no TLS; the documented way is a TLS tunnel on
+    the client host. A redis-server that speaks only TLS, a stunnel client
+    in front of it checking the server's certificate: caches publish and
+    adopt through it, and a plain connection to the TLS port fails with an
+    error in bounded time instead of hanging."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "1",
+                    "-subj", "/CN=localhost"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=60)
+    tls_port, local_port = _free_port(), _free_port()
+    server = subprocess.Popen(
+        [REDIS, "--port", "0", "--tls-port", str(tls_port), "--bind",
+         "127.0.0.1", "--tls-cert-file", str(cert), "--tls-key-file",
+         str(key), "--tls-ca-cert-file", str(cert), "--tls-auth-clients",
+         "no", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config = tmp_path / "stunnel.conf"
+    config.write_text(textwrap.dedent(f"""\
+        foreground = yes
+        pid =
+        [redis]
+        client = yes
+        accept = 127.0.0.1:{local_port}
+        connect = 127.0.0.1:{tls_port}
+        verifyChain = yes
+        CAfile = {cert}
+        checkHost = localhost
+        """))
+    tunnel = subprocess.Popen([STUNNEL, str(config)],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        assert _wait_for_port(tls_port, server), "redis-server (TLS) did not start"
+        assert _wait_for_port(local_port, tunnel), "stunnel did not start"
+        url = f"redis://127.0.0.1:{local_port}/0"
+        publisher = make_cache(url)
+        mine = fill(publisher)
+        publisher.publish(mine, "over-tls")
+        cache = make_cache(url)
+        adopted = cache.adopt("over-tls")
+        rng = np.random.default_rng(13)
+        for layer in range(L):
+            q = rng.standard_normal((1, H, D), dtype=np.float32)
+            w = rng.standard_normal((1, H), dtype=np.float32)
+            assert np.array_equal(cache.select([adopted], layer, q, w),
+                                  publisher.select([mine], layer, q, w))
+        # Plain text to the TLS port: one error, well before a hang.
+        started = time.time()
+        with pytest.raises(indexpool.IndexPoolError, match="redis"):
+            make_cache(f"redis://127.0.0.1:{tls_port}/0")
+        assert time.time() - started < 30
+        with pytest.raises(indexpool.IndexPoolError, match="no TLS support"):
+            make_cache(f"rediss://127.0.0.1:{tls_port}/0")
+    finally:
+        for proc in (tunnel, server):
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
