@@ -76,6 +76,11 @@ PagedCache::create(const CacheConfig &config,
             std::to_string(c.k) + ", P " + std::to_string(c.poolSize);
     return nullptr;
   }
+  if (c.tokenTier != "device" && c.tokenTier != "host") {
+    error = "cache configuration: tokenTier is device or host, got '" +
+            c.tokenTier + "'";
+    return nullptr;
+  }
   if (!kernels) {
     error = "cache configuration: no kernels";
     return nullptr;
@@ -107,11 +112,17 @@ PagedCache::create(const CacheConfig &config,
   // against the machine's memory (in 128 bits: the bounds above allow
   // ~2^89 bytes). The sum of the layers' page bytes fits 2^62 (4096 x 2
   // layers of at most 2^44 bytes).
-  const std::vector<std::int64_t> layerBytes = c.storedLayerBytes();
+  // The token tier on host takes a slot for every page id.
+  const std::vector<std::int64_t> layerBytes = c.tieredLayerBytes();
+  const std::vector<std::int64_t> tokenBytes(
+      c.tokenTierOnHost() ? size_t(c.layers) : 0, c.tokenPageBytes());
   const std::int64_t allLayers = pageBytesInAllLayers(layerBytes);
   const unsigned __int128 total =
       (unsigned __int128)(c.pages + c.hostPages) *
           (unsigned __int128)std::uint64_t(allLayers) +
+      (unsigned __int128)c.totalPages() *
+          (unsigned __int128)(tokenBytes.size() *
+                              std::uint64_t(c.tokenPageBytes())) +
       (unsigned __int128)c.totalPages() * 16 * 3;
   const long physical = sysconf(_SC_PHYS_PAGES), unit = sysconf(_SC_PAGE_SIZE);
   const std::uint64_t memory =
@@ -122,7 +133,12 @@ PagedCache::create(const CacheConfig &config,
             " device and host pages of " + std::to_string(c.pageBytes()) +
             " bytes in " + std::to_string(c.layers) + " layers" +
             (c.refine > 0 ? " (and " + std::to_string(c.tokenPageBytes()) +
-                                " bytes in each layer's token tier)"
+                                " bytes in each layer's token tier" +
+                                (c.tokenTierOnHost()
+                                     ? ", on host for all " +
+                                           std::to_string(c.totalPages()) +
+                                           " pages)"
+                                     : ")")
                           : "") +
             " take more than this machine's " + std::to_string(memory) +
             " bytes of memory";
@@ -146,10 +162,15 @@ PagedCache::create(const CacheConfig &config,
           : nullptr;
   if (!resident)
     return nullptr;
+  std::unique_ptr<PageStore> tokenStore;
+  if (c.tokenTierOnHost() &&
+      !(tokenStore = kernels->makeHostStore(c.totalPages(), tokenBytes, error)))
+    return nullptr;
   std::unique_ptr<PagedCache> cache(new PagedCache(
       config, std::make_unique<PageAllocator>(std::move(*ids)),
       std::move(resident), std::move(kernels)));
   cache->shared = sharedPages;
+  cache->tokenStore = std::move(tokenStore);
   return cache;
 }
 
@@ -196,8 +217,51 @@ bool PagedCache::free(SequenceId sequence, std::string &error) {
 }
 
 void PagedCache::releaseIfFree(PageIndex page) {
-  if (pageIds->references(page) == 0)
-    resident->drop(page);
+  if (pageIds->references(page) != 0)
+    return;
+  resident->drop(page);
+  // A page id's next owner finds zeros, as a page new to the tiers does.
+  if (tokenStore) {
+    const std::vector<std::int8_t> zeros(size_t(cfg.tokenPageBytes()), 0);
+    std::string ignored;
+    for (std::int64_t l = 0; l < cfg.layers; ++l)
+      tokenStore->write(std::uint64_t(page), l, zeros.data(), ignored);
+  }
+}
+
+bool PagedCache::readStored(PageIndex page, std::int64_t layer,
+                            std::int8_t *bytes, std::string &error) const {
+  if (tokenStore && layer >= cfg.layers)
+    return tokenStore->read(std::uint64_t(page), layer - cfg.layers, bytes,
+                            error);
+  return resident->read(page, layer, bytes, error);
+}
+
+bool PagedCache::writePinned(PageIndex page, std::int64_t layer,
+                             const std::int8_t *bytes, std::string &error) {
+  if (tokenStore && layer >= cfg.layers)
+    return tokenStore->write(std::uint64_t(page), layer - cfg.layers, bytes,
+                             error);
+  return resident->writeResident(page, layer, bytes, error);
+}
+
+std::int8_t *PagedCache::tokenLayer(std::int64_t layer) {
+  return tokenStore ? tokenStore->layerData(layer)
+                    : resident->deviceLayer(cfg.layers + layer);
+}
+
+std::vector<std::int32_t>
+PagedCache::tokenTables(const std::vector<SequenceId> &batch,
+                        const std::vector<std::int32_t> &tables,
+                        std::int64_t maxPages) const {
+  if (!tokenStore)
+    return tables;
+  std::vector<std::int32_t> rows(tables.size(), 0);
+  for (size_t b = 0; b < batch.size(); ++b) {
+    const std::vector<PageIndex> &row = table.blockTable(batch[b]);
+    std::copy(row.begin(), row.end(), rows.begin() + b * size_t(maxPages));
+  }
+  return rows;
 }
 
 void PagedCache::unpin(std::vector<PageIndex> &pinned) {
@@ -371,8 +435,8 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
       }
       pinned.push_back(c.to);
       for (std::int64_t l = 0; l < cfg.storedLayers(); ++l)
-        if (!resident->read(c.from, l, copy.data(), error) ||
-            !resident->writeResident(c.to, l, copy.data(), error)) {
+        if (!readStored(c.from, l, copy.data(), error) ||
+            !writePinned(c.to, l, copy.data(), error)) {
           unpin(pinned);
           return false;
         }
@@ -393,6 +457,7 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
   prepared.batch = batch;
   prepared.newTokens = newTokens;
   prepared.tables = deviceTables(batch, used, prepared.maxPages);
+  prepared.tokenTables = tokenTables(batch, prepared.tables, prepared.maxPages);
   prepared.lengths.clear();
   for (SequenceId s : batch)
     prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
@@ -448,8 +513,8 @@ bool PagedCache::runAppend(PreparedAppend &prepared,
                            keys[size_t(l)],
                            scores[size_t(l)],
                            prepared.lengths.data(),
-                           resident->deviceLayer(cfg.layers + l),
-                           prepared.tables.data()};
+                           tokenLayer(l),
+                           prepared.tokenTables.data()};
     if (!kernels->appendTokens(tokens, error)) {
       error = "layer " + std::to_string(l) + " (token tier): " + error;
       return false;
@@ -548,6 +613,7 @@ bool PagedCache::prepareSelect(const std::vector<SequenceId> &batch,
   prepared.pinned = std::move(reads);
   prepared.batch = batch;
   prepared.tables = deviceTables(batch, used, prepared.maxPages);
+  prepared.tokenTables = tokenTables(batch, prepared.tables, prepared.maxPages);
   prepared.lengths.clear();
   for (SequenceId s : batch)
     prepared.lengths.push_back(static_cast<std::int32_t>(table.length(s)));
@@ -588,8 +654,8 @@ bool PagedCache::runSelect(const PreparedSelect &prepared, std::int64_t layer,
                     queries,
                     weights,
                     candidates.data(),
-                    resident->deviceLayer(cfg.layers + layer),
-                    prepared.tables.data(),
+                    tokenLayer(layer),
+                    prepared.tokenTables.data(),
                     prepared.lengths.data(),
                     tokens.data()};
   return kernels->refine(second, error);
@@ -611,7 +677,7 @@ bool PagedCache::readPage(PageIndex page, std::int64_t layer,
             std::to_string(page) + " of " + std::to_string(cfg.totalPages());
     return false;
   }
-  return resident->read(page, layer, bytes, error);
+  return readStored(page, layer, bytes, error);
 }
 
 std::vector<std::int8_t> PagedCache::logicalPages(std::int64_t layer) const {
@@ -622,8 +688,8 @@ std::vector<std::int8_t> PagedCache::logicalPages(std::int64_t layer) const {
   std::string ignored;
   for (std::uint64_t page = 0; page < cfg.totalPages(); ++page)
     if (pageIds->references(PageIndex(page)))
-      resident->read(PageIndex(page), layer, &bytes[size_t(page) * pageBytes],
-                     ignored);
+      readStored(PageIndex(page), layer, &bytes[size_t(page) * pageBytes],
+                 ignored);
   return bytes;
 }
 
@@ -680,7 +746,7 @@ PagedCache::restore(const CacheConfig &config,
     if (!cache->resident->pin(one, error))
       return nullptr;
     for (size_t l = 0; l < pageBytes.size(); ++l)
-      if (!cache->resident->writeResident(
+      if (!cache->writePinned(
               PageIndex(page), std::int64_t(l),
               &state.pages[l][size_t(page) * size_t(pageBytes[l])], error))
         return nullptr;
@@ -774,10 +840,13 @@ bool PagedCache::publish(SequenceId sequence, const std::string &name,
   for (std::int64_t i = 0; i < pages; ++i) {
     const PageIndex page = row[size_t(i)];
     for (size_t l = 0; l < layerBytes.size(); ++l) {
-      std::string digest = resident->storeDigest(page, std::int64_t(l));
+      // A token layer kept on host is never in the store tier.
+      std::string digest = tokenStore && std::int64_t(l) >= cfg.layers
+                               ? std::string()
+                               : resident->storeDigest(page, std::int64_t(l));
       if (digest.empty()) {
         bytes.assign(size_t(layerBytes[l]), 0);
-        if (!resident->read(page, std::int64_t(l), bytes.data(), error) ||
+        if (!readStored(page, std::int64_t(l), bytes.data(), error) ||
             (digest = shared->putPage(std::int64_t(l), bytes.data(),
                                       layerBytes[l], error))
                 .empty()) {
@@ -916,9 +985,8 @@ bool PagedCache::adopt(const std::string &name, SequenceId &sequence,
       return false;
     }
     for (size_t l = 0; l < stored; ++l)
-      if (!resident->writeResident(row[size_t(i)], std::int64_t(l),
-                                   bytes[size_t(i) * stored + l].data(),
-                                   error)) {
+      if (!writePinned(row[size_t(i)], std::int64_t(l),
+                       bytes[size_t(i) * stored + l].data(), error)) {
         resident->unpin(one);
         error = "adopt: " + error;
         undo();

@@ -26,7 +26,7 @@ ResidentPages::create(const CacheConfig &config,
     tierConfigs.push_back({"file", config.filePages});
     std::unique_ptr<PageStore> file =
         makeFileStore(config.filePath, config.filePages,
-                      config.storedLayerBytes(), error);
+                      config.tieredLayerBytes(), error);
     if (!file)
       return nullptr;
     stores.push_back(std::move(file));
@@ -53,7 +53,7 @@ ResidentPages::ResidentPages(const CacheConfig &config,
                              std::vector<std::unique_ptr<PageStore>> pageStores)
     : cfg(config), tiers(std::move(tieredPages)), stores(std::move(pageStores)),
       slots(stores.size(), std::vector<PageIndex>(size_t(config.totalPages()), -1)),
-      freeSlots(stores.size()), layerBytes(config.storedLayerBytes()) {
+      freeSlots(stores.size()), layerBytes(config.tieredLayerBytes()) {
   // Stored layer l's bytes at layerStarts[l] of a page's staging.
   std::int64_t all = 0;
   for (std::int64_t bytes : layerBytes) {

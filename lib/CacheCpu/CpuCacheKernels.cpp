@@ -28,7 +28,7 @@ template <typename Call>
 std::vector<TensorRef> appendInputs(const CacheConfig &cfg, const Call &c,
                                     std::optional<TensorRef> bias,
                                     TensorRef tailKeys, TensorRef tailScores,
-                                    std::int64_t pageBytes) {
+                                    std::int64_t pageBytes, std::uint64_t rows) {
   std::vector<TensorRef> inputs = {
       TensorRef(const_cast<float *>(c.keys), DType::F32,
                 {c.batch, c.newTokens, cfg.dim}),
@@ -41,7 +41,7 @@ std::vector<TensorRef> appendInputs(const CacheConfig &cfg, const Call &c,
   inputs.push_back(
       TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32, {c.batch}));
   inputs.push_back(
-      TensorRef(c.pages, DType::I8, {std::int64_t(cfg.pages), pageBytes}));
+      TensorRef(c.pages, DType::I8, {std::int64_t(rows), pageBytes}));
   inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
                              DType::I32, {c.batch, c.maxPages}));
   return inputs;
@@ -60,7 +60,7 @@ std::vector<TensorRef> appendOutputs(const std::vector<TensorRef> &inputs) {
 template <typename Call>
 std::vector<TensorRef> selectInputs(const CacheConfig &cfg, const Call &c,
                                     std::optional<TensorRef> candidates,
-                                    std::int64_t pageBytes) {
+                                    std::int64_t pageBytes, std::uint64_t rows) {
   std::vector<TensorRef> inputs = {
       TensorRef(const_cast<float *>(c.queries), DType::F32,
                 {c.batch, 1, cfg.heads, cfg.dim}),
@@ -69,7 +69,7 @@ std::vector<TensorRef> selectInputs(const CacheConfig &cfg, const Call &c,
   if (candidates)
     inputs.push_back(*candidates);
   inputs.push_back(TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                             {std::int64_t(cfg.pages), pageBytes}));
+                             {std::int64_t(rows), pageBytes}));
   inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.blockTable),
                              DType::I32, {c.batch, c.maxPages}));
   inputs.push_back(TensorRef(const_cast<std::int32_t *>(c.lengths), DType::I32,
@@ -109,7 +109,7 @@ public:
     std::vector<TensorRef> inputs = appendInputs(
         cfg, c, bias, TensorRef(c.tailKeys, DType::F32, {c.batch, tail, d}),
         TensorRef(c.tailScores, DType::F32, scoreShape(cfg, c.batch, tail)),
-        cfg.pageBytes());
+        cfg.pageBytes(), cfg.pages);
     return callKernel(*appendFn, "append_paged", inputs, appendOutputs(inputs),
                       error);
   }
@@ -118,7 +118,7 @@ public:
     const std::int64_t p = cfg.poolSize;
     return callKernel(
         *selectFn, "select_paged",
-        selectInputs(cfg, c, std::nullopt, cfg.pageBytes()),
+        selectInputs(cfg, c, std::nullopt, cfg.pageBytes(), cfg.pages),
         {TensorRef(c.tokens, DType::I32,
                    {c.batch, 1, cfg.selectEntries() * p + p - 1})},
         error);
@@ -134,7 +134,7 @@ public:
         cfg, c, std::nullopt,
         TensorRef(&noKeys, DType::F32, {c.batch, 0, cfg.dim}),
         TensorRef(&noScores, DType::F32, scoreShape(cfg, c.batch, 0)),
-        cfg.tokenPageBytes());
+        cfg.tokenPageBytes(), cfg.tokenTierSlots());
     return callKernel(*tokenAppendFn, "append_paged (token tier)", inputs,
                       appendOutputs(inputs), error);
   }
@@ -148,7 +148,8 @@ public:
                          {c.batch, 1, cfg.selectEntries() * p + p - 1});
     return callKernel(
         *refineFn, "refine_paged",
-        selectInputs(cfg, c, candidates, cfg.tokenPageBytes()),
+        selectInputs(cfg, c, candidates, cfg.tokenPageBytes(),
+                     cfg.tokenTierSlots()),
         {TensorRef(c.tokens, DType::I32, {c.batch, 1, cfg.k * p + p - 1})},
         error);
   }

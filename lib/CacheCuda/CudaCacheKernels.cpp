@@ -281,7 +281,7 @@ public:
                         on.table, error))
       return false;
     std::vector<TensorRef> inputs =
-        appendInputs(c, on, cfg.bias, tail, cfg.pageBytes());
+        appendInputs(c, on, cfg.bias, tail, cfg.pageBytes(), cfg.pages);
     return appends.launch(*appends.function, "append_paged", inputs,
                           appendOutputs(inputs), error) &&
            device.copyToHostAsync(c.tailKeys, on.tailKeys, tailKeyBytes,
@@ -294,8 +294,8 @@ public:
   bool select(const SelectCall &c, std::string &error) override {
     const std::int64_t p = cfg.poolSize;
     return selectTokens(*selects.function, "select_paged", c, 0, std::nullopt,
-                        cfg.pageBytes(), cfg.selectEntries() * p + p - 1,
-                        error);
+                        cfg.pageBytes(), cfg.pages,
+                        cfg.selectEntries() * p + p - 1, error);
   }
 
   bool appendTokens(const TokenAppendCall &c, std::string &error) override {
@@ -321,7 +321,8 @@ public:
       return false;
     on.tailScores = on.tailKeys;
     std::vector<TensorRef> inputs =
-        appendInputs(c, on, "none", 0, cfg.tokenPageBytes());
+        appendInputs(c, on, "none", 0, cfg.tokenPageBytes(),
+                     cfg.tokenTierSlots());
     return appends.launch(*appends.tokenFunction, "append_paged (token tier)",
                           inputs, appendOutputs(inputs), error) &&
            device.synchronizeStream(appends.stream, error);
@@ -334,8 +335,8 @@ public:
     // select_paged's row of tokens for each sequence
     const Candidates candidates{c.candidates, cfg.selectEntries() * p + p - 1};
     return selectTokens(*selects.tokenFunction, "refine_paged", c, 5,
-                        candidates, cfg.tokenPageBytes(), cfg.k * p + p - 1,
-                        error);
+                        candidates, cfg.tokenPageBytes(),
+                        cfg.tokenTierSlots(), cfg.k * p + p - 1, error);
   }
 
   std::unique_ptr<PageStore>
@@ -373,7 +374,8 @@ private:
   template <typename Call>
   std::vector<TensorRef>
   appendInputs(const Call &c, const AppendOperands &on, const std::string &bias,
-               std::int64_t tail, std::int64_t pageBytes) const {
+               std::int64_t tail, std::int64_t pageBytes,
+               std::uint64_t rows) const {
     const std::int64_t d = cfg.dim;
     auto scoreShape = [&](std::int64_t rows) {
       return cfg.scoreWidth() == 1
@@ -394,7 +396,7 @@ private:
         TensorRef(asData(on.tailScores), DType::F32, scoreShape(tail)));
     inputs.push_back(TensorRef(asData(on.lengths), DType::I32, {c.batch}));
     inputs.push_back(
-        TensorRef(c.pages, DType::I8, {std::int64_t(cfg.pages), pageBytes}));
+        TensorRef(c.pages, DType::I8, {std::int64_t(rows), pageBytes}));
     inputs.push_back(
         TensorRef(asData(on.table), DType::I32, {c.batch, c.maxPages}));
     return inputs;
@@ -409,13 +411,14 @@ private:
   /// select_paged (SelectCall, no candidates) or refine_paged (RefineCall)
   /// on the selects' lane, its `row` tokens a sequence copied to the call's.
   /// In scratch from `first` on: queries, weights, [candidates,] block
-  /// table, lengths, then the tokens; the pages (of `pageBytes`) are the
-  /// device tier's.
+  /// table, lengths, then the tokens; the pages (`rows` of `pageBytes`)
+  /// are the device tier's, or a token tier kept on host: pinned memory,
+  /// which kernels read through its unified address.
   template <typename Call>
   bool selectTokens(GpuFunction &function, const char *kernel, const Call &c,
                     size_t first, std::optional<Candidates> candidates,
-                    std::int64_t pageBytes, std::int64_t row,
-                    std::string &error) {
+                    std::int64_t pageBytes, std::uint64_t rows,
+                    std::int64_t row, std::string &error) {
     CurrentContext current(device, error);
     if (!current.ok)
       return false;
@@ -445,7 +448,7 @@ private:
       inputs.push_back(TensorRef(asData(chosen), DType::I32,
                                  {c.batch, 1, candidates->width}));
     inputs.push_back(TensorRef(const_cast<std::int8_t *>(c.pages), DType::I8,
-                               {std::int64_t(cfg.pages), pageBytes}));
+                               {std::int64_t(rows), pageBytes}));
     inputs.push_back(
         TensorRef(asData(table), DType::I32, {c.batch, c.maxPages}));
     inputs.push_back(TensorRef(asData(lengths), DType::I32, {c.batch, 1}));

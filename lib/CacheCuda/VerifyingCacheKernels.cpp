@@ -360,6 +360,12 @@ std::unique_ptr<CacheKernels> indexpool::cache::makeVerifyingCacheKernels(
     std::unique_ptr<CacheKernels> inner, const CacheConfig &config,
     const CudaCacheArtifacts &artifacts, VerifiedCalls *calls,
     std::string &error) {
+  if (config.tokenTierOnHost()) {
+    // It reads a call's pages back from the device tier's layers.
+    error = "the verifying cache kernels check a token tier kept in the "
+            "device tier only (tokenTier 'host' given)";
+    return nullptr;
+  }
   auto kernels =
       std::make_unique<VerifyingCacheKernels>(std::move(inner), config, calls);
   if (!kernels->load(artifacts, error))

@@ -65,7 +65,8 @@ public:
         std::optional<Floats> bias, float temperature,
         const std::string &device, std::int64_t refine,
         const std::string &store, std::uint64_t storePages,
-        const std::string &model, const std::string &tiers) {
+        const std::string &model, const std::string &tiers,
+        const std::string &tokenTier) {
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -80,6 +81,7 @@ public:
     config.perChannelScores = perChannelScores;
     config.temperature = temperature;
     config.refine = refine;
+    config.tokenTier = tokenTier;
     config.storeUrl = store;
     config.storePages = storePages;
     config.storeModel = model;
@@ -335,7 +337,8 @@ public:
                            const std::string &policy,
                            const std::string &device, const std::string &store,
                            std::uint64_t storePages,
-                           const std::string &model) {
+                           const std::string &model,
+                           const std::string &tokenTier) {
     CacheConfig config;
     std::uint64_t generation = 0;
     std::string error;
@@ -357,6 +360,7 @@ public:
     config.storeUrl = store;
     config.storePages = storePages;
     config.storeModel = model;
+    config.tokenTier = tokenTier;
     MakePageStore makeStore;
 #ifdef INDEXPOOL_PYTHON_REDIS
     makeStore = [](const CacheConfig &c, std::string &why) {
@@ -409,7 +413,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     const std::string &, bool, std::optional<Floats>,
                     float, const std::string &, std::int64_t,
                     const std::string &, std::uint64_t, const std::string &,
-                    const std::string &>(),
+                    const std::string &, const std::string &>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -420,6 +424,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("device") = "cpu", py::arg("refine") = 0,
            py::arg("store") = "", py::arg("store_pages") = 0,
            py::arg("model") = "", py::arg("tiers") = "",
+           py::arg("token_tier") = "device",
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
@@ -439,7 +444,10 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            "(publish / adopt); tiers: the tiers as one list, top to "
            "bottom, 'device[:N],host[:N],file[:N],redis://...' (a tier "
            "left out has none; ':N' sets its pages, else pages, "
-           "host_pages, file_pages or store_pages do).")
+           "host_pages, file_pages or store_pages do); token_tier: "
+           "'device' (with refine, each page's token tier moves with its "
+           "pools) or 'host' (the token tier stays in host memory, pinned "
+           "on a GPU, for every page; the tiers hold the pools only).")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -482,7 +490,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                   py::arg("file_pages") = 0, py::arg("file_path") = "",
                   py::arg("policy") = "lru-k", py::arg("device") = "cpu",
                   py::arg("store") = "", py::arg("store_pages") = 0,
-                  py::arg("model") = "",
+                  py::arg("model") = "", py::arg("token_tier") = "device",
                   "(cache, generation) from a snapshot file, its pages "
                   "split into the tiers given (the device tier keeps the "
                   "rest), on `device`; store, store_pages and model as for "
@@ -498,6 +506,8 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def_property_readonly("k", [](const Cache &c) { return c.config.k; })
       .def_property_readonly("refine",
                              [](const Cache &c) { return c.config.refine; })
+      .def_property_readonly("token_tier",
+                             [](const Cache &c) { return c.config.tokenTier; })
       .def_property_readonly("device", &Cache::device)
       .def_property_readonly("per_channel_scores",
                              [](const Cache &c) { return c.config.perChannelScores; })

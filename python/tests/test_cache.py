@@ -200,17 +200,21 @@ def test_bias_temperature_and_per_channel_scores(rng, tmp_path):
     np.testing.assert_array_equal(restored.pages(0), cache.pages(0))
 
 
-def test_a_token_tier_refines_the_selection(rng, tmp_path):
+@pytest.mark.parametrize("token_tier,pages", [("device", 64), ("host", 5)])
+def test_a_token_tier_refines_the_selection(rng, tmp_path, token_tier, pages):
     """refine=2: every append writes each token's own entry too (the token
     tier equals one compress_paged pool_size=1 of the history, P x E tokens
     a page under the pooled pages' ids), and a select is select_paged of
     2 x k entries (checked by the reference) then refine_paged over its
     candidates on the token tier (checked by the reference), still
-    (batch, k * P + P - 1) tokens. A snapshot keeps the tier."""
+    (batch, k * P + P - 1) tokens. A snapshot keeps the tier. With
+    token_tier='host' the token tier stays in host memory while the pools
+    go through a device tier of 5 pages and a host tier."""
     C = 2
     cache = indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
-                            pages=64, heads=H, k=K, threads=2, refine=C)
-    assert cache.refine == C
+                            pages=pages, host_pages=64 - pages, heads=H, k=K,
+                            threads=2, refine=C, token_tier=token_tier)
+    assert cache.refine == C and cache.token_tier == token_tier
     history = {}
 
     def append(sequences, n):
@@ -233,6 +237,8 @@ def test_a_token_tier_refines_the_selection(rng, tmp_path):
     cache.free(a)
     del history[a]
     append([b, c], 4)
+    if token_tier == "host":
+        append([cache.add()], 48)  # 3 more pages: other pools go to host
 
     tier_entries = P * E
     assert cache.token_pages(0).shape == (64, tier_entries * (D + 4))
@@ -291,14 +297,26 @@ def test_a_token_tier_refines_the_selection(rng, tmp_path):
             assert len(set(kept.tolist())) == len(kept)
             assert set(kept.tolist()) <= set(candidates[row, 0].tolist())
 
+    if token_tier == "host":
+        moved = cache.residency()["tiers"][1]
+        assert moved["pages_in"] > 0, moved  # the pools went down and back
     cache.snapshot(str(tmp_path / "refine"))
-    restored, _ = indexpool.Cache.restore(str(tmp_path / "refine"), threads=2)
-    assert restored.refine == C
+    # Either placement restores either's snapshot (the file holds pages).
+    other = "device" if token_tier == "host" else "host"
+    restored, _ = indexpool.Cache.restore(str(tmp_path / "refine"), threads=2,
+                                          token_tier=other)
+    assert restored.refine == C and restored.token_tier == other
     for layer in range(L):
         np.testing.assert_array_equal(restored.token_pages(layer),
                                       cache.token_pages(layer))
+        np.testing.assert_array_equal(restored.pages(layer),
+                                      cache.pages(layer))
     with pytest.raises(indexpool.IndexPoolError, match="no token tier"):
         make_cache().token_pages(0)
+    with pytest.raises(indexpool.IndexPoolError,
+                       match="tokenTier is device or host, got 'gpu'"):
+        indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
+                        pages=64, heads=H, k=K, refine=C, token_tier="gpu")
     with pytest.raises(indexpool.IndexPoolError, match="refine is 0 \\(off\\)"):
         indexpool.Cache(layers=L, dim=D, pool_size=P, page_entries=E,
                         pages=64, heads=H, k=K, refine=-1)

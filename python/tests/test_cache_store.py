@@ -260,3 +260,23 @@ def test_a_tls_server_through_a_tunnel(tmp_path):
         for proc in (tunnel, server):
             proc.send_signal(signal.SIGKILL)
             proc.wait()
+
+
+def test_a_host_token_tier_is_shared_like_any_other(server):
+    """A refine cache whose token tier stays on host publishes both tiers;
+    a cache that keeps its token tier in the tiers adopts them: the same
+    bytes and the same refined tokens."""
+    ours = make_cache(server, refine=2, token_tier="host")
+    s = fill(ours)
+    ours.publish(s, "host-tokens")
+    theirs = make_cache(server, refine=2)
+    t = theirs.adopt("host-tokens")
+    rng = np.random.default_rng(21)
+    for layer in range(L):
+        np.testing.assert_array_equal(
+            theirs.token_pages(layer)[theirs.block_table(t)],
+            ours.token_pages(layer)[ours.block_table(s)])
+        q = rng.standard_normal((1, H, D), dtype=np.float32)
+        w = rng.standard_normal((1, H), dtype=np.float32)
+        assert np.array_equal(theirs.select([t], layer, q, w),
+                              ours.select([s], layer, q, w))

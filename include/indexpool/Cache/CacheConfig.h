@@ -58,6 +58,13 @@ struct CacheConfig {
   // pooled entries, refine_paged the best k * P + P - 1 of their tokens
   // and the tail's.
   std::int64_t refine = 0;
+  // Where the token tier lives: "device" (a page's token layers move with
+  // its pools through every tier) or "host": host memory (pinned on a GPU,
+  // where refine_paged and the token append reach it over the bus), every
+  // page id in its own slot, never moving. The tiers then hold the pooled
+  // layers only: a device page costs L E (D + 4) bytes instead of (1 + P)
+  // times that.
+  std::string tokenTier = "device";
 
   /// Scores per token: 1 or D.
   std::int64_t scoreWidth() const { return perChannelScores ? dim : 1; }
@@ -83,6 +90,22 @@ struct CacheConfig {
     std::vector<std::int64_t> bytes(size_t(layers), pageBytes());
     if (refine > 0)
       bytes.resize(size_t(2 * layers), tokenPageBytes());
+    return bytes;
+  }
+  /// Whether the token tier stays in host memory (refine > 0 and
+  /// tokenTier "host").
+  bool tokenTierOnHost() const { return refine > 0 && tokenTier == "host"; }
+  /// Rows of the array a token-tier call gets: the device tier's slots,
+  /// or a slot for every page id when the token tier stays on host.
+  std::uint64_t tokenTierSlots() const {
+    return tokenTierOnHost() ? totalPages() : pages;
+  }
+  /// The page bytes of the stored layers the tiers move: all of them, or
+  /// the L pooled ones when the token tier stays on host.
+  std::vector<std::int64_t> tieredLayerBytes() const {
+    std::vector<std::int64_t> bytes = storedLayerBytes();
+    if (tokenTierOnHost())
+      bytes.resize(size_t(layers));
     return bytes;
   }
   /// Pooled entries select_paged keeps: k, or C * k with refine.

@@ -157,7 +157,8 @@ public:
   struct PreparedAppend {
     std::vector<SequenceId> batch;
     std::int64_t newTokens = 0, maxPages = 0;
-    std::vector<std::int32_t> tables, lengths;
+    // tokenTables: the token tier's (page ids when it stays on host).
+    std::vector<std::int32_t> tables, tokenTables, lengths;
     std::vector<std::vector<float>> tailKeys, tailScores; // per layer
     std::vector<PageIndex> pinned;
   };
@@ -173,7 +174,7 @@ public:
   struct PreparedSelect {
     std::vector<SequenceId> batch;
     std::int64_t maxPages = 0;
-    std::vector<std::int32_t> tables, lengths;
+    std::vector<std::int32_t> tables, tokenTables, lengths;
     std::vector<PageIndex> pinned;
   };
   bool prepareSelect(const std::vector<SequenceId> &batch,
@@ -269,6 +270,20 @@ private:
   deviceTables(const std::vector<SequenceId> &batch,
                const std::vector<std::pair<std::int64_t, std::int64_t>> &used,
                std::int64_t &maxPages) const;
+  /// The token tier's block tables for `tables` of `batch`: the same
+  /// when it moves with the pools, else every page's id (its slot on host).
+  std::vector<std::int32_t>
+  tokenTables(const std::vector<SequenceId> &batch,
+              const std::vector<std::int32_t> &tables,
+              std::int64_t maxPages) const;
+  /// Stored layer `layer` of `page` wherever it lives, and into a page
+  /// pinned in the device tier (the token tier on host: its own slot).
+  bool readStored(PageIndex page, std::int64_t layer, std::int8_t *bytes,
+                  std::string &error) const;
+  bool writePinned(PageIndex page, std::int64_t layer,
+                   const std::int8_t *bytes, std::string &error);
+  /// The array layer `layer`'s token tier is in, as the kernels take it.
+  std::int8_t *tokenLayer(std::int64_t layer);
   /// Fit of a call touching `pages` (distinct ids) and `fresh` more pages
   /// no call pins yet.
   Fit fit(const std::set<PageIndex> &pages, std::uint64_t fresh) const;
@@ -281,6 +296,9 @@ private:
   std::unique_ptr<PageAllocator> pageIds;
   SequenceTable table;
   std::unique_ptr<ResidentPages> resident;
+  // The token tier when it stays on host (CacheConfig::tokenTierOnHost):
+  // every page id's slot, L layers; else null.
+  std::unique_ptr<PageStore> tokenStore;
   std::unique_ptr<CacheKernels> kernels;
   std::vector<Tails> tails; // per layer
   // References kept for freed sequences' pages that a running call pins.
