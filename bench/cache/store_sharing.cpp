@@ -5,9 +5,9 @@
 //
 // Two serving processes share a T-token prefix (L layers, D = 128, P = 4,
 // E = 64, H = 16, k = 64; the CPU kernels with one thread) through the
-// cache's store tier: a redis-server of the bench's own (a free loopback
-// port, a temporary directory, no persistence, SIGKILLed at exit) or the
-// server --store names. Process A, a forked child, appends the prefix's
+// cache's store tier: a redis-server of the bench's own (LocalRedisServer:
+// a free loopback port, no persistence, SIGKILLed at exit) or the server
+// --store names. Process A, a forked child, appends the prefix's
 // keys (fresh random values) and publishes it. Process B, the parent,
 // then R times each: appends the same keys itself (the anchor: what it
 // does without the store, compress every group) and adopts A's prefix
@@ -26,6 +26,7 @@
 
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 #include "indexpool/CacheRedis/CacheStore.h"
+#include "indexpool/CacheRedis/LocalRedisServer.h"
 
 #include <hiredis/hiredis.h>
 
@@ -36,11 +37,6 @@
 #include <cstdlib>
 #include <random>
 
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,133 +141,6 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
   }
   return true;
 }
-
-std::string findServerBinary() {
-  const char *path = std::getenv("PATH");
-  const std::string dirs =
-      std::string(path ? path : "") + ":/usr/bin:/usr/sbin";
-  for (const char *name : {"redis-server", "valkey-server"})
-    for (size_t start = 0, end; start < dirs.size(); start = end + 1) {
-      end = std::min(dirs.find(':', start), dirs.size());
-      const std::string file = dirs.substr(start, end - start) + "/" + name;
-      if (end > start && ::access(file.c_str(), X_OK) == 0)
-        return file;
-    }
-  return "";
-}
-
-/// Whether a server answers PING on the loopback port (any reply counts).
-bool answers(int port) {
-  const timeval timeout{0, 200000};
-  redisContext *c = redisConnectWithTimeout("127.0.0.1", port, timeout);
-  auto *reply = c && !c->err
-                    ? static_cast<redisReply *>(redisCommand(c, "PING"))
-                    : nullptr;
-  const bool up = reply != nullptr;
-  freeReplyObject(reply);
-  redisFree(c);
-  return up;
-}
-
-/// A redis-server of the bench's own: a free loopback port, a temporary
-/// directory, no persistence. SIGKILLed by the destructor, so every return
-/// from main stops it, and by the kernel should the bench die first
-/// (PR_SET_PDEATHSIG).
-class OwnServer {
-public:
-  ~OwnServer() {
-    stop();
-    if (!dir.empty())
-      ::rmdir(dir.c_str()); // when the server never started
-  }
-  bool start(std::string &error) {
-    const std::string binary = findServerBinary();
-    if (binary.empty()) {
-      error = "no redis-server or valkey-server on PATH (install one, or "
-              "give --store=redis://HOST:PORT)";
-      return false;
-    }
-    char dirTemplate[] = "/tmp/indexpool-bench-store-XXXXXX";
-    if (!::mkdtemp(dirTemplate)) {
-      error = "cannot make a temporary directory for the server";
-      return false;
-    }
-    dir = dirTemplate;
-    // The kernel's pick for port 0 may be taken again before the server
-    // binds it: a server that exits is retried on another port.
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      port = freePort();
-      std::vector<std::string> args = {binary, "--port", std::to_string(port),
-                                       "--dir", dir};
-      for (const char *flag : {"--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--daemonize", "no"})
-        args.push_back(flag);
-      const pid_t parent = ::getpid();
-      pid = ::fork();
-      if (pid == 0) {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != parent)
-          ::_exit(1);
-        const int null = ::open("/dev/null", O_WRONLY);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        std::vector<char *> argv;
-        for (std::string &a : args)
-          argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::execv(binary.c_str(), argv.data());
-        ::_exit(127);
-      }
-      if (pid < 0)
-        break;
-      for (const Clock::time_point t0 = Clock::now(); msSince(t0) < 10000;) {
-        if (::waitpid(pid, nullptr, WNOHANG) == pid) {
-          pid = -1;
-          break;
-        }
-        if (answers(port)) {
-          // The server has made the directory its working directory and
-          // writes nothing there (no persistence): removed now, nothing is
-          // left behind even when the bench is killed.
-          ::rmdir(dir.c_str());
-          return true;
-        }
-        ::usleep(20000);
-      }
-      stop();
-    }
-    error = binary + " did not start on a free loopback port";
-    return false;
-  }
-  void stop() {
-    if (pid > 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    pid = -1;
-  }
-  int port = -1;
-
-private:
-  static int freePort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    int port = -1;
-    if (fd >= 0 &&
-        ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof(address)) ==
-            0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length) == 0)
-      port = ntohs(address.sin_port);
-    if (fd >= 0)
-      ::close(fd);
-    return port;
-  }
-  pid_t pid = -1;
-  std::string dir;
-};
 
 /// "redis 7.0.15" or "valkey 8.0.1" from INFO server; "unknown" when the
 /// server does not say (the store itself was reached already).
@@ -532,12 +401,18 @@ int main(int argc, char **argv) {
   std::string error;
   if (!parseOptions(argc, argv, o, error))
     return fail(error);
-  OwnServer server; // stopped by every return below
+  LocalRedisServer server; // stopped by every return below
   const bool own = o.store.empty();
-  if (own && !server.start(error))
-    return fail(error);
+  if (own) {
+    const std::string binary = findRedisServer();
+    if (binary.empty())
+      return fail("no redis-server or valkey-server on PATH (install one, or "
+                  "give --store=redis://HOST:PORT)");
+    if (!server.start(binary, {}, 0, error))
+      return fail(error);
+  }
   const std::string url =
-      own ? "redis://127.0.0.1:" + std::to_string(server.port) : o.store;
+      own ? "redis://127.0.0.1:" + std::to_string(server.port()) : o.store;
   const std::int64_t pages = (o.tokens / 4 + 63) / 64; // of the prefix
   // The server reached once here, so a bad --store fails before any work.
   const CacheConfig shared = makeConfig(o, pages + 8, pages + 8, url);

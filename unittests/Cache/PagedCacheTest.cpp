@@ -20,6 +20,8 @@
 #include "indexpool/API/Compiler.h"
 #include "indexpool/API/Reference.h"
 
+#include "CacheChecks.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,24 +39,9 @@
 
 using namespace indexpool;
 using namespace indexpool::cache;
+using namespace indexpool::cache::test;
 
 namespace {
-
-CacheConfig smallConfig() {
-  CacheConfig c;
-  c.layers = 2;
-  c.dim = 32;
-  c.poolSize = 4;
-  c.pageEntries = 4; // 16 tokens a page
-  c.pages = 48;
-  c.heads = 4;
-  c.k = 6;
-  return c;
-}
-
-struct History {
-  std::vector<std::vector<float>> keys, scores; // per layer
-};
 
 class PagedCacheTest : public ::testing::Test {
 protected:
@@ -66,13 +53,7 @@ protected:
     ASSERT_TRUE(cache) << error;
   }
 
-  std::vector<float> random(size_t n) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float &x : v)
-      x = normal(rng);
-    return v;
-  }
+  std::vector<float> random(size_t n) { return randomNormal(rng, n); }
 
   /// One decode step of n tokens for `batch`, recorded in the histories.
   void step(const std::vector<SequenceId> &batch, std::int64_t n) {
@@ -88,80 +69,15 @@ protected:
     }
     std::string error;
     ASSERT_TRUE(cache->append(batch, n, keyPtrs, scorePtrs, error)) << error;
-    for (size_t b = 0; b < batch.size(); ++b) {
-      History &h = histories[batch[b]];
-      h.keys.resize(size_t(config.layers));
-      h.scores.resize(size_t(config.layers));
-      for (size_t l = 0; l < keys.size(); ++l) {
-        const float *k = keys[l].data() + b * size_t(n * config.dim);
-        h.keys[l].insert(h.keys[l].end(), k, k + n * config.dim);
-        const std::int64_t w = config.scoreWidth();
-        const float *s = scores[l].data() + b * size_t(n * w);
-        h.scores[l].insert(h.scores[l].end(), s, s + n * w);
-      }
-    }
+    recordStep(histories, config, batch, n, keys, scores);
   }
 
   /// The sequence's entries equal one compress_paged of its history.
   void checkPages(SequenceId s) {
-    const History &h = histories[s];
-    const std::int64_t tokens = cache->sequences().length(s);
-    const std::int64_t groups = tokens / config.poolSize;
-    const std::vector<PageIndex> &table = cache->sequences().blockTable(s);
-    CompressPagedSpec spec;
-    spec.dim = config.dim;
-    spec.keyType = DType::F32;
-    spec.poolSize = config.poolSize;
-    spec.perChannelScores = config.perChannelScores;
-    spec.bias = config.bias;
-    spec.temperature = config.temperature;
-    spec.layout.pageEntries = config.pageEntries;
-    Status status;
-    auto module = buildCompressPaged(spec, status);
-    ASSERT_TRUE(module) << status.message();
-    CompileOptions options;
-    options.threads = 2;
-    auto compress = compileForCpu(*module, spec.name, options, status);
-    ASSERT_TRUE(compress) << status.message();
-    const std::int64_t e = config.pageEntries, d = config.dim;
-    for (std::int64_t l = 0; l < config.layers; ++l) {
-      ASSERT_EQ(std::int64_t(h.keys[size_t(l)].size()), tokens * d);
-      std::vector<std::int64_t> slots(static_cast<size_t>(groups));
-      for (std::int64_t g = 0; g < groups; ++g)
-        slots[size_t(g)] = std::int64_t(table[size_t(g / e)]) * e + g % e;
-      const std::vector<std::int8_t> actual = cache->logicalPages(l);
-      std::vector<std::int8_t> expected(actual.size(), 0);
-      std::vector<TensorRef> inputs = {
-          TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
-                    {tokens, d}),
-          TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
-                    DType::F32,
-                    config.perChannelScores ? std::vector<std::int64_t>{tokens, d}
-                                            : std::vector<std::int64_t>{tokens})};
-      if (config.bias != "none")
-        inputs.push_back(TensorRef(
-            config.biasValues.data(), DType::F32,
-            config.bias == "slot"
-                ? std::vector<std::int64_t>{config.poolSize}
-                : std::vector<std::int64_t>{config.poolSize, d}));
-      inputs.push_back(TensorRef(expected.data(), DType::I8,
-                                 {std::int64_t(config.totalPages()),
-                                  config.pageBytes()}));
-      inputs.push_back(TensorRef(slots.data(), DType::I64, {groups}));
-      std::vector<TensorRef> outputs = {inputs[inputs.size() - 2]};
-      status = compress->call(inputs, outputs);
-      ASSERT_TRUE(status.ok()) << status.message();
-      for (std::int64_t g = 0; g < groups; ++g) {
-        const std::int64_t page = slots[size_t(g)] / e, entry = g % e;
-        const size_t base = size_t(page * config.pageBytes());
-        const size_t codes = base + size_t(entry * d);
-        const size_t scale = base + size_t(e * d + 4 * entry);
-        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
-            << "sequence " << s << " layer " << l << " group " << g;
-        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
-            << "sequence " << s << " layer " << l << " group " << g;
-      }
-    }
+    std::unique_ptr<CpuFunction> compress;
+    compileCompress(cache->config(), compress);
+    if (compress)
+      expectPages(*cache, s, histories[s], *compress);
   }
 
   /// The sequence's token-tier entries (refine) equal one compress_paged
@@ -211,89 +127,17 @@ protected:
       std::vector<TensorRef> outputs = {inputs[2]};
       status = compress->call(inputs, outputs);
       ASSERT_TRUE(status.ok()) << status.message();
-      for (std::int64_t t = 0; t < tokens; ++t) {
-        const std::int64_t page = slots[size_t(t)] / e, entry = t % e;
-        const size_t base = size_t(page * pageBytes);
-        const size_t codes = base + size_t(entry * d);
-        const size_t scale = base + size_t(e * d + 4 * entry);
-        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
-            << "sequence " << s << " layer " << l << " token " << t;
-        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
-            << "sequence " << s << " layer " << l << " token " << t;
-      }
+      expectSameEntries(actual, expected, slots, e, d, pageBytes,
+                        "sequence " + std::to_string(s) + " layer " +
+                            std::to_string(l) + " token");
     }
-  }
-
-  /// A result checked by the float64 reference: every line of the report
-  /// says ok.
-  void expectReference(const Module &module, const std::string &name,
-                       const std::vector<TensorRef> &inputs,
-                       const std::vector<TensorRef> &outputs) {
-    std::vector<std::string> report;
-    Status status = verifyAgainstReference(module, name, inputs.data(),
-                                           inputs.size(), outputs.data(),
-                                           outputs.size(), report);
-    EXPECT_TRUE(status.ok()) << status.message();
-    EXPECT_EQ(report.size(), outputs.size());
-    for (const std::string &line : report)
-      EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
   }
 
   /// A select of every layer for `batch`, checked by the float64 reference.
   void checkSelect(const std::vector<SequenceId> &batch) {
     if (config.refine > 0)
       return checkRefineSelect(batch);
-    SelectPagedSpec spec;
-    spec.batch = -1;
-    spec.heads = config.heads;
-    spec.dim = config.dim;
-    spec.queryType = DType::F32;
-    spec.k = config.k;
-    spec.poolSize = config.poolSize;
-    spec.layout.pageEntries = config.pageEntries;
-    Status status;
-    auto module = buildSelectPaged(spec, status);
-    ASSERT_TRUE(module) << status.message();
-    const std::int64_t bsz = std::int64_t(batch.size());
-    std::int64_t maxPages = 1;
-    for (SequenceId s : batch)
-      maxPages = std::max<std::int64_t>(
-          maxPages, cache->sequences().blockTable(s).size());
-    // select_paged wants k <= max_pages * E (padding is never read).
-    maxPages = std::max<std::int64_t>(
-        maxPages, (config.k + config.pageEntries - 1) / config.pageEntries);
-    std::vector<std::int32_t> table(size_t(bsz * maxPages), 0), lengths;
-    for (std::int64_t b = 0; b < bsz; ++b) {
-      const auto &row = cache->sequences().blockTable(batch[size_t(b)]);
-      std::copy(row.begin(), row.end(), table.begin() + b * maxPages);
-      lengths.push_back(std::int32_t(cache->sequences().length(batch[size_t(b)])));
-    }
-    for (std::int64_t l = 0; l < config.layers; ++l) {
-      std::vector<float> q = random(size_t(bsz * config.heads * config.dim));
-      std::vector<float> w = random(size_t(bsz * config.heads));
-      std::vector<std::int32_t> tokens;
-      std::string error;
-      ASSERT_TRUE(cache->select(batch, l, q.data(), w.data(), tokens, error))
-          << error;
-      std::vector<std::int8_t> pages = cache->logicalPages(l);
-      const std::int64_t row = config.k * config.poolSize + config.poolSize - 1;
-      std::vector<TensorRef> inputs = {
-          TensorRef(q.data(), DType::F32, {bsz, 1, config.heads, config.dim}),
-          TensorRef(w.data(), DType::F32, {bsz, 1, config.heads}),
-          TensorRef(pages.data(), DType::I8,
-                    {std::int64_t(config.totalPages()), config.pageBytes()}),
-          TensorRef(table.data(), DType::I32, {bsz, maxPages}),
-          TensorRef(lengths.data(), DType::I32, {bsz, 1})};
-      std::vector<TensorRef> outputs = {
-          TensorRef(tokens.data(), DType::I32, {bsz, 1, row})};
-      std::vector<std::string> report;
-      status = verifyAgainstReference(*module, spec.name, inputs.data(),
-                                      inputs.size(), outputs.data(),
-                                      outputs.size(), report);
-      EXPECT_TRUE(status.ok()) << status.message();
-      for (const std::string &line : report)
-        EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
-    }
+    expectSelect(*cache, batch, rng);
   }
 
   /// checkSelect with a token tier: the first stage (select_paged keeping
@@ -332,17 +176,9 @@ protected:
       ASSERT_TRUE(selectFn) << status.message();
     }
     const std::int64_t bsz = std::int64_t(batch.size());
-    std::int64_t maxPages = std::max<std::int64_t>(
-        1, (config.selectEntries() + config.pageEntries - 1) / config.pageEntries);
-    for (SequenceId s : batch)
-      maxPages = std::max<std::int64_t>(
-          maxPages, cache->sequences().blockTable(s).size());
-    std::vector<std::int32_t> table(size_t(bsz * maxPages), 0), lengths;
-    for (std::int64_t b = 0; b < bsz; ++b) {
-      const auto &r = cache->sequences().blockTable(batch[size_t(b)]);
-      std::copy(r.begin(), r.end(), table.begin() + b * maxPages);
-      lengths.push_back(std::int32_t(cache->sequences().length(batch[size_t(b)])));
-    }
+    BatchTables t = batchTables(*cache, batch, config.selectEntries());
+    std::vector<std::int32_t> &table = t.table, &lengths = t.lengths;
+    const std::int64_t maxPages = t.maxPages;
     const std::int64_t pages = std::int64_t(config.totalPages());
     for (std::int64_t l = 0; l < config.layers; ++l) {
       std::vector<float> q = random(size_t(bsz * config.heads * config.dim));
@@ -560,9 +396,10 @@ protected:
     std::uint64_t cameBack = 0, resident = 0;
     for (const TierStats &t : stats.tiers) {
       EXPECT_LE(t.resident, t.pages) << t.name;
-      // Every stored layer moves with its page (the token tier's too).
+      // Every stored layer moves with its page (the token tier's too,
+      // unless it stays on host).
       EXPECT_EQ(t.bytesIn, t.pagesIn * std::uint64_t(pageBytesInAllLayers(
-                                           config.storedLayerBytes())));
+                                           config.tieredLayerBytes())));
       resident += t.resident;
       if (&t != &stats.tiers[0])
         cameBack += t.hits;
@@ -748,6 +585,15 @@ protected:
   TieredRefineCacheTest() { config.refine = 2; }
 };
 
+/// The same with the token tier kept in host memory: only the pools move.
+class HostTokenTierCacheTest : public TieredCacheTest {
+protected:
+  HostTokenTierCacheTest() {
+    config.refine = 2;
+    config.tokenTier = "host";
+  }
+};
+
 } // namespace
 
 TEST_F(RefineCacheTest, BothTiersMatchTheReferenceThroughAppendsForksAndFrees) {
@@ -894,18 +740,7 @@ TEST_F(RefineCacheTest, TheBackgroundCompressorWritesBothTiers) {
         sc.push_back(scores[size_t(l)].data());
       }
       ASSERT_TRUE(compressor.submit(ids, n, k, sc, error)) << error;
-      for (size_t b = 0; b < 2; ++b) {
-        History &h = histories[ids[b]];
-        h.keys.resize(size_t(config.layers));
-        h.scores.resize(size_t(config.layers));
-        for (std::int64_t l = 0; l < config.layers; ++l) {
-          const float *kb = keys[size_t(l)].data() + b * size_t(n * config.dim);
-          h.keys[size_t(l)].insert(h.keys[size_t(l)].end(), kb,
-                                   kb + n * config.dim);
-          const float *sb = scores[size_t(l)].data() + b * size_t(n);
-          h.scores[size_t(l)].insert(h.scores[size_t(l)].end(), sb, sb + n);
-        }
-      }
+      recordStep(histories, config, ids, n, keys, scores);
       std::vector<float> q = random(size_t(2 * config.heads * config.dim)),
                          w = random(size_t(2 * config.heads));
       std::vector<std::vector<std::int32_t>> rows;
@@ -930,6 +765,22 @@ TEST_F(TieredRefineCacheTest, TokenLayersMoveWithTheirPages) {
   moveAcrossTiers();
 }
 
+TEST_F(HostTokenTierCacheTest, TheTokenTierStaysOnHostWhileThePoolsMove) {
+  // Pages, selects (both stages) and the token tier checked as above; the
+  // tiers' traffic counts the pooled layers' bytes only.
+  moveAcrossTiers();
+  // A freed page's token bytes are zeroed for its next owner.
+  std::string error;
+  const SequenceId s = cache->add();
+  step({s}, 20);
+  const PageIndex page = cache->sequences().blockTable(s)[0];
+  ASSERT_TRUE(cache->free(s, error)) << error;
+  std::vector<std::int8_t> bytes(size_t(config.tokenPageBytes()), 1);
+  ASSERT_TRUE(cache->readPage(page, config.layers, bytes.data(), error))
+      << error;
+  EXPECT_EQ(bytes, std::vector<std::int8_t>(bytes.size(), 0));
+}
+
 TEST(RefineCacheConfig, BadRefineIsRefused) {
   std::string error;
   auto expectRefused = [&](const CacheConfig &c, const std::string &why) {
@@ -945,6 +796,10 @@ TEST(RefineCacheConfig, BadRefineIsRefused) {
   c.refine = 2;
   c.k = 0;
   expectRefused(c, "got refine 2, k 0");
+  c.k = 6;
+  c.tokenTier = "gpu";
+  expectRefused(c, "tokenTier is device or host, got 'gpu'");
+  c.tokenTier = "device";
   // C * k * P + P - 1 candidates past 2^31.
   c.refine = 65536;
   c.k = 8192;

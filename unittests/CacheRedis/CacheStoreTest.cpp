@@ -1,7 +1,7 @@
 //===- CacheStoreTest.cpp - The cache with a store tier on a real server --===//
 //
 // A PagedCache (CPU kernels) whose bottom tier is a RedisStore on its own
-// redis-server (RedisServer.h; skipped, loudly, without one): random
+// redis-server (LocalRedisServer; skipped, loudly, without one): random
 // appends, forks and frees push pages to the store and bring them back,
 // every live sequence's pages equal one compress_paged of its history and
 // every select passes the float64 reference; the server SIGKILLed and
@@ -16,12 +16,10 @@
 #include "indexpool/Cache/Snapshot.h"
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 #include "indexpool/CacheRedis/CacheStore.h"
+#include "indexpool/CacheRedis/LocalRedisServer.h"
 
-#include "indexpool/API/Builders.h"
-#include "indexpool/API/Compiler.h"
-#include "indexpool/API/Reference.h"
-
-#include "RedisServer.h"
+#include "CacheChecks.h"
+#include "RawRedis.h"
 
 #include <gtest/gtest.h>
 
@@ -40,10 +38,6 @@ using namespace indexpool::cache::test;
 
 namespace {
 
-struct History {
-  std::vector<std::vector<float>> keys, scores; // per layer
-};
-
 /// One cache and the histories of its sequences.
 struct CacheRun {
   std::unique_ptr<PagedCache> cache;
@@ -58,17 +52,13 @@ protected:
     if (binary.empty())
       GTEST_SKIP() << "redis-server is not installed (apt-get install "
                       "redis-server): the cache's store tier is NOT tested";
-    ASSERT_TRUE(server.start(binary));
-    config.layers = 2;
-    config.dim = 32;
-    config.poolSize = 4;
-    config.pageEntries = 4; // 16 tokens a page
-    config.heads = 4;
-    config.k = 6;
+    std::string error;
+    ASSERT_TRUE(server.start(binary, {}, 0, error)) << error;
+    config = smallConfig(); // CacheChecks.h
     config.pages = 6;
     config.hostPages = 8;
     config.storePages = 40;
-    config.storeUrl = "redis://127.0.0.1:" + std::to_string(server.port);
+    config.storeUrl = "redis://127.0.0.1:" + std::to_string(server.port());
     config.storeModel = "test-model";
   }
 
@@ -91,11 +81,7 @@ protected:
   }
 
   std::vector<float> random(std::mt19937_64 &rng, size_t n) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float &x : v)
-      x = normal(rng);
-    return v;
+    return randomNormal(rng, n);
   }
 
   /// One decode step of n tokens for `batch`, recorded in the histories;
@@ -114,18 +100,7 @@ protected:
     }
     if (!run.cache->append(batch, n, keyPtrs, scorePtrs, error))
       return false;
-    for (size_t b = 0; b < batch.size(); ++b) {
-      History &h = run.histories[batch[b]];
-      h.keys.resize(size_t(c.layers));
-      h.scores.resize(size_t(c.layers));
-      for (size_t l = 0; l < keys.size(); ++l) {
-        const float *k = keys[l].data() + b * size_t(n * c.dim);
-        h.keys[l].insert(h.keys[l].end(), k, k + n * c.dim);
-        const std::int64_t w = c.scoreWidth();
-        const float *s = scores[l].data() + b * size_t(n * w);
-        h.scores[l].insert(h.scores[l].end(), s, s + n * w);
-      }
-    }
+    recordStep(run.histories, c, batch, n, keys, scores);
     return true;
   }
   void stepOk(CacheRun &run, const std::vector<SequenceId> &batch,
@@ -139,57 +114,13 @@ protected:
     run.histories[child] = run.histories[parent];
   }
 
-  /// The sequence's entries equal one compress_paged of `history` (as
-  /// unittests/Cache/PagedCacheTest.cpp checks them).
+  /// The sequence's entries equal one compress_paged of `h` (CacheChecks.h;
+  /// compiled once, for the fixture's configuration).
   void checkPages(CacheRun &run, SequenceId s, const History &h) {
-    const CacheConfig &c = run.cache->config();
-    const std::int64_t tokens = run.cache->sequences().length(s);
-    const std::int64_t groups = tokens / c.poolSize;
-    const std::vector<PageIndex> &table = run.cache->sequences().blockTable(s);
-    if (!compress) {
-      CompressPagedSpec spec;
-      spec.dim = c.dim;
-      spec.keyType = DType::F32;
-      spec.poolSize = c.poolSize;
-      spec.layout.pageEntries = c.pageEntries;
-      Status status;
-      auto module = buildCompressPaged(spec, status);
-      ASSERT_TRUE(module) << status.message();
-      CompileOptions options;
-      options.threads = 2;
-      compress = compileForCpu(*module, spec.name, options, status);
-      ASSERT_TRUE(compress) << status.message();
-    }
-    const std::int64_t e = c.pageEntries, d = c.dim;
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-      ASSERT_EQ(std::int64_t(h.keys[size_t(l)].size()), tokens * d);
-      std::vector<std::int64_t> slots(static_cast<size_t>(groups));
-      for (std::int64_t g = 0; g < groups; ++g)
-        slots[size_t(g)] = std::int64_t(table[size_t(g / e)]) * e + g % e;
-      const std::vector<std::int8_t> actual = run.cache->logicalPages(l);
-      std::vector<std::int8_t> expected(actual.size(), 0);
-      std::vector<TensorRef> inputs = {
-          TensorRef(const_cast<float *>(h.keys[size_t(l)].data()), DType::F32,
-                    {tokens, d}),
-          TensorRef(const_cast<float *>(h.scores[size_t(l)].data()),
-                    DType::F32, {tokens}),
-          TensorRef(expected.data(), DType::I8,
-                    {std::int64_t(c.totalPages()), c.pageBytes()}),
-          TensorRef(slots.data(), DType::I64, {groups})};
-      std::vector<TensorRef> outputs = {inputs[2]};
-      Status status = compress->call(inputs, outputs);
-      ASSERT_TRUE(status.ok()) << status.message();
-      for (std::int64_t g = 0; g < groups; ++g) {
-        const std::int64_t page = slots[size_t(g)] / e, entry = g % e;
-        const size_t base = size_t(page * c.pageBytes());
-        const size_t codes = base + size_t(entry * d);
-        const size_t scale = base + size_t(e * d + 4 * entry);
-        EXPECT_EQ(0, std::memcmp(&actual[codes], &expected[codes], size_t(d)))
-            << "sequence " << s << " layer " << l << " group " << g;
-        EXPECT_EQ(0, std::memcmp(&actual[scale], &expected[scale], 4))
-            << "sequence " << s << " layer " << l << " group " << g;
-      }
-    }
+    if (!compress)
+      compileCompress(run.cache->config(), compress);
+    if (compress)
+      expectPages(*run.cache, s, h, *compress);
   }
   void checkPages(CacheRun &run, SequenceId s) {
     checkPages(run, s, run.histories[s]);
@@ -199,54 +130,7 @@ protected:
   /// of each layer go to `selected` when given.
   void checkSelect(CacheRun &run, SequenceId s, std::mt19937_64 &queries,
                    std::vector<std::vector<std::int32_t>> *selected = nullptr) {
-    const CacheConfig &c = run.cache->config();
-    SelectPagedSpec spec;
-    spec.batch = -1;
-    spec.heads = c.heads;
-    spec.dim = c.dim;
-    spec.queryType = DType::F32;
-    spec.k = c.k;
-    spec.poolSize = c.poolSize;
-    spec.layout.pageEntries = c.pageEntries;
-    Status status;
-    auto module = buildSelectPaged(spec, status);
-    ASSERT_TRUE(module) << status.message();
-    const std::vector<PageIndex> &row = run.cache->sequences().blockTable(s);
-    const std::int64_t maxPages = std::max<std::int64_t>(
-        {1, std::int64_t(row.size()),
-         (c.k + c.pageEntries - 1) / c.pageEntries});
-    std::vector<std::int32_t> table(size_t(maxPages), 0);
-    std::copy(row.begin(), row.end(), table.begin());
-    std::vector<std::int32_t> lengths = {
-        std::int32_t(run.cache->sequences().length(s))};
-    for (std::int64_t l = 0; l < c.layers; ++l) {
-      std::vector<float> q = random(queries, size_t(c.heads * c.dim));
-      std::vector<float> w = random(queries, size_t(c.heads));
-      std::vector<std::int32_t> tokens;
-      std::string error;
-      ASSERT_TRUE(run.cache->select({s}, l, q.data(), w.data(), tokens, error))
-          << error;
-      if (selected)
-        selected->push_back(tokens);
-      std::vector<std::int8_t> pages = run.cache->logicalPages(l);
-      const std::int64_t width = c.k * c.poolSize + c.poolSize - 1;
-      std::vector<TensorRef> inputs = {
-          TensorRef(q.data(), DType::F32, {1, 1, c.heads, c.dim}),
-          TensorRef(w.data(), DType::F32, {1, 1, c.heads}),
-          TensorRef(pages.data(), DType::I8,
-                    {std::int64_t(c.totalPages()), c.pageBytes()}),
-          TensorRef(table.data(), DType::I32, {1, maxPages}),
-          TensorRef(lengths.data(), DType::I32, {1, 1})};
-      std::vector<TensorRef> outputs = {
-          TensorRef(tokens.data(), DType::I32, {1, 1, width})};
-      std::vector<std::string> report;
-      status = verifyAgainstReference(*module, spec.name, inputs.data(),
-                                      inputs.size(), outputs.data(),
-                                      outputs.size(), report);
-      EXPECT_TRUE(status.ok()) << status.message();
-      for (const std::string &line : report)
-        EXPECT_NE(line.find("-> ok"), std::string::npos) << line;
-    }
+    expectSelect(*run.cache, {s}, queries, selected);
   }
 
   /// Whether any page holding `s`'s entries is in the store tier.
@@ -259,7 +143,7 @@ protected:
   }
 
   std::string binary;
-  RedisServer server;
+  LocalRedisServer server;
   CacheConfig config;
   std::vector<std::string> warnings;
   std::mt19937_64 rng{2026};
@@ -381,7 +265,7 @@ TEST_F(CacheStoreTest, AKilledServerFailsOnlyTheCallsNeedingItsPages) {
 
   // The server back (empty) on the same port: pages written later go to it
   // again; the pages it lost stay lost.
-  ASSERT_TRUE(server.start(binary, {}, server.port));
+  ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   const std::uint64_t storedBefore = run.store->stats().stored;
   const SequenceId later = run.cache->add();
@@ -507,7 +391,7 @@ TEST_F(CacheStoreTest, ASequencePublishedByAnotherProcessIsAdopted) {
 
   CacheRun run;
   make(config, run);
-  Raw raw(server.port);
+  Raw raw(server.port());
   const long long keysBefore = raw.integer("DBSIZE");
   // Some traffic of its own first, so the adopted pages get other ids.
   const SequenceId other = run.cache->add();
@@ -672,7 +556,7 @@ TEST_F(CacheStoreTest, ASelectReadsItsStoredPagesInOneBatch) {
   std::int64_t stored = 0;
   for (PageIndex page : run.cache->sequences().blockTable(first))
     stored += run.cache->pageTier(page) == storeTier;
-  Raw raw(server.port);
+  Raw raw(server.port());
   ASSERT_TRUE(raw.ok(static_cast<redisReply *>(
       redisCommand(raw.context, "CONFIG RESETSTAT"))));
   std::mt19937_64 queries(rng());

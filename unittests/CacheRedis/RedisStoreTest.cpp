@@ -7,22 +7,18 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/CacheRedis/LocalRedisServer.h"
 #include "indexpool/CacheRedis/RedisStore.h"
 
-#include "RedisServer.h"
+#include "RawRedis.h"
 
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <random>
 #include <thread>
 
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,12 +43,15 @@ protected:
                       "redis-server): the Redis store is NOT tested";
     startServer();
   }
-  virtual void startServer() { ASSERT_TRUE(server.start(binary)); }
+  virtual void startServer() {
+    std::string error;
+    ASSERT_TRUE(server.start(binary, {}, 0, error)) << error;
+  }
 
   RedisOptions options() const {
     RedisOptions o;
     o.host = "127.0.0.1";
-    o.port = server.port;
+    o.port = server.port();
     o.ns = "D=128 P=4 E=64 f8E4M3FN rotate model=test";
     o.connectTimeoutMs = 500;
     o.commandTimeoutMs = 1000;
@@ -75,7 +74,7 @@ protected:
   }
 
   std::string binary;
-  RedisServer server;
+  LocalRedisServer server;
   std::mt19937_64 random{std::random_device{}()};
 };
 
@@ -282,7 +281,7 @@ TEST_F(RedisStoreTest, IdenticalPagesAreStoredOnce) {
   EXPECT_EQ(first->stats().deduplicated, 8u);
   EXPECT_EQ(second->stats().stored, 0u);
   EXPECT_EQ(second->stats().deduplicated, 8u);
-  Raw raw(server.port);
+  Raw raw(server.port());
   EXPECT_EQ(raw.integer("DBSIZE"), 8);
   for (std::uint64_t s = 0; s < 4; ++s)
     for (std::int64_t l = 0; l < 2; ++l) {
@@ -354,7 +353,7 @@ TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
   }
   EXPECT_EQ(store->stats().stored, 0u);
   EXPECT_EQ(store->stats().deduplicated, 12u);
-  Raw raw(server.port);
+  Raw raw(server.port());
   EXPECT_EQ(raw.integer("DBSIZE"), 13); // 12 pages, one manifest
 
   std::vector<std::int8_t> got(256);
@@ -389,7 +388,7 @@ TEST_F(RedisStoreTest, ManyPagesComeBackInFewRoundTripsAndALostOneIsNamed) {
     got[i].assign(pages.back().size(), 0);
     requests.push_back({digest, l, got[i].data(), layers[size_t(l)]});
   }
-  Raw raw(server.port);
+  Raw raw(server.port());
   ASSERT_TRUE(raw.ok(
       static_cast<redisReply *>(redisCommand(raw.context, "CONFIG RESETSTAT"))));
   size_t failed = 99;
@@ -429,7 +428,7 @@ TEST_F(RedisStoreTest, AValueChangedBehindTheStoreIsAnErrorNeverWrongBytes) {
   ASSERT_TRUE(store->write(1, 0, page.data(), error)) << error;
   const std::string digest = store->pageDigest(1, 0);
   const std::string key = "indexpool:page:" + digest;
-  Raw raw(server.port);
+  Raw raw(server.port());
   std::vector<std::int8_t> got(512, 0x5a);
   const std::vector<std::int8_t> untouched = got;
 
@@ -499,7 +498,7 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   EXPECT_EQ(store->stats().overflowPages, 16u);
   EXPECT_EQ(store->stats().overflowBytes, 8u * (512 + 128));
   ASSERT_EQ(warnings.size(), 1u);
-  const std::string address = "127.0.0.1:" + std::to_string(server.port);
+  const std::string address = "127.0.0.1:" + std::to_string(server.port());
   EXPECT_NE(warnings[0].find(address), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("host memory"), std::string::npos);
   EXPECT_LT(warnings[0].size(), 400u) << warnings[0]; // no page bytes
@@ -521,7 +520,7 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   EXPECT_EQ(warnings.size(), 1u);
 
   // The same port again, empty (no persistence).
-  ASSERT_TRUE(server.start(binary, {}, server.port));
+  ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
   std::this_thread::sleep_for(std::chrono::milliseconds(250));
   expected[16] = randomPage(random, 512);
   ASSERT_TRUE(store->write(8, 0, expected[16].data(), error)) << error;
@@ -536,7 +535,7 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   EXPECT_EQ(got, expected[18]);
   EXPECT_FALSE(store->read(3, 0, got.data(), error));
   EXPECT_NE(error.find("lost page"), std::string::npos) << error;
-  Raw raw(server.port);
+  Raw raw(server.port());
   EXPECT_EQ(raw.integer("DBSIZE"), 1);
 }
 
@@ -551,7 +550,7 @@ TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
              third = randomPage(random, 1024);
   ASSERT_TRUE(store->write(0, 0, first.data(), error)) << error;
 
-  Raw raw(server.port);
+  Raw raw(server.port());
   ASSERT_TRUE(raw.ok(
       static_cast<redisReply *>(redisCommand(raw.context, "CLIENT PAUSE 2000"))));
   const Clock::time_point paused = Clock::now();
@@ -582,7 +581,10 @@ TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
 namespace {
 class RedisPasswordTest : public RedisStoreTest {
   void startServer() override {
-    ASSERT_TRUE(server.start(binary, {"--requirepass", "pw-Correct-7431"}));
+    std::string error;
+    ASSERT_TRUE(
+        server.start(binary, {"--requirepass", "pw-Correct-7431"}, 0, error))
+        << error;
   }
 };
 } // namespace
@@ -599,13 +601,13 @@ TEST_F(RedisPasswordTest, OnlyTheRightPasswordWorksAndErrorsHideIt) {
   EXPECT_EQ(error.find("pw-Wrong-9922"), std::string::npos) << error;
 
   const std::string url =
-      "redis://:pw-Wrong-9922@127.0.0.1:" + std::to_string(server.port);
+      "redis://:pw-Wrong-9922@127.0.0.1:" + std::to_string(server.port());
   ASSERT_TRUE(parseRedisUrl(url, o, error)) << error;
   EXPECT_FALSE(makeRedisStore(o, 2, {64}, nullptr, error));
   EXPECT_EQ(error.find("pw-Wrong-9922"), std::string::npos) << error;
 
   ASSERT_TRUE(parseRedisUrl("redis://:pw-Correct-7431@127.0.0.1:" +
-                                std::to_string(server.port) + "/1",
+                                std::to_string(server.port()) + "/1",
                             o, error))
       << error;
   auto store = make(o, 2, {64});
@@ -615,7 +617,7 @@ TEST_F(RedisPasswordTest, OnlyTheRightPasswordWorksAndErrorsHideIt) {
   ASSERT_TRUE(store->write(1, 0, page.data(), error)) << error;
   ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
   EXPECT_EQ(got, page);
-  Raw raw(server.port, "pw-Correct-7431");
+  Raw raw(server.port(), "pw-Correct-7431");
   EXPECT_EQ(raw.integer("DBSIZE"), 0); // db 0: the page went to db 1
   ASSERT_TRUE(raw.ok(
       static_cast<redisReply *>(redisCommand(raw.context, "SELECT 1"))));
@@ -623,12 +625,12 @@ TEST_F(RedisPasswordTest, OnlyTheRightPasswordWorksAndErrorsHideIt) {
 }
 
 TEST_F(RedisStoreTest, AnAclUserWorksThroughTheUrl) {
-  Raw raw(server.port);
+  Raw raw(server.port());
   ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
       raw.context, "ACL SETUSER cacheuser on >user-Pw-5521 ~* +@all"))));
   RedisOptions o = options();
   std::string error;
-  const std::string port = std::to_string(server.port);
+  const std::string port = std::to_string(server.port());
   ASSERT_TRUE(parseRedisUrl("redis://cacheuser:user-Pw-5521@127.0.0.1:" +
                                 port,
                             o, error))
