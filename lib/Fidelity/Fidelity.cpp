@@ -121,6 +121,7 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   pooling.normScores = options.normScores;
   pooling.firstStage = options.firstStage;
   pooling.boundWeight = options.boundWeight;
+  pooling.radiusFormat = options.radiusFormat;
   if (!options.gatePath.empty()) {
     FloatArray gate;
     if (Status status = readFloat32("--gate", options.gatePath, gate); !status)
@@ -204,13 +205,15 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
     return status;
 
   // Traffic per query: its valid pools (codes + scale, or f32; plus the
-  // f32 radius of a max-aware first stage), the candidate tokens refine
+  // radius of a max-aware first stage), the candidate tokens refine
   // reads (f32 rows, or a tier's codes + scale: a residual tier's pooled
   // keys were read by the scan), and a token-level FP8 indexer's
   // n x (D + 4) bytes.
   int64_t codeBytes = options.format == PoolFormat::None ? 4 : 1;
   int64_t scaleBytes = (options.format == PoolFormat::None ? 0 : 4) +
-                       (options.firstStage == FirstStage::MaxAware ? 4 : 0);
+                       (options.firstStage == FirstStage::MaxAware
+                            ? radiusBytes(options.radiusFormat)
+                            : 0);
   int64_t refineRowBytes = options.refineKeys == RefineKeys::Exact
                                ? paddedDim * 4
                                : paddedDim + 4;
@@ -248,6 +251,9 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.firstStage = firstStageName(options.firstStage);
   report.boundWeight =
       options.firstStage == FirstStage::MaxAware ? options.boundWeight : 0.0;
+  report.radiusFormat = options.firstStage == FirstStage::MaxAware
+                            ? radiusFormatName(options.radiusFormat)
+                            : "";
   report.bytesPooled = pooledBytes / double(options.last);
   report.bytesRefine = refineBytes / double(options.last);
   report.bytesTokenFP8 = tokenBytes / double(options.last);

@@ -35,6 +35,28 @@ const char *firstStageName(FirstStage stage) {
   return "unknown";
 }
 
+const char *radiusFormatName(RadiusFormat format) {
+  return format == RadiusFormat::E5M2 ? "e5m2" : "f32";
+}
+
+int64_t radiusBytes(RadiusFormat format) {
+  return format == RadiusFormat::E5M2 ? 1 : 4;
+}
+
+float roundUpToE5M2(double x) {
+  // f8E5M2: 2 mantissa bits, normals from 2^-14, subnormals in steps of
+  // 2^-16, largest 57344 = 1.75 x 2^15.
+  constexpr double kLargest = 57344.0, kSmallestNormal = 0x1p-14;
+  if (!(x > 0))
+    return 0.0f;
+  if (x >= kLargest)
+    return float(kLargest);
+  int exponent = 0;
+  std::frexp(x, &exponent); // x = m 2^exponent, m in [0.5, 1)
+  double step = x < kSmallestNormal ? 0x1p-16 : std::ldexp(1.0, exponent - 3);
+  return float(std::min(std::ceil(x / step) * step, kLargest));
+}
+
 static DType codeType(PoolFormat format) {
   switch (format) {
   case PoolFormat::None: return DType::F32;
@@ -210,7 +232,9 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
         }
         radius = std::max(radius, std::sqrt(sum));
       }
-      pooled.radii[size_t(g)] = float(radius);
+      pooled.radii[size_t(g)] = options.radiusFormat == RadiusFormat::E5M2
+                                    ? roundUpToE5M2(radius)
+                                    : float(radius);
     }
   }
   return Status();

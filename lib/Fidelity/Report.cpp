@@ -31,11 +31,12 @@ static std::string degrees(double value) {
 std::string formatText(const FidelityReport &r) {
   std::string text;
   text += "keys: " + std::to_string(r.tokens) + " x " + std::to_string(r.dim) +
-          ", pool size " + std::to_string(r.poolSize) + ", format " +
-          r.format + (r.rotate ? ", rotated" : "") + ", scores " + r.score +
+          ", pool size " + std::to_string(r.poolSize) + ", format " + r.format +
+          (r.rotate ? ", rotated" : "") + ", scores " + r.score +
           ", first stage " + r.firstStage +
           (r.firstStage == "max-aware"
-               ? " (bound weight " + jsonNumber(r.boundWeight) + ")"
+               ? " (bound weight " + jsonNumber(r.boundWeight) + ", " +
+                     r.radiusFormat + " radius)"
                : "") +
           "\n";
   text += "selection (k = " + std::to_string(r.k) +
@@ -105,6 +106,7 @@ std::string formatJson(const FidelityReport &r) {
   field("refine_keys", "\"" + r.refineKeys + "\"");
   field("first_stage", "\"" + r.firstStage + "\"");
   field("bound_weight", jsonNumber(r.boundWeight));
+  field("radius_format", "\"" + r.radiusFormat + "\"");
   field("queries", std::to_string(r.queries));
   field("groups", std::to_string(r.groups));
   field("format", "\"" + r.format + "\"");

@@ -23,7 +23,10 @@ Configurations that need a fit:
               `max-aware-p4-c12` setting over all heads on the --last
               positions before the measured ones (the dump cut short by
               --last tokens), from A in {0.125, 0.25, 0.5, 1}; the measured
-              positions never pick it.
+              positions never pick it. gate-max-aware* use both fits.
+  per-head*   each head takes the candidate with the better mean recall on
+              the same validation positions (gates for it fitted on the cut
+              dump, cached in DIR/gates-validation), then is measured.
 """
 import argparse
 import csv
@@ -42,7 +45,7 @@ WEIGHTS = (0.125, 0.25, 0.5, 1.0)
 
 
 def config(name, group, pool, refine=0, keys="exact", stage="mean",
-           gate=False, weight=None):
+           gate=False, weight=None, radius="f32"):
     flags = [f"--pool-size={pool}", "--format=fp8", "--rotate"]
     if refine:
         flags += [f"--refine={refine}", f"--refine-keys={keys}"]
@@ -50,20 +53,33 @@ def config(name, group, pool, refine=0, keys="exact", stage="mean",
         flags += [f"--first-stage={stage}"]
     if weight is not None:
         flags += [f"--bound-weight={weight:g}"]
+    if radius != "f32":
+        flags += [f"--radius-format={radius}"]
     return {"name": name, "group": group, "pool": pool, "refine": refine,
             "keys": keys, "stage": stage, "gate": gate, "weight": weight,
-            "flags": flags}
+            "radius": radius, "flags": flags}
+
+
+def per_head(name, group, candidates):
+    """One of `candidates` (same pool size, refine and bytes) per head: the
+    one with the better mean recall on the head's validation positions."""
+    first = candidates[0]
+    return {"name": name, "group": group, "pool": first["pool"],
+            "refine": first["refine"], "keys": first["keys"],
+            "stage": "per-head", "gate": "per head", "weight": None,
+            "radius": first["radius"], "flags": [], "choice": candidates}
 
 
 def configurations(quick):
     """The sweep. k = 256 at T = 16384, D = 15 (16 with the rotation): a
     token-level FP8 row is 20 bytes, a pooled FP8 key 20 / P per token, a
-    radius 4 / P more, a refined token-tier row 20: at P = 4 C = 15 refined
-    rows of k keep the total under half the token-level scan (16 would
-    read 0.502 of it), at P = 8 C = 23, and with max-aware's radius at
-    P = 4 C = 12."""
+    radius 4 / P more (1 / P as f8E5M2), a refined token-tier row 20: at
+    P = 4 C = 15 refined rows of k keep the total under half the
+    token-level scan (16 would read 0.502 of it), at P = 8 C = 23, with
+    max-aware's f32 radius at P = 4 C = 12 and P = 8 C = 22, and with its
+    one-byte radius at P = 4 C = 15 (0.499) and P = 8 C = 23."""
     if quick:
-        return [config("mean-p4", "mean", 4),
+        quick = [config("mean-p4", "mean", 4),
                 config("mean-p2", "mean", 2),
                 config("mean-p4-c2-token-fp8", "refine token-fp8", 4, 2,
                        "token-fp8"),
@@ -71,6 +87,13 @@ def configurations(quick):
                 config("max-aware-p4-c12", "max-aware + refine", 4, 2,
                        "token-fp8", "max-aware"),
                 config("gate-p4", "gate", 4, gate=True)]
+        pair = [config("max-aware-p4-c2-e5m2", "max-aware e5m2 + refine", 4,
+                       2, "token-fp8", "max-aware", radius="e5m2"),
+                config("gate-max-aware-p4-c2-e5m2",
+                       "gate + max-aware e5m2 + refine", 4, 2, "token-fp8",
+                       "max-aware", gate=True, radius="e5m2")]
+        return quick + pair + [per_head("per-head-p4-c2-e5m2",
+                                        "per-head choice + refine", pair)]
     c = []
     for p in (8, 4, 2):
         c.append(config(f"mean-p{p}", "mean", p))
@@ -91,6 +114,20 @@ def configurations(quick):
                     "token-fp8", "max-aware"))
     c.append(config("max-aware-p8-c22", "max-aware + refine", 8, 22,
                     "token-fp8", "max-aware"))
+    # Max-aware with a one-byte radius, alone and under the gate.
+    for p, r in ((4, 15), (8, 23)):
+        c.append(config(f"max-aware-p{p}-c{r}-e5m2",
+                        "max-aware e5m2 + refine", p, r, "token-fp8",
+                        "max-aware", radius="e5m2"))
+        c.append(config(f"gate-max-aware-p{p}-c{r}-e5m2",
+                        "gate + max-aware e5m2 + refine", p, r, "token-fp8",
+                        "max-aware", gate=True, radius="e5m2"))
+    # Either of those two at P = 4 per head, whichever its validation
+    # positions prefer (the gate hurts heads whose neighbours disagree).
+    c.append(per_head("per-head-p4-c15-e5m2", "per-head choice + refine",
+                      [x for x in c if x["name"] in (
+                          "max-aware-p4-c15-e5m2",
+                          "gate-max-aware-p4-c15-e5m2")]))
     c.append(config("gate-p4", "gate", 4, gate=True))
     for r in (4, 8, 15):
         c.append(config(f"gate-p4-c{r}", "gate + refine", 4, r, "token-fp8",
@@ -153,18 +190,57 @@ def gate_files(args, head, cache, pool):
     return [f"--gate=@{gate}", f"--bias=@{bias}"]
 
 
+def cut_dump(args, heads, into):
+    """The heads' dumps cut short by --last tokens, written under `into`:
+    their last --last positions are the ones before the measured ones."""
+    short = []
+    for head in heads:
+        d = os.path.join(into, *head.split(os.sep)[-2:])
+        os.makedirs(d)
+        for n in ("keys", "queries"):
+            a = np.load(os.path.join(head, n + ".npy"))
+            np.save(os.path.join(d, n + ".npy"), a[:-args.last])
+        short.append(d)
+    return short
+
+
+def head_flags(args, head, cfg, weight, cache):
+    """The flags `cfg` adds for `head`: max-aware's chosen weight, the
+    head's gate and bias."""
+    flags = []
+    if cfg["stage"] == "max-aware" and cfg["weight"] is None:
+        flags.append(f"--bound-weight={weight:g}")
+    if cfg["gate"]:
+        flags += gate_files(args, head, cache, cfg["pool"])
+    return flags
+
+
+def choose_per_head(args, heads, cfg, weight, cache):
+    """For each head, the candidate of cfg["choice"] with the better mean
+    recall on its validation positions (ties to the first). The gates for
+    validation are fitted on the cut dump (cached in `cache`), so the
+    positions that choose are held out from the gate that is judged."""
+    chosen = []
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.TemporaryDirectory() as cut:
+        for head, short in zip(heads, cut_dump(args, heads, cut)):
+            recalls = [fidelity(args, short, c,
+                                head_flags(args, short, c, weight, cache))
+                       ["recall"] for c in cfg["choice"]]
+            best = max(range(len(recalls)), key=lambda i: (recalls[i], -i))
+            print(f"  {'/'.join(head.split(os.sep)[-2:])}: "
+                  + ", ".join(f"{c['name']} {100 * r:.2f}%" for c, r in
+                              zip(cfg["choice"], recalls))
+                  + f" -> {cfg['choice'][best]['name']}", flush=True)
+            chosen.append(cfg["choice"][best])
+    return chosen
+
+
 def choose_weight(args, heads, cfg):
     """Max-aware's A, by mean recall on the positions before the measured
     ones: the dump cut short by --last tokens, its last --last positions."""
     with tempfile.TemporaryDirectory() as cut:
-        short = []
-        for head in heads:
-            d = os.path.join(cut, *head.split(os.sep)[-2:])
-            os.makedirs(d)
-            for n in ("keys", "queries"):
-                a = np.load(os.path.join(head, n + ".npy"))
-                np.save(os.path.join(d, n + ".npy"), a[:-args.last])
-            short.append(d)
+        short = cut_dump(args, heads, cut)
         scores = {}
         for w in WEIGHTS:
             runs = [fidelity(args, h, cfg, [f"--bound-weight={w}"])
@@ -182,6 +258,7 @@ def summary(cfg, runs):
             "pool_size": cfg["pool"], "refine": cfg["refine"],
             "refine_keys": cfg["keys"] if cfg["refine"] else "",
             "first_stage": cfg["stage"], "gate": cfg["gate"],
+            "radius_format": cfg["radius"] if cfg["stage"] != "mean" else "",
             "bound_weight": runs[0]["bound_weight"],
             "heads": len(runs), "recall": mean("recall"),
             "recall_p10": mean("recall_p10"),
@@ -277,10 +354,15 @@ def main():
         return
     if args.list:
         for c in configs:
-            extra = " (+ --gate --bias from indexpool-calibrate)" \
-                if c["gate"] else ""
+            added = []
+            if c["gate"] is True:
+                added.append("--gate --bias from indexpool-calibrate")
             if c["stage"] == "max-aware" and c["weight"] is None:
-                extra = " (+ --bound-weight: --weight, or the validation)"
+                added.append("--bound-weight: --weight, or the validation")
+            extra = f" (+ {'; '.join(added)})" if added else ""
+            if "choice" in c:
+                extra = "per head, by recall on its validation positions: " \
+                    + " or ".join(x["name"] for x in c["choice"])
             print(f"{c['name']}: {' '.join(c['flags'])}{extra}")
         return
     if args.only:
@@ -296,8 +378,9 @@ def main():
     os.makedirs(cache, exist_ok=True)
 
     weight = args.weight
-    if weight is None and any(c["stage"] == "max-aware" and
-                              c["weight"] is None for c in configs):
+    if weight is None and any(x["stage"] == "max-aware" and
+                              x["weight"] is None
+                              for c in configs for x in c.get("choice", [c])):
         ref = next(c for c in configurations(args.quick)
                    if c["name"] == "max-aware-p4-c12")
         print("choosing max-aware's bound weight on the positions before "
@@ -310,16 +393,20 @@ def main():
           "mass recall | worst head (recall / mass) |")
     print("| --- | --- | --- | --- | --- | --- |")
     for cfg in configs:
-        extra = []
-        if cfg["stage"] == "max-aware" and cfg["weight"] is None:
-            extra.append(f"--bound-weight={weight:g}")
+        per = [cfg] * len(heads)
+        if "choice" in cfg:
+            print(f"{cfg['name']}: choosing per head on the positions "
+                  "before the measured ones:", flush=True)
+            per = choose_per_head(args, heads, cfg, weight,
+                                  os.path.join(args.out, "gates-validation"))
         results = []
-        for head in heads:
-            flags = extra + (gate_files(args, head, cache, cfg["pool"])
-                             if cfg["gate"] else [])
-            r = fidelity(args, head, cfg, flags)
+        for head, chosen in zip(heads, per):
+            r = fidelity(args, head, chosen,
+                         head_flags(args, head, chosen, weight, cache))
             r["head"] = "/".join(head.split(os.sep)[-2:])
             r["configuration"] = cfg["name"]
+            if chosen is not cfg:
+                r["chosen"] = chosen["name"]
             results.append(r)
         runs += results
         s = summary(cfg, results)
@@ -344,7 +431,9 @@ def write(args, suffix, rows, runs, weight):
                    "bound_weight": weight}, f, indent=1)
     with open(os.path.join(args.out, f"frontier{suffix}.csv"), "w",
               newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        # Rows merged from older files may lack newer columns: the union.
+        fields = list(dict.fromkeys(key for row in rows for key in row))
+        writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
     print(f"wrote {os.path.join(args.out, 'frontier' + suffix)}.json, .csv")

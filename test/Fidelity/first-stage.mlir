@@ -23,6 +23,18 @@
 // RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=fp8 --rotate --refine=2 --first-stage=max-aware --bound-weight=0 --json > %t/ma0.json
 // RUN: /usr/bin/python3 -c "import json; a, b = (json.load(open('%t/' + n + '.json')) for n in ('mean', 'ma0')); same = all(a[m] == b[m] for m in ('recall', 'recall_p10', 'mass_recall')); extra = (b['bytes_pooled'] - a['bytes_pooled']) / (a['bytes_pooled'] / 20); print('same selection' if same else 'FAILED', b['first_stage'], 'radius bytes per pool', round(extra, 6))" | FileCheck %s --check-prefix=SAME
 // SAME: same selection max-aware radius bytes per pool 4.0
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=fp8 --rotate --refine=2 --first-stage=max-aware --bound-weight=0 --radius-format=e5m2 --json > %t/ma0e.json
+// RUN: /usr/bin/python3 -c "import json; a, b = (json.load(open('%t/' + n + '.json')) for n in ('mean', 'ma0e')); same = all(a[m] == b[m] for m in ('recall', 'recall_p10', 'mass_recall')); extra = (b['bytes_pooled'] - a['bytes_pooled']) / (a['bytes_pooled'] / 20); print('same selection' if same else 'FAILED', b['first_stage'], b['radius_format'], 'radius bytes per pool', round(extra, 6))" | FileCheck %s --check-prefix=SAME-E5M2
+// SAME-E5M2: same selection max-aware e5m2 radius bytes per pool 1.0
+
+// A one-byte radius (the f8E5M2 value at or above r_g; the reference picks
+// it from the table of every E5M2 value), alone and under a gate.
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --first-stage=max-aware --radius-format=e5m2 --refine=2 --json > %t/mae.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %S/Inputs/real/keys.npy %S/Inputs/real/queries.npy %t/mae.json --k=64 --last=128 --first-stage=max-aware --bound-weight=1 --radius-format=e5m2 --refine=2 | FileCheck %s
+// RUN: indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --k=64 --last=64 --gate=@%t/g32.npy --first-stage=max-aware --bound-weight=0.25 --radius-format=e5m2 --refine=3 --json > %t/gmae.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %t/a/keys.npy %t/a/queries.npy %t/gmae.json --k=64 --last=64 --gate=%t/g32.npy --first-stage=max-aware --bound-weight=0.25 --radius-format=e5m2 --refine=3 | FileCheck %s
+// RUN: not indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --radius-format=e5m2 2>&1 | FileCheck %s --check-prefix=NO-MAX
+// NO-MAX: --radius-format needs --first-stage=max-aware
 
 // Query-aware pooling scores: scores[t] = g . k_t.
 // RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --gate=@%t/g15.npy --json > %t/gate.json

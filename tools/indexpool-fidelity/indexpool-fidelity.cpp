@@ -3,7 +3,7 @@
 //   indexpool-fidelity --keys=@k.npy --queries=@q.npy [--pool-size=4]
 //       [--k=256] [--format=none|fp8|i8] [--rotate] [--score=uniform|norm]
 //       [--bias=@b.npy] [--gate=@g.npy] [--first-stage=mean|max-aware]
-//       [--bound-weight=A] [--refine=C]
+//       [--bound-weight=A] [--radius-format=f32|e5m2] [--refine=C]
 //       [--refine-keys=exact|i8|fp8|token-fp8|token-i8] [--last=16] [--json]
 //
 // The command line of runFidelity (indexpool/Fidelity/Fidelity.h), which
@@ -110,7 +110,7 @@ static cl::opt<FirstStage> firstStage(
                           "q . p_g (the shipped select)"),
                clEnumValN(FirstStage::MaxAware, "max-aware",
                           "q . p_g + A ||q|| r_g, r_g = max_s ||k_s - p_g|| "
-                          "stored as one more f32 per pool (ranked on the "
+                          "stored per pool (--radius-format; ranked on the "
                           "host: not a shipped op)")),
     cl::cat(category));
 
@@ -118,6 +118,16 @@ static cl::opt<double> boundWeight(
     "bound-weight", cl::init(1.0), cl::value_desc("A"),
     cl::desc("--first-stage=max-aware's weight A >= 0 of ||q|| r_g (1: an "
              "upper bound on the pool's best q . k)"),
+    cl::cat(category));
+
+static cl::opt<RadiusFormat> radiusFormat(
+    "radius-format", cl::init(RadiusFormat::F32),
+    cl::desc("How --first-stage=max-aware stores r_g"),
+    cl::values(clEnumValN(RadiusFormat::F32, "f32", "4 bytes per pool"),
+               clEnumValN(RadiusFormat::E5M2, "e5m2",
+                          "1 byte per pool: the f8E5M2 value at or above "
+                          "r_g (A = 1 stays an upper bound; saturates at "
+                          "57344)")),
     cl::cat(category));
 
 static cl::opt<std::string> gateFile(
@@ -165,7 +175,8 @@ static const char *kOverview =
     "quantize op does (int8, fp8: f32, absmax / qmax scale, round to "
     "nearest even, min_absmax 1e-4), or none (mean, p99)\n"
     "  bytes        read per query: the valid pooled keys (codes + scale, "
-    "or f32; + 4 for max-aware's radius), the candidate token keys refine "
+    "or f32; + 4, or 1 with --radius-format=e5m2, for max-aware's radius), the "
+    "candidate token keys refine "
     "reads (f32, or a residual or token tier's D + 4 code and scale bytes), "
     "and a token-level "
     "FP8 indexer's n x (D + 4) for comparison (D after padding)\n"
@@ -202,9 +213,12 @@ int main(int argc, char **argv) {
   options.refineKeys = refineKeys;
   options.firstStage = firstStage;
   options.boundWeight = boundWeight;
+  options.radiusFormat = radiusFormat;
   options.gatePath = fileOf(gateFile);
   if (boundWeight.getNumOccurrences() && firstStage != FirstStage::MaxAware)
     return fail("--bound-weight needs --first-stage=max-aware");
+  if (radiusFormat.getNumOccurrences() && firstStage != FirstStage::MaxAware)
+    return fail("--radius-format needs --first-stage=max-aware");
 
   FidelityReport report;
   if (indexpool::Status status = runFidelity(options, report); !status)

@@ -47,6 +47,7 @@ struct FidelityOptions {
   /// (non-negative).
   FirstStage firstStage = FirstStage::Mean;
   double boundWeight = 1.0;
+  RadiusFormat radiusFormat = RadiusFormat::F32;
   /// Empty: pooling scores from normScores. Else a [D] f32 gate: pooling
   /// scores gate . k_t (query-aware; indexpool-calibrate --gate fits one).
   std::string gatePath;

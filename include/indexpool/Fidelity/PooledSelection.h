@@ -40,6 +40,17 @@ enum class FirstStage { Mean, MaxAware };
 /// "mean", "max-aware".
 const char *firstStageName(FirstStage stage);
 
+/// How MaxAware stores r_g: F32 (4 bytes per pool), or E5M2 (1 byte: the
+/// f8E5M2 value at or above r_g, so A = 1 stays an upper bound; radii above
+/// 57344, the format's largest, saturate there).
+enum class RadiusFormat { F32, E5M2 };
+/// "f32", "e5m2".
+const char *radiusFormatName(RadiusFormat format);
+/// Bytes per pool of a radius in `format`.
+int64_t radiusBytes(RadiusFormat format);
+/// The smallest f8E5M2 value >= x (x >= 0; 57344 above the range).
+float roundUpToE5M2(double x);
+
 struct PoolingOptions {
   int64_t poolSize = 4;
   PoolFormat format = PoolFormat::None;
@@ -56,6 +67,7 @@ struct PoolingOptions {
   /// How select ranks the pools, and the weight a of MaxAware's bound.
   FirstStage firstStage = FirstStage::Mean;
   double boundWeight = 1.0;
+  RadiusFormat radiusFormat = RadiusFormat::F32;
   /// Optional bias added to the scores as the pool op does: [P] or [P, D]
   /// f32 (biasShape empty: none).
   std::vector<int64_t> biasShape;
@@ -72,7 +84,8 @@ struct PooledKeys {
   std::vector<float> values;
   std::vector<uint8_t> codes;
   std::vector<float> scales;
-  /// MaxAware: r_g per pool, [G] f32 (empty otherwise).
+  /// MaxAware: r_g per pool as stored (radiusFormat's value), [G] (empty
+  /// otherwise).
   std::vector<float> radii;
 
   /// The pooled keys in float64: the f32 values, or codes * scale.

@@ -32,9 +32,11 @@ struct FidelityReport {
   /// or a residual tier's "i8" / "fp8".
   int64_t refine = 0;
   std::string refineKeys = "exact";
-  /// "mean" or "max-aware", and max-aware's bound weight (0 for mean).
+  /// "mean" or "max-aware", max-aware's bound weight (0 for mean) and how
+  /// it stores its radius ("f32", "e5m2"; empty for mean).
   std::string firstStage = "mean";
   double boundWeight = 0;
+  std::string radiusFormat;
   // Selection, over the queries.
   double recall = 0;
   double recallP10 = 0;
@@ -61,8 +63,8 @@ std::string formatText(const FidelityReport &report);
 /// their *_p99, bytes_pooled, bytes_refine, bytes_token_fp8, bytes_total
 /// (pooled + refine) and bytes_ratio (bytes_total / bytes_token_fp8), plus
 /// the setup (tokens, dim, pool_size, k, refine, refine_keys, first_stage,
-/// bound_weight, queries, groups, format, rotate, score). Non-finite numbers
-/// are null.
+/// bound_weight, radius_format, queries, groups, format, rotate, score).
+/// Non-finite numbers are null.
 std::string formatJson(const FidelityReport &report);
 
 } // namespace indexpool::fidelity

@@ -5,6 +5,7 @@
       [--last=16] [--score=uniform|norm] [--bias=B.npy] [--gate=G.npy]
       [--refine=C] [--refine-keys=exact|i8|fp8|token-fp8|token-i8]
       [--first-stage=mean|max-aware] [--bound-weight=A]
+      [--radius-format=f32|e5m2]
 recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
 and checks the tool's JSON against it: recall and mass recall within what
 f32-vs-f64 near ties of pool scores allow (derived per query below), angles
@@ -96,11 +97,23 @@ def quantize_rows(x, kind):
     return code * scale[:, None]
 
 
-def radii(keys, pooled, pool_size):
-    """Max-aware's r_g = max_s ||k_s - p_g||, rounded to f32 as stored."""
+def e5m2_values():
+    """Every finite non-negative f8E5M2 value, ascending: an E5M2 byte is
+    the high byte of an IEEE half (exponent bits 31 are inf / NaN)."""
+    bits = (np.arange(0, 0x7C, dtype=np.uint16) << 8)
+    return np.sort(bits.view(np.float16).astype(np.float64))
+
+
+def radii(keys, pooled, pool_size, radius_format="f32"):
+    """Max-aware's r_g = max_s ||k_s - p_g|| as stored: rounded to f32, or
+    the smallest f8E5M2 value at or above it (the largest, 57344, above)."""
     groups, dim = pooled.shape
     k = keys[:groups * pool_size].reshape(groups, pool_size, dim)
     r = np.linalg.norm(k - pooled[:, None, :], axis=2).max(axis=1)
+    if radius_format == "e5m2":
+        table = e5m2_values()
+        return table[np.minimum(np.searchsorted(table, r, side="left"),
+                                len(table) - 1)]
     return r.astype(np.float32).astype(np.float64)
 
 
@@ -221,7 +234,7 @@ def compare(args):
     pooled = pool_keys(keys, p, args.score, bias, gate)
     radius = None
     if args.first_stage == "max-aware":
-        radius = radii(keys, pooled, p)
+        radius = radii(keys, pooled, p, args.radius_format)
     refine_keys = None
     if args.refine_keys.startswith("token-"):
         # A token tier's keys: each key quantized per vector, as f32.
@@ -266,8 +279,10 @@ def compare(args):
     tokens, dim = keys.shape
     valid = np.arange(tokens - args.last, tokens) // p
     kept = (args.refine or 1) * args.k // p
-    # A max-aware first stage reads one f32 radius per pool too.
-    pool_bytes = dim * 4 + (4 if radius is not None else 0)
+    # A max-aware first stage reads one radius per pool too (f32: 4 bytes,
+    # e5m2: 1).
+    pool_bytes = dim * 4 + (
+        0 if radius is None else 1 if args.radius_format == "e5m2" else 4)
     token_fp8 = (valid * p * (dim + 4)).mean()
     total = (valid * pool_bytes).mean() + (
         (np.minimum(kept, valid) * p *
@@ -340,6 +355,7 @@ def main():
     c.add_argument("--first-stage", default="mean",
                    choices=("mean", "max-aware"))
     c.add_argument("--bound-weight", type=float, default=1.0)
+    c.add_argument("--radius-format", default="f32", choices=("f32", "e5m2"))
     p = sub.add_parser("plausible")
     p.add_argument("reports", nargs="+")
     args = parser.parse_args()
