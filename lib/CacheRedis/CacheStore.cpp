@@ -50,6 +50,9 @@ indexpool::cache::makeCacheStore(const CacheConfig &config,
     return nullptr;
   }
   options.ns = cacheStoreNamespace(config);
+  // Every stored layer, the token tier's too when it stays on host
+  // (tokenTier "host"): the tiers never move those pages here, but publish
+  // shares them through the same store.
   std::unique_ptr<RedisStore> store =
       makeRedisStore(options, config.storePages, config.storedLayerBytes(),
                      std::move(warn), error);

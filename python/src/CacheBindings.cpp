@@ -55,6 +55,34 @@ void expectShape(const Floats &a, const std::vector<py::ssize_t> &shape,
        "), got " + got + ")");
 }
 
+/// The store tier config asks for: a RedisStore whose outages and
+/// recoveries go to stderr (the callback runs under the store's lock, maybe
+/// without the GIL). Null with `error` without both a URL and store_pages,
+/// or in a build without Redis.
+std::unique_ptr<PageStore> makeStore(const CacheConfig &config,
+                                     std::string &error) {
+#ifdef INDEXPOOL_PYTHON_REDIS
+  if (config.storeUrl.empty() || !config.storePages) {
+    // The URL may hold a password: it stays out of the message.
+    error = std::string("a store tier needs both a URL (store or tiers) and "
+                        "store_pages (got ") +
+            (config.storeUrl.empty() ? "no URL" : "a URL") +
+            " and store_pages " + std::to_string(config.storePages) + ")";
+    return nullptr;
+  }
+  return makeCacheStore(
+      config,
+      [](const std::string &text) {
+        std::fprintf(stderr, "indexpool.Cache: %s\n", text.c_str());
+      },
+      error);
+#else
+  (void)config;
+  error = "this build has no Redis store tier (hiredis and xxhash)";
+  return nullptr;
+#endif
+}
+
 class Cache {
 public:
   Cache(std::int64_t layers, std::int64_t dim, std::int64_t poolSize,
@@ -102,30 +130,9 @@ public:
       fail(error);
     auto kernels = makeKernels(config, threads, device, gpu, error);
     std::unique_ptr<PageStore> pageStore;
-    if (kernels && (!config.storeUrl.empty() || config.storePages)) {
-#ifdef INDEXPOOL_PYTHON_REDIS
-      if (config.storeUrl.empty() || !config.storePages)
-        // The URL may hold a password: it stays out of the message.
-        error = std::string("a store tier needs both a URL (store or "
-                            "tiers) and store_pages (got ") +
-                (config.storeUrl.empty() ? "no URL" : "a URL") +
-                " and store_pages " + std::to_string(config.storePages) + ")";
-      else
-        // Outages and recoveries to stderr: the callback runs under the
-        // store's lock, maybe without the GIL.
-        pageStore = makeCacheStore(
-            config,
-            [](const std::string &text) {
-              std::fprintf(stderr, "indexpool.Cache: %s\n", text.c_str());
-            },
-            error);
-      if (!pageStore)
-        kernels.reset();
-#else
-      error = "this build has no Redis store tier (hiredis and xxhash)";
+    if (kernels && (!config.storeUrl.empty() || config.storePages) &&
+        !(pageStore = makeStore(config, error)))
       kernels.reset();
-#endif
-    }
     if (kernels)
       cache = PagedCache::create(config, std::move(kernels), error,
                                  std::move(pageStore));
@@ -361,25 +368,11 @@ public:
     config.storePages = storePages;
     config.storeModel = model;
     config.tokenTier = tokenTier;
-    MakePageStore makeStore;
-#ifdef INDEXPOOL_PYTHON_REDIS
-    makeStore = [](const CacheConfig &c, std::string &why) {
-      return std::unique_ptr<PageStore>(makeCacheStore(
-          c,
-          [](const std::string &text) {
-            std::fprintf(stderr, "indexpool.Cache: %s\n", text.c_str());
-          },
-          why));
-    };
-#else
-    if (storePages)
-      fail("this build has no Redis store tier (hiredis and xxhash)");
-#endif
     std::shared_ptr<runtime::CudaDevice> gpu;
     auto kernels = makeKernels(config, threads, device, gpu, error);
     std::unique_ptr<PagedCache> cache =
         kernels ? restoreSnapshot(path, config, std::move(kernels), generation,
-                                  error, makeStore)
+                                  error, &makeStore)
                 : nullptr;
     if (!cache)
       fail(error);

@@ -33,24 +33,33 @@ L, D, P, E, H, K = 2, 32, 4, 4, 4, 6
 SEED, STEPS = 91, (5, 16, 1, 30, 7, 31)  # 90 tokens: 6 pages, a tail of 2
 
 
-@pytest.fixture
-def server():
+def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+def _wait_for_port(port, proc, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection(("127.0.0.1", port), 0.2):
+                return True
+        except OSError:
+            time.sleep(0.02)
+    return False
+
+
+@pytest.fixture
+def server():
+    port = _free_port()
     proc = subprocess.Popen(
         [REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
          "--appendonly", "no"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), 0.2) as c:
-                c.sendall(b"PING\r\n")
-                if c.recv(16).startswith(b"+PONG"):
-                    break
-        except OSError:
-            time.sleep(0.02)
+    assert _wait_for_port(port, proc), "redis-server did not start"
     yield f"redis://127.0.0.1:{port}/0"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -175,25 +184,6 @@ def test_a_snapshot_restores_with_a_store_tier(server, tmp_path):
 
 STUNNEL = shutil.which("stunnel4") or shutil.which("stunnel")
 OPENSSL = shutil.which("openssl")
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_port(port, proc, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), 0.2):
-                return True
-        except OSError:
-            time.sleep(0.02)
-    return False
 
 
 @pytest.mark.skipif(STUNNEL is None or OPENSSL is None,
