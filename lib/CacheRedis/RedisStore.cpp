@@ -135,6 +135,7 @@ public:
       dropLocal(at);
       states[at] = InRedis;
       digests[at] = hash;
+      pushHeldPages();
       return true;
     }
     // Keep the page here rather than lose it: the tier above has already
@@ -410,7 +411,30 @@ private:
     if (warn)
       warn(prefix + "reachable again: pages go to it again (" +
            std::to_string(counters.overflowPages) +
-           " stay in host memory until their slots are written again)");
+           " held in host memory go back to it, a few with each write)");
+  }
+
+  /// Once a write reached the server, up to kPushPerWrite pages held in
+  /// host memory since an outage go to it too (their host copies freed), so
+  /// an outage's pages drain back as the cache keeps writing, a few per
+  /// write rather than all at once under the lock. Stops at a failure.
+  void pushHeldPages() {
+    constexpr int kPushPerWrite = 8;
+    for (int i = 0; i < kPushPerWrite && !local.empty(); ++i) {
+      const auto held = local.begin();
+      const size_t at = held->first;
+      const std::int64_t layer = std::int64_t(at % layerBytes.size());
+      const std::vector<std::int8_t> &page = held->second;
+      const XXH128_hash_t hash =
+          pageHash(opts.ns, layer, page.data(), page.size());
+      std::string why;
+      if (!store(hash, page.data(), page.size(), why))
+        return;
+      states[at] = InRedis;
+      digests[at] = hash;
+      dropLocal(at);
+      counters.pushedBack += 1;
+    }
   }
 
   void dropLocal(size_t at) {

@@ -519,24 +519,38 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   EXPECT_NE(error.find("Connection refused"), std::string::npos) << error;
   EXPECT_EQ(warnings.size(), 1u);
 
-  // The same port again, empty (no persistence).
+  // The same port again, empty (no persistence): each write that reaches
+  // it sends up to 8 of the held pages back.
   ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
   std::this_thread::sleep_for(std::chrono::milliseconds(250));
   expected[16] = randomPage(random, 512);
   ASSERT_TRUE(store->write(8, 0, expected[16].data(), error)) << error;
-  EXPECT_EQ(store->stats().overflowPages, 15u);
-  EXPECT_EQ(store->stats().stored, 17u);
+  EXPECT_EQ(store->stats().overflowPages, 7u);
+  EXPECT_EQ(store->stats().pushedBack, 8u);
+  EXPECT_EQ(store->stats().stored, 25u);
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[1].find("reachable again"), std::string::npos)
       << warnings[1];
-  ASSERT_TRUE(store->read(8, 0, got.data(), error)) << error;
-  EXPECT_EQ(got, expected[16]);
-  ASSERT_TRUE(store->read(9, 0, got.data(), error)) << error;
-  EXPECT_EQ(got, expected[18]);
+  ASSERT_TRUE(store->write(8, 0, expected[16].data(), error)) << error;
+  EXPECT_EQ(store->stats().deduplicated, 1u);
+  EXPECT_EQ(store->stats().overflowPages, 0u);
+  EXPECT_EQ(store->stats().overflowBytes, 0u);
+  EXPECT_EQ(store->stats().pushedBack, 15u);
+  Raw raw(server.port());
+  EXPECT_EQ(raw.integer("DBSIZE"), 16); // 15 held pages and the new one
+  // Every page written during the outage now comes from the server,
+  // checked against its hash; the pages only the old server had are lost.
+  const std::uint64_t readsBefore = store->stats().reads;
+  for (std::uint64_t s = 8; s < 16; ++s)
+    for (std::int64_t l = 0; l < 2; ++l) {
+      std::vector<std::int8_t> page(static_cast<size_t>(layers[size_t(l)]));
+      ASSERT_TRUE(store->read(s, l, page.data(), error)) << error;
+      EXPECT_EQ(page, s == 8 && l == 0 ? expected[16]
+                                       : expected[s * 2 + size_t(l)]);
+    }
+  EXPECT_EQ(store->stats().reads - readsBefore, 16u);
   EXPECT_FALSE(store->read(3, 0, got.data(), error));
   EXPECT_NE(error.find("lost page"), std::string::npos) << error;
-  Raw raw(server.port());
-  EXPECT_EQ(raw.integer("DBSIZE"), 1);
 }
 
 TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
@@ -566,12 +580,18 @@ TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
   ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
   EXPECT_EQ(got, second);
 
-  // After the pause: to the server again.
+  // After the pause: to the server again, the held page with it.
   std::this_thread::sleep_for(std::chrono::milliseconds(2300) -
                               (Clock::now() - paused));
   ASSERT_TRUE(store->write(2, 0, third.data(), error)) << error;
-  EXPECT_EQ(store->stats().stored, 2u);
+  EXPECT_EQ(store->stats().stored, 3u);
+  EXPECT_EQ(store->stats().pushedBack, 1u);
+  EXPECT_EQ(store->stats().overflowPages, 0u);
   ASSERT_EQ(warnings.size(), 2u);
+  const std::uint64_t readsBefore = store->stats().reads;
+  ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, second);
+  EXPECT_EQ(store->stats().reads, readsBefore + 1); // from the server
   ASSERT_TRUE(store->read(0, 0, got.data(), error)) << error;
   EXPECT_EQ(got, first);
   ASSERT_TRUE(store->read(2, 0, got.data(), error)) << error;

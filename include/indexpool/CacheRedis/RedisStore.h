@@ -6,7 +6,8 @@
 // read recomputes the hash: a page lost or changed on the server is an
 // error, never wrong bytes. When the server cannot take a write (down, too
 // slow, out of memory) the page stays in host memory instead and `warn`
-// says so once per outage; see docs/cache.md.
+// says so once per outage; once writes reach the server again, each sends
+// up to 8 of those held pages back to it. See docs/cache.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,7 @@ struct RedisStats {
   std::uint64_t bytesWritten = 0, bytesRead = 0;
   std::uint64_t failures = 0; // commands that failed (then overflow/error)
   std::uint64_t overflowPages = 0, overflowBytes = 0; // held locally now
+  std::uint64_t pushedBack = 0; // held pages sent to the server later
 };
 
 class RedisStore : public PageStore, public SharedPages {
