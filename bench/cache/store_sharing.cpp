@@ -385,8 +385,9 @@ int missesFromStore(const Options &o, const std::string &url,
         double(store.pagesIn - was.pagesIn) / n);
   }
   std::printf("a miss from the store: misses / resident %.2fx at the median; "
-              "%.1f us a page moved (%lld layers, a GET up and a SET NX of "
-              "its victim down each), (median select - anchor) / misses\n",
+              "%.1f us a page moved (%lld layers: read up in the select's "
+              "MGETs, its victim's layers down in one pipelined SET NX round "
+              "trip), (median select - anchor) / misses\n",
               median(selectMs[1]) / median(selectMs[0]),
               (median(selectMs[1]) - median(selectMs[0])) * 1000 /
                   std::max(1.0, missesPerSelect),

@@ -14,6 +14,15 @@ using namespace indexpool::cache;
 PageStore::~PageStore() = default;
 SharedPages::~SharedPages() = default;
 
+bool PageStore::writeSlot(std::uint64_t slot,
+                          const std::vector<const std::int8_t *> &layers,
+                          std::string &error) {
+  for (size_t l = 0; l < layers.size(); ++l)
+    if (!write(slot, std::int64_t(l), layers[l], error))
+      return false;
+  return true;
+}
+
 bool SharedPages::getPages(const std::vector<PageRequest> &requests,
                            size_t &failed, std::string &error) const {
   for (failed = 0; failed < requests.size(); ++failed) {

@@ -250,25 +250,28 @@ bool ResidentPages::makeResident(PageIndex page,
   const PageIndex to = freeSlots[0].back();
   freeSlots[0].pop_back();
   slots[0][size_t(page)] = to;
+  return stores[0]->writeSlot(std::uint64_t(to), layersOf(bytes), error);
+}
+
+std::vector<const std::int8_t *>
+ResidentPages::layersOf(const std::vector<std::int8_t> &slotBytes) const {
+  std::vector<const std::int8_t *> layers(layerBytes.size());
   for (size_t l = 0; l < layerBytes.size(); ++l)
-    if (!stores[0]->write(std::uint64_t(to), std::int64_t(l),
-                          &bytes[layerStarts[l]], error))
-      return false;
-  return true;
+    layers[l] = &slotBytes[layerStarts[l]];
+  return layers;
 }
 
 bool ResidentPages::move(PageIndex page, std::size_t from, std::size_t to,
                          std::string &error) {
   const PageIndex source = slots[from][size_t(page)];
   const PageIndex target = freeSlots[to].back();
-  for (size_t l = 0; l < layerBytes.size(); ++l) {
-    std::int8_t *bytes = &staging[layerStarts[l]];
-    if (!stores[from]->read(std::uint64_t(source), std::int64_t(l), bytes,
-                            error) ||
-        !stores[to]->write(std::uint64_t(target), std::int64_t(l), bytes,
-                           error))
+  for (size_t l = 0; l < layerBytes.size(); ++l)
+    if (!stores[from]->read(std::uint64_t(source), std::int64_t(l),
+                            &staging[layerStarts[l]], error))
       return false;
-  }
+  // Every layer in one call: one round trip to a remote tier.
+  if (!stores[to]->writeSlot(std::uint64_t(target), layersOf(staging), error))
+    return false;
   freeSlots[to].pop_back();
   slots[to][size_t(page)] = target;
   slots[from][size_t(page)] = -1;

@@ -133,6 +133,29 @@ bool RedisClient::connectLocked(std::string &error) {
   return true;
 }
 
+std::string RedisClient::failLocked(int code, bool &stale) {
+  // hiredis reports a socket timeout as EAGAIN from read/write.
+  const bool timedOut =
+      context->err == REDIS_ERR_IO &&
+      (code == EAGAIN || code == EWOULDBLOCK ||
+       std::strstr(context->errstr, "temporarily unavailable"));
+  std::string error =
+      timedOut ? "no answer within " + std::to_string(opts.commandTimeoutMs) +
+                     " ms (timed out)"
+               : "the connection failed: " + std::string(context->errstr);
+  stale = !timedOut;
+  dropLocked();
+  return error;
+}
+
+std::string RedisClient::errorReplyText(const redisReply &reply) {
+  std::string text(reply.str, reply.len);
+  return text.rfind("NOAUTH", 0) == 0
+             ? "the server needs a password (" + text +
+                   "): give one in the URL or RedisOptions::password"
+             : "the server answered: " + text;
+}
+
 RedisClient::Reply RedisClient::sendLocked(int argc, const char **argv,
                                            const size_t *lengths, bool &stale,
                                            std::string &error) {
@@ -146,61 +169,81 @@ RedisClient::Reply RedisClient::sendLocked(int argc, const char **argv,
         redisCommandArgv(context, argc, argv, lengths)));
     code = errno;
   }
+  ++trips;
   if (!reply) {
-    // hiredis reports a socket timeout as EAGAIN from read/write.
-    const bool timedOut =
-        context->err == REDIS_ERR_IO &&
-        (code == EAGAIN || code == EWOULDBLOCK ||
-         std::strstr(context->errstr, "temporarily unavailable"));
-    error = timedOut ? "no answer within " +
-                           std::to_string(opts.commandTimeoutMs) +
-                           " ms (timed out)"
-                     : "the connection failed: " + std::string(context->errstr);
-    stale = !timedOut;
-    dropLocked();
+    error = failLocked(code, stale);
     return reply;
   }
   if (reply->type == REDIS_REPLY_ERROR) {
-    std::string text(reply->str, reply->len);
-    error = text.rfind("NOAUTH", 0) == 0
-                ? "the server needs a password (" + text +
-                      "): give one in the URL or RedisOptions::password"
-                : "the server answered: " + text;
+    error = errorReplyText(*reply);
     reply.reset();
   }
   return reply;
 }
 
-RedisClient::Reply RedisClient::command(int argc, const char **argv,
-                                        const size_t *lengths,
-                                        std::string &error) {
+bool RedisClient::pipelineLocked(std::vector<Command> &commands,
+                                 std::vector<Reply> &replies, bool &stale,
+                                 std::string &error) {
+  stale = false;
+  replies.clear();
+  for (Command &c : commands)
+    if (redisAppendCommandArgv(context, int(c.argv.size()), c.argv.data(),
+                               c.lengths.data()) != REDIS_OK) {
+      error = "the connection failed: " + std::string(context->errstr);
+      stale = true;
+      dropLocked();
+      return false;
+    }
+  // The first reply flushes every command: one round trip for them all.
+  ++trips;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    void *raw = nullptr;
+    int status = REDIS_OK, code = 0;
+    errno = 0;
+    {
+      NoSigpipe guard;
+      status = redisGetReply(context, &raw);
+      code = errno;
+    }
+    if (status != REDIS_OK || !raw) {
+      freeReply(raw);
+      replies.clear();
+      error = failLocked(code, stale);
+      return false;
+    }
+    replies.emplace_back(static_cast<redisReply *>(raw), freeReply);
+  }
+  return true;
+}
+
+bool RedisClient::withConnection(const Send &send, std::string &error) {
   std::lock_guard<std::mutex> lock(mutex);
-  Reply reply(nullptr, freeReply);
+  bool sent = false;
   if (!context) {
     const auto since = std::chrono::steady_clock::now() - lastAttempt;
     if (tried && since < std::chrono::milliseconds(opts.reconnectIntervalMs)) {
       error = "unreachable (" + lastError + "); the next try comes within " +
               std::to_string(opts.reconnectIntervalMs) + " ms";
-      return reply;
+      return false;
     }
     if (!connectLocked(error)) {
       lastError = error = scrub(error);
-      return reply;
+      return false;
     }
     bool stale = false;
-    reply = sendLocked(argc, argv, lengths, stale, error);
+    sent = send(stale, error);
   } else {
     // A connection that worked before may have been closed since (an idle
     // timeout, a restart): one fresh connection, at once, before giving up.
     // Not after a timeout, which would double the wait.
     bool stale = false;
-    reply = sendLocked(argc, argv, lengths, stale, error);
-    if (!reply && stale) {
+    sent = send(stale, error);
+    if (!sent && stale) {
       if (!connectLocked(error)) {
         lastError = error = scrub(error);
-        return reply;
+        return false;
       }
-      reply = sendLocked(argc, argv, lengths, stale, error);
+      sent = send(stale, error);
     }
   }
   error = scrub(error);
@@ -210,7 +253,25 @@ RedisClient::Reply RedisClient::command(int argc, const char **argv,
     lastAttempt = std::chrono::steady_clock::now();
     lastError = error;
   }
+  return sent;
+}
+
+RedisClient::Reply RedisClient::command(int argc, const char **argv,
+                                        const size_t *lengths,
+                                        std::string &error) {
+  Reply reply(nullptr, freeReply);
+  withConnection(
+      [&](bool &stale, std::string &why) {
+        reply = sendLocked(argc, argv, lengths, stale, why);
+        return bool(reply);
+      },
+      error);
   return reply;
+}
+
+std::uint64_t RedisClient::roundTrips() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return trips;
 }
 
 RedisClient::SetResult RedisClient::setNx(const std::string &key,
@@ -225,6 +286,42 @@ RedisClient::SetResult RedisClient::setNx(const std::string &key,
   // OK when set, nil when the key was there.
   return reply->type == REDIS_REPLY_NIL ? SetResult::Existed
                                         : SetResult::Stored;
+}
+
+bool RedisClient::setNxMany(const std::vector<std::string> &keys,
+                            const std::vector<const void *> &data,
+                            const std::vector<size_t> &sizes,
+                            std::vector<SetResult> &results,
+                            std::string &error) {
+  std::vector<Command> commands(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    commands[i].argv = {"SET", keys[i].data(),
+                        static_cast<const char *>(data[i]), "NX"};
+    commands[i].lengths = {3, keys[i].size(), sizes[i], 2};
+  }
+  std::vector<Reply> replies;
+  if (!withConnection(
+          [&](bool &stale, std::string &why) {
+            return pipelineLocked(commands, replies, stale, why);
+          },
+          error))
+    return false;
+  // Per command: OK when set, nil when the key was there, or an error
+  // reply (out of memory, say) for that page alone.
+  results.assign(keys.size(), SetResult::Failed);
+  std::string first;
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const redisReply &reply = *replies[i];
+    if (reply.type == REDIS_REPLY_ERROR) {
+      if (first.empty())
+        first = scrub(errorReplyText(reply));
+      continue;
+    }
+    results[i] =
+        reply.type == REDIS_REPLY_NIL ? SetResult::Existed : SetResult::Stored;
+  }
+  error = first;
+  return true;
 }
 
 bool RedisClient::set(const std::string &key, const void *data, size_t n,

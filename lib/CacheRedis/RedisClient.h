@@ -14,6 +14,8 @@
 #include "indexpool/CacheRedis/RedisStore.h"
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,10 +50,38 @@ public:
   bool mget(const std::vector<std::string> &keys,
             std::vector<std::string> &values, std::vector<bool> &found,
             std::string &error);
+  /// SET key value NX for every key, pipelined: one round trip. false
+  /// with `error` when the connection failed (no result then); else
+  /// results[i] per key, Failed for a key the server refused (its first
+  /// error reply in `error`, otherwise empty).
+  bool setNxMany(const std::vector<std::string> &keys,
+                 const std::vector<const void *> &data,
+                 const std::vector<size_t> &sizes,
+                 std::vector<SetResult> &results, std::string &error);
   bool ping(std::string &error);
+  /// Round trips to the server so far (a pipeline is one), failed ones
+  /// included.
+  std::uint64_t roundTrips() const;
 
 private:
   using Reply = std::unique_ptr<redisReply, void (*)(void *)>;
+  struct Command {
+    std::vector<const char *> argv;
+    std::vector<size_t> lengths;
+  };
+  /// Runs `send` on the connection, connecting first if needed and once
+  /// more at once when a connection that worked before turned out closed
+  /// (`stale`); the reconnect interval as in the file comment.
+  using Send = std::function<bool(bool &stale, std::string &error)>;
+  bool withConnection(const Send &send, std::string &error);
+  /// The error of a failed read or write on the connection (a timeout, or
+  /// `stale`: broken otherwise), which it drops.
+  std::string failLocked(int code, bool &stale);
+  static std::string errorReplyText(const redisReply &reply);
+  /// Every command written, then every reply read: one round trip.
+  bool pipelineLocked(std::vector<Command> &commands,
+                      std::vector<Reply> &replies, bool &stale,
+                      std::string &error);
   /// Runs one command, connecting first if needed; null with `error` on any
   /// failure (an error reply included).
   Reply command(int argc, const char **argv, const size_t *lengths,
@@ -65,8 +95,9 @@ private:
   std::string scrub(std::string text) const;
 
   RedisOptions opts;
-  std::mutex mutex;
+  mutable std::mutex mutex;
   redisContext *context = nullptr;
+  std::uint64_t trips = 0;
   bool tried = false;
   std::chrono::steady_clock::time_point lastAttempt;
   std::string lastError;

@@ -138,31 +138,59 @@ public:
       pushHeldPages();
       return true;
     }
-    // Keep the page here rather than lose it: the tier above has already
-    // given up its copy.
-    try {
-      std::vector<std::int8_t> &page = local[at];
-      if (page.empty()) {
-        counters.overflowPages += 1;
-        counters.overflowBytes += n;
-      }
-      page.assign(bytes, bytes + n);
-    } catch (const std::bad_alloc &) {
-      error = prefix + "cannot take slot " + std::to_string(slot) +
-              ", layer " + std::to_string(layer) + " (" + why +
-              ") and host memory for it ran out";
-      dropLocal(at);
-      states[at] = Empty;
+    return holdLocally(slot, layer, bytes, why, error);
+  }
+
+  bool writeSlot(std::uint64_t slot,
+                 const std::vector<const std::int8_t *> &layers,
+                 std::string &error) override {
+    if (layers.size() != layerBytes.size()) {
+      error = prefix + "a slot has " + std::to_string(layerBytes.size()) +
+              " layers, " + std::to_string(layers.size()) + " given";
       return false;
     }
-    states[at] = Local;
-    if (!warned && warn)
-      warn(prefix + "cannot take pages (" + why +
-           "): keeping them in host memory until it can (pages held there "
-           "now: " +
-           std::to_string(counters.overflowPages) +
-           "); reads of pages only the server holds fail meanwhile");
-    warned = true;
+    if (!inRange(slot, 0, error))
+      return false;
+    std::lock_guard<std::mutex> lock(mutex);
+    const size_t count = layers.size();
+    std::vector<XXH128_hash_t> hashes(count);
+    std::vector<std::string> keys(count);
+    std::vector<const void *> data(layers.begin(), layers.end());
+    std::vector<size_t> sizes(count);
+    for (size_t l = 0; l < count; ++l) {
+      sizes[l] = size_t(layerBytes[l]);
+      hashes[l] = pageHash(opts.ns, std::int64_t(l), layers[l], sizes[l]);
+      keys[l] = pageKey(hashes[l]);
+    }
+    std::vector<RedisClient::SetResult> results;
+    std::string why;
+    if (!client->setNxMany(keys, data, sizes, results, why)) {
+      counters.failures += 1;
+      results.assign(count, RedisClient::SetResult::Failed);
+    } else {
+      noteSuccess();
+    }
+    bool reached = false;
+    for (size_t l = 0; l < count; ++l) {
+      const size_t at = index(slot, std::int64_t(l));
+      if (results[l] == RedisClient::SetResult::Failed) {
+        if (why.empty())
+          why = "refused";
+        if (!holdLocally(slot, std::int64_t(l), layers[l], why, error))
+          return false;
+        continue;
+      }
+      reached = true;
+      (results[l] == RedisClient::SetResult::Stored ? counters.stored
+                                                    : counters.deduplicated) +=
+          1;
+      counters.bytesWritten += sizes[l];
+      dropLocal(at);
+      states[at] = InRedis;
+      digests[at] = hashes[l];
+    }
+    if (reached)
+      pushHeldPages();
     return true;
   }
 
@@ -303,7 +331,9 @@ public:
 
   RedisStats stats() const override {
     std::lock_guard<std::mutex> lock(mutex);
-    return counters;
+    RedisStats s = counters;
+    s.roundTrips = client->roundTrips();
+    return s;
   }
 
 private:
@@ -414,25 +444,78 @@ private:
            " held in host memory go back to it, a few with each write)");
   }
 
-  /// Once a write reached the server, up to kPushPerWrite pages held in
-  /// host memory since an outage go to it too (their host copies freed), so
-  /// an outage's pages drain back as the cache keeps writing, a few per
-  /// write rather than all at once under the lock. Stops at a failure.
-  void pushHeldPages() {
-    constexpr int kPushPerWrite = 8;
-    for (int i = 0; i < kPushPerWrite && !local.empty(); ++i) {
-      const auto held = local.begin();
-      const size_t at = held->first;
-      const std::int64_t layer = std::int64_t(at % layerBytes.size());
-      const std::vector<std::int8_t> &page = held->second;
-      const XXH128_hash_t hash =
-          pageHash(opts.ns, layer, page.data(), page.size());
-      std::string why;
-      if (!store(hash, page.data(), page.size(), why))
-        return;
-      states[at] = InRedis;
-      digests[at] = hash;
+  /// Keeps a page the server could not take (`why`) in host memory rather
+  /// than lose it: the tier above has already given up its copy. Warns
+  /// once per outage; false with `error` only when host memory runs out.
+  bool holdLocally(std::uint64_t slot, std::int64_t layer,
+                   const std::int8_t *bytes, const std::string &why,
+                   std::string &error) {
+    const size_t at = index(slot, layer), n = size_t(layerBytes[size_t(layer)]);
+    try {
+      std::vector<std::int8_t> &page = local[at];
+      if (page.empty()) {
+        counters.overflowPages += 1;
+        counters.overflowBytes += n;
+      }
+      page.assign(bytes, bytes + n);
+    } catch (const std::bad_alloc &) {
+      error = prefix + "cannot take slot " + std::to_string(slot) +
+              ", layer " + std::to_string(layer) + " (" + why +
+              ") and host memory for it ran out";
       dropLocal(at);
+      states[at] = Empty;
+      return false;
+    }
+    states[at] = Local;
+    if (!warned && warn)
+      warn(prefix + "cannot take pages (" + why +
+           "): keeping them in host memory until it can (pages held there "
+           "now: " +
+           std::to_string(counters.overflowPages) +
+           "); reads of pages only the server holds fail meanwhile");
+    warned = true;
+    return true;
+  }
+
+  /// Once a write reached the server, up to kPushPerWrite pages held in
+  /// host memory since an outage go to it too, in one round trip (their
+  /// host copies freed), so an outage's pages drain back as the cache keeps
+  /// writing, a few per write rather than all at once under the lock.
+  void pushHeldPages() {
+    constexpr size_t kPushPerWrite = 8;
+    std::vector<size_t> slots;
+    std::vector<XXH128_hash_t> hashes;
+    std::vector<std::string> keys;
+    std::vector<const void *> data;
+    std::vector<size_t> sizes;
+    for (auto held = local.begin();
+         held != local.end() && slots.size() < kPushPerWrite; ++held) {
+      const std::int64_t layer = std::int64_t(held->first % layerBytes.size());
+      const std::vector<std::int8_t> &page = held->second;
+      slots.push_back(held->first);
+      hashes.push_back(pageHash(opts.ns, layer, page.data(), page.size()));
+      keys.push_back(pageKey(hashes.back()));
+      data.push_back(page.data());
+      sizes.push_back(page.size());
+    }
+    if (slots.empty())
+      return;
+    std::vector<RedisClient::SetResult> results;
+    std::string why;
+    if (!client->setNxMany(keys, data, sizes, results, why)) {
+      counters.failures += 1;
+      return;
+    }
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (results[i] == RedisClient::SetResult::Failed)
+        continue;
+      (results[i] == RedisClient::SetResult::Stored ? counters.stored
+                                                    : counters.deduplicated) +=
+          1;
+      counters.bytesWritten += sizes[i];
+      states[slots[i]] = InRedis;
+      digests[slots[i]] = hashes[i];
+      dropLocal(slots[i]);
       counters.pushedBack += 1;
     }
   }

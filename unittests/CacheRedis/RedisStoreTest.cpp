@@ -553,6 +553,79 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   EXPECT_NE(error.find("lost page"), std::string::npos) << error;
 }
 
+TEST_F(RedisStoreTest, ASlotsLayersGoInOneRoundTripAndComeBackHeldOnes) {
+  const std::vector<std::int64_t> layers = {512, 128, 512, 128};
+  std::vector<std::string> warnings;
+  RedisOptions o = options();
+  o.connectTimeoutMs = 300;
+  o.commandTimeoutMs = 500;
+  auto store = make(o, 4, layers, &warnings);
+  ASSERT_TRUE(store);
+  auto slotPages = [&]() {
+    std::vector<std::vector<std::int8_t>> pages;
+    for (std::int64_t n : layers)
+      pages.push_back(randomPage(random, size_t(n)));
+    return pages;
+  };
+  auto pointers = [](const std::vector<std::vector<std::int8_t>> &pages) {
+    std::vector<const std::int8_t *> p;
+    for (const auto &page : pages)
+      p.push_back(page.data());
+    return p;
+  };
+  auto readBack = [&](std::uint64_t slot,
+                      const std::vector<std::vector<std::int8_t>> &pages) {
+    std::string error;
+    for (std::int64_t l = 0; l < 4; ++l) {
+      std::vector<std::int8_t> got(static_cast<size_t>(layers[size_t(l)]));
+      ASSERT_TRUE(store->read(slot, l, got.data(), error)) << error;
+      EXPECT_EQ(got, pages[size_t(l)]) << "slot " << slot << " layer " << l;
+    }
+  };
+  std::string error;
+  const auto first = slotPages();
+  std::uint64_t trips = store->stats().roundTrips;
+  ASSERT_TRUE(store->writeSlot(0, pointers(first), error)) << error;
+  EXPECT_EQ(store->stats().roundTrips - trips, 1u);
+  EXPECT_EQ(store->stats().stored, 4u);
+  // The same content in another slot: deduplicated, one round trip.
+  trips = store->stats().roundTrips;
+  ASSERT_TRUE(store->writeSlot(1, pointers(first), error)) << error;
+  EXPECT_EQ(store->stats().roundTrips - trips, 1u);
+  EXPECT_EQ(store->stats().deduplicated, 4u);
+  readBack(0, first);
+  readBack(1, first);
+  Raw raw(server.port());
+  EXPECT_EQ(raw.integer("DBSIZE"), 4);
+
+  // A wrong layer count is refused and changes nothing.
+  EXPECT_FALSE(store->writeSlot(2, {first[0].data()}, error));
+  EXPECT_NE(error.find("4 layers, 1 given"), std::string::npos) << error;
+
+  server.stop(); // SIGKILL
+  const auto second = slotPages();
+  ASSERT_TRUE(store->writeSlot(2, pointers(second), error)) << error;
+  EXPECT_EQ(store->stats().overflowPages, 4u);
+  ASSERT_EQ(warnings.size(), 1u);
+  readBack(2, second); // from host memory
+
+  ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  const auto third = slotPages();
+  trips = store->stats().roundTrips;
+  ASSERT_TRUE(store->writeSlot(3, pointers(third), error)) << error;
+  // The slot's pipeline (after a reconnect), then the held pages' one.
+  EXPECT_EQ(store->stats().roundTrips - trips, 2u);
+  EXPECT_EQ(store->stats().overflowPages, 0u);
+  EXPECT_EQ(store->stats().pushedBack, 4u);
+  Raw fresh(server.port());
+  EXPECT_EQ(fresh.integer("DBSIZE"), 8);
+  const std::uint64_t reads = store->stats().reads;
+  readBack(2, second);
+  readBack(3, third);
+  EXPECT_EQ(store->stats().reads - reads, 8u); // all from the server
+}
+
 TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
   std::vector<std::string> warnings;
   RedisOptions o = options();

@@ -31,6 +31,12 @@ public:
                     std::string &error) const = 0;
   virtual bool write(std::uint64_t slot, std::int64_t layer,
                      const std::int8_t *bytes, std::string &error) = 0;
+  /// Every stored layer of slot `slot` at once: layers[l] holds layer l's
+  /// page bytes (one pointer per layer). A remote store sends them in one
+  /// round trip; the default writes them one by one.
+  virtual bool writeSlot(std::uint64_t slot,
+                         const std::vector<const std::int8_t *> &layers,
+                         std::string &error);
   /// Layer `layer`'s [slots, page bytes] array, or null (a file).
   virtual std::int8_t *layerData(std::int64_t layer) = 0;
   /// The same store's pages by content, for sharing between processes

@@ -121,6 +121,10 @@ private:
   /// `to`.
   bool move(PageIndex page, std::size_t from, std::size_t to,
             std::string &error);
+  /// A pointer to each layer's bytes in one slot's bytes laid out as
+  /// staging is (layerStarts).
+  std::vector<const std::int8_t *>
+  layersOf(const std::vector<std::int8_t> &slotBytes) const;
 
   CacheConfig cfg;
   std::unique_ptr<TieredPages> tiers;

@@ -60,12 +60,14 @@ struct RedisStats {
   std::uint64_t failures = 0; // commands that failed (then overflow/error)
   std::uint64_t overflowPages = 0, overflowBytes = 0; // held locally now
   std::uint64_t pushedBack = 0; // held pages sent to the server later
+  std::uint64_t roundTrips = 0; // to the server (a pipeline is one)
 };
 
 class RedisStore : public PageStore, public SharedPages {
 public:
-  /// PageStore: `write` never loses a page (the local overflow), `read`
-  /// fails on a page the server lost or changed, `layerData` is null.
+  /// PageStore: `write` never loses a page (the local overflow),
+  /// `writeSlot` pipelines a slot's layers (one round trip), `read` fails
+  /// on a page the server lost or changed, `layerData` is null.
 
   SharedPages *shared() override { return this; }
 
