@@ -132,9 +132,7 @@ public:
     const XXH128_hash_t hash = pageHash(opts.ns, layer, bytes, n);
     std::string why;
     if (store(hash, bytes, n, why)) {
-      dropLocal(at);
-      states[at] = InRedis;
-      digests[at] = hash;
+      noteInRedis(at, hash);
       pushHeldPages();
       return true;
     }
@@ -181,13 +179,8 @@ public:
         continue;
       }
       reached = true;
-      (results[l] == RedisClient::SetResult::Stored ? counters.stored
-                                                    : counters.deduplicated) +=
-          1;
-      counters.bytesWritten += sizes[l];
-      dropLocal(at);
-      states[at] = InRedis;
-      digests[at] = hashes[l];
+      countSet(results[l], sizes[l]);
+      noteInRedis(at, hashes[l]);
     }
     if (reached)
       pushHeldPages();
@@ -384,10 +377,21 @@ private:
       return false;
     }
     noteSuccess();
+    countSet(result, n);
+    return true;
+  }
+
+  /// A page the server took (stored, or found there already).
+  void countSet(RedisClient::SetResult result, size_t n) {
     (result == RedisClient::SetResult::Stored ? counters.stored
                                               : counters.deduplicated) += 1;
     counters.bytesWritten += n;
-    return true;
+  }
+  /// Slot-layer `at` is on the server as `hash`: its host copy, if any, goes.
+  void noteInRedis(size_t at, XXH128_hash_t hash) {
+    dropLocal(at);
+    states[at] = InRedis;
+    digests[at] = hash;
   }
 
   /// GET of one page into `bytes`, only once its length and hash match.
@@ -509,13 +513,8 @@ private:
     for (size_t i = 0; i < slots.size(); ++i) {
       if (results[i] == RedisClient::SetResult::Failed)
         continue;
-      (results[i] == RedisClient::SetResult::Stored ? counters.stored
-                                                    : counters.deduplicated) +=
-          1;
-      counters.bytesWritten += sizes[i];
-      states[slots[i]] = InRedis;
-      digests[slots[i]] = hashes[i];
-      dropLocal(slots[i]);
+      countSet(results[i], sizes[i]);
+      noteInRedis(slots[i], hashes[i]);
       counters.pushedBack += 1;
     }
   }

@@ -58,6 +58,13 @@ protected:
     o.reconnectIntervalMs = 200;
     return o;
   }
+  /// Shorter timeouts, for tests that kill the server mid-run.
+  RedisOptions killableOptions() const {
+    RedisOptions o = options();
+    o.connectTimeoutMs = 300;
+    o.commandTimeoutMs = 500;
+    return o;
+  }
   std::unique_ptr<RedisStore> make(const RedisOptions &o, std::uint64_t slots,
                                    std::vector<std::int64_t> layers,
                                    std::vector<std::string> *warnings =
@@ -471,9 +478,7 @@ TEST_F(RedisStoreTest, AValueChangedBehindTheStoreIsAnErrorNeverWrongBytes) {
 TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   const std::vector<std::int64_t> layers = {512, 128};
   std::vector<std::string> warnings;
-  RedisOptions o = options();
-  o.connectTimeoutMs = 300;
-  o.commandTimeoutMs = 500;
+  const RedisOptions o = killableOptions();
   auto store = make(o, 16, layers, &warnings);
   ASSERT_TRUE(store);
   std::vector<std::vector<std::int8_t>> expected(32);
@@ -556,9 +561,7 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
 TEST_F(RedisStoreTest, ASlotsLayersGoInOneRoundTripAndComeBackHeldOnes) {
   const std::vector<std::int64_t> layers = {512, 128, 512, 128};
   std::vector<std::string> warnings;
-  RedisOptions o = options();
-  o.connectTimeoutMs = 300;
-  o.commandTimeoutMs = 500;
+  const RedisOptions o = killableOptions();
   auto store = make(o, 4, layers, &warnings);
   ASSERT_TRUE(store);
   auto slotPages = [&]() {
