@@ -209,18 +209,17 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   // reads (f32 rows, or a tier's codes + scale: a residual tier's pooled
   // keys were read by the scan), and a token-level FP8 indexer's
   // n x (D + 4) bytes.
-  int64_t codeBytes = options.format == PoolFormat::None ? 4 : 1;
-  int64_t scaleBytes = (options.format == PoolFormat::None ? 0 : 4) +
-                       (options.firstStage == FirstStage::MaxAware
-                            ? radiusBytes(options.radiusFormat)
-                            : 0);
+  int64_t poolBytes = pooledKeyBytes(options.format, paddedDim) +
+                      (options.firstStage == FirstStage::MaxAware
+                           ? radiusBytes(options.radiusFormat)
+                           : 0);
   int64_t refineRowBytes = options.refineKeys == RefineKeys::Exact
                                ? paddedDim * 4
                                : paddedDim + 4;
   double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
   for (int64_t i = tokens - options.last; i < tokens; ++i) {
     int64_t valid = i / p;
-    pooledBytes += double(valid) * double(paddedDim * codeBytes + scaleBytes);
+    pooledBytes += double(valid) * double(poolBytes);
     if (options.refine > 0)
       refineBytes += double(std::min(options.refine * (k / p), valid) * p) *
                      double(refineRowBytes);

@@ -23,6 +23,7 @@ const char *poolFormatName(PoolFormat format) {
   case PoolFormat::None: return "none";
   case PoolFormat::FP8: return "fp8";
   case PoolFormat::I8: return "i8";
+  case PoolFormat::I4: return "i4";
   }
   return "unknown";
 }
@@ -57,13 +58,47 @@ float roundUpToE5M2(double x) {
   return float(std::min(std::ceil(x / step) * step, kLargest));
 }
 
+int64_t pooledKeyBytes(PoolFormat format, int64_t dim) {
+  switch (format) {
+  case PoolFormat::None: return 4 * dim;
+  case PoolFormat::FP8:
+  case PoolFormat::I8: return dim + 4;
+  case PoolFormat::I4: return (dim + 1) / 2 + 4;
+  }
+  return 4 * dim;
+}
+
+/// The codes' type of the compiled compress and select (I4 has none: it is
+/// quantized and ranked on the host).
 static DType codeType(PoolFormat format) {
   switch (format) {
   case PoolFormat::None: return DType::F32;
   case PoolFormat::FP8: return DType::F8E4M3FN;
-  case PoolFormat::I8: return DType::I8;
+  case PoolFormat::I8:
+  case PoolFormat::I4: return DType::I8;
   }
   return DType::F32;
+}
+
+/// I4 codes of f32 pooled keys [groups, dim], as the quantize op quantizes
+/// to INT8 with 7 for 127: scale = max(max|x|, 1e-4) / 7 in f32, code =
+/// round-to-nearest-even(f32(x / scale)) clamped to [-7, 7].
+static void quantizeI4(const std::vector<float> &values, int64_t groups,
+                       int64_t dim, PooledKeys &pooled) {
+  pooled.codes.assign(size_t(groups * dim), 0);
+  pooled.scales.assign(size_t(groups), 0.0f);
+  for (int64_t g = 0; g < groups; ++g) {
+    const float *row = values.data() + g * dim;
+    float absMax = 1e-4f;
+    for (int64_t d = 0; d < dim; ++d)
+      absMax = std::max(absMax, std::fabs(row[d]));
+    float scale = absMax / 7.0f;
+    pooled.scales[size_t(g)] = scale;
+    for (int64_t d = 0; d < dim; ++d) {
+      float code = std::clamp(row[d] / scale, -7.0f, 7.0f);
+      pooled.codes[size_t(g * dim + d)] = uint8_t(int8_t(std::nearbyint(code)));
+    }
+  }
 }
 
 Matrix PooledKeys::dequantized() const {
@@ -77,6 +112,7 @@ Matrix PooledKeys::dequantized() const {
         result.data[i] = double(decodeF8E4M3FN(codes[i])) * scales[size_t(g)];
         break;
       case PoolFormat::I8:
+      case PoolFormat::I4:
         result.data[i] = double(int8_t(codes[i])) * scales[size_t(g)];
         break;
       }
@@ -159,7 +195,10 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   Status status;
   std::unique_ptr<Module> module;
   std::string name;
-  if (options.format == PoolFormat::None) {
+  // I4 pools through the compiled pool (+ hadamard); the host quantizes.
+  bool compiledPool =
+      options.format == PoolFormat::None || options.format == PoolFormat::I4;
+  if (compiledPool) {
     name = "pool";
     module = Module::parse(poolFunction(tokens, dim, options, perChannel),
                            status, "<fidelity-pool>");
@@ -205,6 +244,10 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   if (options.format == PoolFormat::None) {
     const float *values = static_cast<const float *>(results[0].data);
     pooled.values.assign(values, values + elements);
+  } else if (options.format == PoolFormat::I4) {
+    const float *values = static_cast<const float *>(results[0].data);
+    quantizeI4(std::vector<float>(values, values + elements), pooled.groups,
+               dim, pooled);
   } else {
     const uint8_t *codes = static_cast<const uint8_t *>(results[0].data);
     const float *scales = static_cast<const float *>(results[1].data);
@@ -392,18 +435,20 @@ static Status refineCandidates(const std::vector<float> &queries, int64_t rows,
   return function->call(inputs.data(), inputs.size(), &output, 1);
 }
 
-/// FirstStage::MaxAware: pools ranked by q.p_g + a ||q|| r_g in float64
-/// (q rotated as the keys are), the best (refine factor or 1) x k / P kept
-/// (ties to the smaller pool), expanded in rank order; then refine.
-static Status selectMaxAware(const PooledKeys &pooled,
-                             const std::vector<float> &queries, int64_t rows,
-                             const std::vector<int32_t> &validPools, int64_t k,
-                             const PoolingOptions &options,
-                             std::vector<int32_t> &tokens,
-                             const RefineOptions &refine) {
+/// Pools ranked on the host in float64 by q.p_g (q rotated as the keys are;
+/// p_g dequantized), + a ||q|| r_g for FirstStage::MaxAware, the best
+/// (refine factor or 1) x k / P kept (ties to the smaller pool), expanded in
+/// rank order; then refine.
+static Status selectOnHost(const PooledKeys &pooled,
+                           const std::vector<float> &queries, int64_t rows,
+                           const std::vector<int32_t> &validPools, int64_t k,
+                           const PoolingOptions &options,
+                           std::vector<int32_t> &tokens,
+                           const RefineOptions &refine) {
   int64_t dim = pooled.dim, p = options.poolSize;
   int64_t keep = std::max<int64_t>(refine.factor, 1) * (k / p);
-  if (pooled.radii.size() != size_t(pooled.groups))
+  bool maxAware = options.firstStage == FirstStage::MaxAware;
+  if (maxAware && pooled.radii.size() != size_t(pooled.groups))
     return Status::error("max-aware selection: the pooled keys have no radii "
                          "(pool them with FirstStage::MaxAware)");
   Matrix stored = pooled.dequantized();
@@ -426,8 +471,9 @@ static Status selectMaxAware(const PooledKeys &pooled,
       double sum = 0;
       for (int64_t d = 0; d < dim; ++d)
         sum += query[d] * stored.row(g)[d];
-      score[size_t(g)] =
-          sum + options.boundWeight * queryNorm * pooled.radii[size_t(g)];
+      score[size_t(g)] = maxAware ? sum + options.boundWeight * queryNorm *
+                                              pooled.radii[size_t(g)]
+                                  : sum;
     }
     order.resize(size_t(valid));
     std::iota(order.begin(), order.end(), 0);
@@ -454,9 +500,10 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,
                     std::vector<int32_t> &tokens, const RefineOptions &refine) {
-  if (options.firstStage == FirstStage::MaxAware)
-    return selectMaxAware(pooled, queries, rows, validPools, k, options,
-                          tokens, refine);
+  if (options.firstStage == FirstStage::MaxAware ||
+      pooled.format == PoolFormat::I4)
+    return selectOnHost(pooled, queries, rows, validPools, k, options, tokens,
+                        refine);
   int64_t dim = pooled.dim, p = options.poolSize;
   SelectSpec spec;
   spec.queries = rows;

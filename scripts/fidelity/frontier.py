@@ -11,9 +11,10 @@ recall p10, mass recall, the bytes per query and their ratio to a
 token-level FP8 scan, the worst head) and the plot (bytes ratio against
 recall and mass recall, one point per configuration). --only runs the named
 configurations alone (one command per configuration); --list prints them
-with their flags. Every configuration stores the pooled keys as FP8 with a
-Hadamard rotation; bytes come from the tool (the layout's formula, printed
-in its --json).
+with their flags. Every configuration stores the pooled keys with a
+Hadamard rotation, as FP8 codes, or as INT4 codes where its name says i4
+(`--format=i4`: quantized and ranked on the host, not an op format); bytes
+come from the tool (the layout's formula, printed in its --json).
 
 Configurations that need a fit:
   gate*       indexpool-calibrate --gate=mean-query per head (slot bias and
@@ -45,8 +46,8 @@ WEIGHTS = (0.125, 0.25, 0.5, 1.0)
 
 
 def config(name, group, pool, refine=0, keys="exact", stage="mean",
-           gate=False, weight=None, radius="f32"):
-    flags = [f"--pool-size={pool}", "--format=fp8", "--rotate"]
+           gate=False, weight=None, radius="f32", fmt="fp8"):
+    flags = [f"--pool-size={pool}", f"--format={fmt}", "--rotate"]
     if refine:
         flags += [f"--refine={refine}", f"--refine-keys={keys}"]
     if stage != "mean":
@@ -57,7 +58,7 @@ def config(name, group, pool, refine=0, keys="exact", stage="mean",
         flags += [f"--radius-format={radius}"]
     return {"name": name, "group": group, "pool": pool, "refine": refine,
             "keys": keys, "stage": stage, "gate": gate, "weight": weight,
-            "radius": radius, "flags": flags}
+            "radius": radius, "format": fmt, "flags": flags}
 
 
 def per_head(name, group, candidates):
@@ -67,7 +68,8 @@ def per_head(name, group, candidates):
     return {"name": name, "group": group, "pool": first["pool"],
             "refine": first["refine"], "keys": first["keys"],
             "stage": "per-head", "gate": "per head", "weight": None,
-            "radius": first["radius"], "flags": [], "choice": candidates}
+            "radius": first["radius"], "format": first["format"], "flags": [],
+            "choice": candidates}
 
 
 def configurations(quick):
@@ -77,7 +79,9 @@ def configurations(quick):
     P = 4 C = 15 refined rows of k keep the total under half the
     token-level scan (16 would read 0.502 of it), at P = 8 C = 23, with
     max-aware's f32 radius at P = 4 C = 12 and P = 8 C = 22, and with its
-    one-byte radius at P = 4 C = 15 (0.499) and P = 8 C = 23."""
+    one-byte radius at P = 4 C = 15 (0.499) and P = 8 C = 23; with INT4
+    pooled keys (12 bytes a pool) at P = 4 C = 22 (0.4965), 21 with the
+    one-byte radius (0.493)."""
     if quick:
         quick = [config("mean-p4", "mean", 4),
                 config("mean-p2", "mean", 2),
@@ -86,7 +90,9 @@ def configurations(quick):
                 config("max-aware-p4", "max-aware", 4, stage="max-aware"),
                 config("max-aware-p4-c12", "max-aware + refine", 4, 2,
                        "token-fp8", "max-aware"),
-                config("gate-p4", "gate", 4, gate=True)]
+                config("gate-p4", "gate", 4, gate=True),
+                config("mean-i4-p4-c2", "i4 + refine", 4, 2, "token-fp8",
+                       fmt="i4")]
         pair = [config("max-aware-p4-c2-e5m2", "max-aware e5m2 + refine", 4,
                        2, "token-fp8", "max-aware", radius="e5m2"),
                 config("gate-max-aware-p4-c2-e5m2",
@@ -128,6 +134,20 @@ def configurations(quick):
                       [x for x in c if x["name"] in (
                           "max-aware-p4-c15-e5m2",
                           "gate-max-aware-p4-c15-e5m2")]))
+    # INT4 pooled keys (12 bytes a pool against FP8's 20): the bytes they
+    # save buy refined rows, C = 22 under half the scan (21 with the radius).
+    c.append(config("mean-i4-p4-c22", "i4 + refine", 4, 22, "token-fp8",
+                    fmt="i4"))
+    c.append(config("gate-i4-p4-c22", "gate i4 + refine", 4, 22, "token-fp8",
+                    gate=True, fmt="i4"))
+    pair = [config("max-aware-i4-p4-c21-e5m2", "max-aware e5m2 i4 + refine",
+                   4, 21, "token-fp8", "max-aware", radius="e5m2", fmt="i4"),
+            config("gate-max-aware-i4-p4-c21-e5m2",
+                   "gate + max-aware e5m2 i4 + refine", 4, 21, "token-fp8",
+                   "max-aware", gate=True, radius="e5m2", fmt="i4")]
+    c += pair
+    c.append(per_head("per-head-i4-p4-c21-e5m2", "per-head choice i4 + refine",
+                      pair))
     c.append(config("gate-p4", "gate", 4, gate=True))
     for r in (4, 8, 15):
         c.append(config(f"gate-p4-c{r}", "gate + refine", 4, r, "token-fp8",
@@ -259,6 +279,7 @@ def summary(cfg, runs):
             "refine_keys": cfg["keys"] if cfg["refine"] else "",
             "first_stage": cfg["stage"], "gate": cfg["gate"],
             "radius_format": cfg["radius"] if cfg["stage"] != "mean" else "",
+            "pooled_format": cfg["format"],
             "bound_weight": runs[0]["bound_weight"],
             "heads": len(runs), "recall": mean("recall"),
             "recall_p10": mean("recall_p10"),

@@ -36,6 +36,22 @@
 // RUN: not indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --radius-format=e5m2 2>&1 | FileCheck %s --check-prefix=NO-MAX
 // NO-MAX: --radius-format needs --first-stage=max-aware
 
+// INT4 pooled keys (two codes a byte, one f32 scale; quantized and ranked
+// on the host): alone, refined, under max-aware and under a gate; every
+// metric sees the dequantized keys, and a pool reads (D + 1) / 2 + 4 bytes.
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=i4 --json > %t/i4.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %S/Inputs/real/keys.npy %S/Inputs/real/queries.npy %t/i4.json --k=64 --last=128 --format=i4 | FileCheck %s
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=i4 --refine=3 --refine-keys=token-fp8 --first-stage=max-aware --bound-weight=0.25 --radius-format=e5m2 --json > %t/i4ma.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %S/Inputs/real/keys.npy %S/Inputs/real/queries.npy %t/i4ma.json --k=64 --last=128 --format=i4 --refine=3 --refine-keys=token-fp8 --first-stage=max-aware --bound-weight=0.25 --radius-format=e5m2 | FileCheck %s
+// RUN: indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --k=64 --last=64 --format=i4 --gate=@%t/g32.npy --refine=2 --json > %t/i4g.json
+// RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %t/a/keys.npy %t/a/queries.npy %t/i4g.json --k=64 --last=64 --format=i4 --gate=%t/g32.npy --refine=2 | FileCheck %s
+// The INT4 keys are the FP8 ones' budget at half the codes: rotated, the
+// same selection machinery, 12 bytes a pool at D' = 16 against 20.
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=fp8 --rotate --refine=2 --json > %t/f8r.json
+// RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=i4 --rotate --refine=2 --json > %t/i4r.json
+// RUN: /usr/bin/python3 -c "import json; a, b = (json.load(open('%t/' + n + '.json')) for n in ('f8r', 'i4r')); print(b['format'], 'bytes per pool', round(b['bytes_pooled'] / (a['bytes_pooled'] / 20), 6), 'recall in range' if 0 < b['recall'] <= 1 and 0 < b['mass_recall'] <= 1 + 1e-9 else 'FAILED')" | FileCheck %s --check-prefix=I4R
+// I4R: i4 bytes per pool 12.0 recall in range
+
 // Query-aware pooling scores: scores[t] = g . k_t.
 // RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --gate=@%t/g15.npy --json > %t/gate.json
 // RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %S/Inputs/real/keys.npy %S/Inputs/real/queries.npy %t/gate.json --k=64 --last=128 --gate=%t/g15.npy | FileCheck %s

@@ -1,7 +1,7 @@
 //===- indexpool-fidelity.cpp - measure what pooling loses ----------------===//
 //
 //   indexpool-fidelity --keys=@k.npy --queries=@q.npy [--pool-size=4]
-//       [--k=256] [--format=none|fp8|i8] [--rotate] [--score=uniform|norm]
+//       [--k=256] [--format=none|fp8|i8|i4] [--rotate] [--score=uniform|norm]
 //       [--bias=@b.npy] [--gate=@g.npy] [--first-stage=mean|max-aware]
 //       [--bound-weight=A] [--radius-format=f32|e5m2] [--refine=C]
 //       [--refine-keys=exact|i8|fp8|token-fp8|token-i8] [--last=16] [--json]
@@ -53,7 +53,11 @@ static cl::opt<PoolFormat> format(
              "angles see are then codes * scale)"),
     cl::values(clEnumValN(PoolFormat::None, "none", "f32 (pool)"),
                clEnumValN(PoolFormat::FP8, "fp8", "f8E4M3FN codes (compress)"),
-               clEnumValN(PoolFormat::I8, "i8", "int8 codes (compress)")),
+               clEnumValN(PoolFormat::I8, "i8", "int8 codes (compress)"),
+               clEnumValN(PoolFormat::I4, "i4",
+                          "int4 codes in [-7, 7], two a byte (not an op "
+                          "format: pool, then quantized and ranked on the "
+                          "host)")),
     cl::cat(category));
 
 static cl::opt<bool> rotate(
@@ -175,7 +179,8 @@ static const char *kOverview =
     "quantize op does (int8, fp8: f32, absmax / qmax scale, round to "
     "nearest even, min_absmax 1e-4), or none (mean, p99)\n"
     "  bytes        read per query: the valid pooled keys (codes + scale, "
-    "or f32; + 4, or 1 with --radius-format=e5m2, for max-aware's radius), the "
+    "i4 codes two a byte, or f32; + 4, or 1 with --radius-format=e5m2, for "
+    "max-aware's radius), the "
     "candidate token keys refine "
     "reads (f32, or a residual or token tier's D + 4 code and scale bytes), "
     "and a token-level "

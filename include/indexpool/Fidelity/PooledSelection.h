@@ -22,9 +22,13 @@
 namespace indexpool::fidelity {
 
 /// How pooled keys are stored: f32 (the pool op), or FP8 / INT8 codes with
-/// one f32 scale per pooled key (the compress op).
-enum class PoolFormat { None, FP8, I8 };
-/// "none", "fp8", "i8".
+/// one f32 scale per pooled key (the compress op). I4: INT4 codes in
+/// [-7, 7], two a byte, one f32 scale per pooled key; not a format of the
+/// ops: the compiled pool (+ hadamard), then quantized on the host as the
+/// quantize op quantizes (scale max|x| / 7 in f32, codes rounded to
+/// nearest even), and ranked on the host (see selectTokens).
+enum class PoolFormat { None, FP8, I8, I4 };
+/// "none", "fp8", "i8", "i4".
 const char *poolFormatName(PoolFormat format);
 
 /// How the first stage ranks pools for a query q (rotated as the keys are).
@@ -74,13 +78,18 @@ struct PoolingOptions {
   std::vector<float> bias;
 };
 
+/// Bytes a pooled key of `dim` stored channels takes in `format` (codes and
+/// scale; no radius).
+int64_t pooledKeyBytes(PoolFormat format, int64_t dim);
+
 /// Pooled keys as compiled code produced them.
 struct PooledKeys {
   int64_t groups = 0;
   int64_t dim = 0;
   PoolFormat format = PoolFormat::None;
-  /// None: the pooled keys [G, D] f32. FP8 / I8: the codes' bytes [G, D]
-  /// and the scales [G].
+  /// None: the pooled keys [G, D] f32. FP8 / I8 / I4: the codes, one a
+  /// byte [G, D] (I4's as int8 values; stored two a byte), and the scales
+  /// [G].
   std::vector<float> values;
   std::vector<uint8_t> codes;
   std::vector<float> scales;
@@ -132,8 +141,8 @@ struct RefineOptions {
 /// for each query row: `queries` [M, dim] f32 (unrotated), `validPools`
 /// [M] (the pools before each row's causal limit), k tokens (a multiple of
 /// P). `tokens` gets [M, k] i32, -1 where fewer pools qualify. With
-/// FirstStage::MaxAware the pools are ranked on the host (see FirstStage)
-/// and only refine is compiled.
+/// FirstStage::MaxAware or PoolFormat::I4 the pools are ranked on the host
+/// in float64 (see FirstStage) and only refine is compiled.
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,

@@ -5,8 +5,9 @@
       [--last=16] [--score=uniform|norm] [--bias=B.npy] [--gate=G.npy]
       [--refine=C] [--refine-keys=exact|i8|fp8|token-fp8|token-i8]
       [--first-stage=mean|max-aware] [--bound-weight=A]
-      [--radius-format=f32|e5m2]
-recomputes every metric of `indexpool-fidelity --format=none` (no rotation)
+      [--radius-format=f32|e5m2] [--format=none|i4]
+recomputes every metric of `indexpool-fidelity --format=none` or `i4` (no
+rotation)
 and checks the tool's JSON against it: recall and mass recall within what
 f32-vs-f64 near ties of pool scores allow (derived per query below), angles
 and reconstruction errors within 1e-5 relative.
@@ -86,14 +87,15 @@ def reconstructed(keys, pooled, pool_size, kind):
 
 
 def quantize_rows(x, kind):
-    """Per-vector quantize + dequantize as the quantize op does (f32)."""
-    qmax = 127.0 if kind == "i8" else 448.0
+    """Per-vector quantize + dequantize as the quantize op does (f32); i4:
+    the same with 7 for 127 (the tool's host-side INT4 pooled keys)."""
+    qmax = {"i8": 127.0, "i4": 7.0}.get(kind, 448.0)
     r = x.astype(np.float32).astype(np.float64)
     absmax = np.maximum(np.abs(r).max(axis=1), 1e-4)
     scale = (absmax / qmax).astype(np.float32).astype(np.float64)
     code = (r / scale[:, None]).astype(np.float32).astype(np.float64)
     code = np.clip(code, -qmax, qmax)
-    code = np.rint(code) if kind == "i8" else round_f8e4m3fn(code)
+    code = np.rint(code) if kind in ("i8", "i4") else round_f8e4m3fn(code)
     return code * scale[:, None]
 
 
@@ -232,6 +234,9 @@ def compare(args):
         tool = json.load(f)
     p = args.pool_size
     pooled = pool_keys(keys, p, args.score, bias, gate)
+    if args.format == "i4":
+        # INT4 pooled keys: every metric sees them dequantized, as stored.
+        pooled = quantize_rows(pooled, "i4")
     radius = None
     if args.first_stage == "max-aware":
         radius = radii(keys, pooled, p, args.radius_format)
@@ -281,7 +286,7 @@ def compare(args):
     kept = (args.refine or 1) * args.k // p
     # A max-aware first stage reads one radius per pool too (f32: 4 bytes,
     # e5m2: 1).
-    pool_bytes = dim * 4 + (
+    pool_bytes = (dim * 4 if args.format == "none" else (dim + 1) // 2 + 4) + (
         0 if radius is None else 1 if args.radius_format == "e5m2" else 4)
     token_fp8 = (valid * p * (dim + 4)).mean()
     total = (valid * pool_bytes).mean() + (
@@ -347,6 +352,7 @@ def main():
     c.add_argument("--k", type=int, default=256)
     c.add_argument("--last", type=int, default=16)
     c.add_argument("--score", default="uniform")
+    c.add_argument("--format", default="none", choices=("none", "i4"))
     c.add_argument("--bias")
     c.add_argument("--refine", type=int, default=0)
     c.add_argument("--refine-keys", default="exact",
