@@ -136,10 +136,14 @@ def configurations(quick):
                           "gate-max-aware-p4-c15-e5m2")]))
     # INT4 pooled keys (12 bytes a pool against FP8's 20): the bytes they
     # save buy refined rows, C = 22 under half the scan (21 with the radius).
-    c.append(config("mean-i4-p4-c22", "i4 + refine", 4, 22, "token-fp8",
-                    fmt="i4"))
-    c.append(config("gate-i4-p4-c22", "gate i4 + refine", 4, 22, "token-fp8",
-                    gate=True, fmt="i4"))
+    plain = [config("mean-i4-p4-c22", "i4 + refine", 4, 22, "token-fp8",
+                    fmt="i4"),
+             config("gate-i4-p4-c22", "gate i4 + refine", 4, 22, "token-fp8",
+                    gate=True, fmt="i4")]
+    c += plain
+    # Per head without max-aware: the gate or the model's own scores.
+    c.append(per_head("per-head-i4-p4-c22", "per-head choice i4 + refine",
+                      plain))
     pair = [config("max-aware-i4-p4-c21-e5m2", "max-aware e5m2 i4 + refine",
                    4, 21, "token-fp8", "max-aware", radius="e5m2", fmt="i4"),
             config("gate-max-aware-i4-p4-c21-e5m2",
