@@ -83,12 +83,12 @@ static DType codeType(PoolFormat format) {
 /// I4 codes of f32 pooled keys [groups, dim], as the quantize op quantizes
 /// to INT8 with 7 for 127: scale = max(max|x|, 1e-4) / 7 in f32, code =
 /// round-to-nearest-even(f32(x / scale)) clamped to [-7, 7].
-static void quantizeI4(const std::vector<float> &values, int64_t groups,
-                       int64_t dim, PooledKeys &pooled) {
+static void quantizeI4(const float *values, int64_t groups, int64_t dim,
+                       PooledKeys &pooled) {
   pooled.codes.assign(size_t(groups * dim), 0);
   pooled.scales.assign(size_t(groups), 0.0f);
   for (int64_t g = 0; g < groups; ++g) {
-    const float *row = values.data() + g * dim;
+    const float *row = values + g * dim;
     float absMax = 1e-4f;
     for (int64_t d = 0; d < dim; ++d)
       absMax = std::max(absMax, std::fabs(row[d]));
@@ -245,9 +245,8 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     const float *values = static_cast<const float *>(results[0].data);
     pooled.values.assign(values, values + elements);
   } else if (options.format == PoolFormat::I4) {
-    const float *values = static_cast<const float *>(results[0].data);
-    quantizeI4(std::vector<float>(values, values + elements), pooled.groups,
-               dim, pooled);
+    quantizeI4(static_cast<const float *>(results[0].data), pooled.groups, dim,
+               pooled);
   } else {
     const uint8_t *codes = static_cast<const uint8_t *>(results[0].data);
     const float *scales = static_cast<const float *>(results[1].data);

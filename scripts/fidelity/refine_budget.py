@@ -77,8 +77,8 @@ def token_scan_i4(keys, queries, k, last):
 
 
 def allocate(curves, mean_factor):
-    """Per-head factors (from FACTORS' values up to 64, one step of 1 at a
-    time) with the given mean, greedily where recall grows most; curves are
+    """Per-head factors with the given mean: from C = 4 each, one more C
+    at a time (up to 64) to the head whose recall grows most; curves are
     [heads, 64] recall at C = 1..64."""
     c = np.full(len(curves), 4)
     while c.sum() < mean_factor * len(curves):
