@@ -95,7 +95,8 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
     sm_90, whose e4m3 `mma.sync` ptxas expands into conversions and f16
     MMAs; or with bf16 keys) is first decoded to bf16 by a kernel of its own
     (exact: every e4m3 value is a bf16 value) and takes the bf16 MMA. Other
-    shapes and types keep the CUDA-core kernel, silently. On sm_90a (H100 / H200 built for their
+    shapes and types (the paged ops' `i4` codes among them) keep the
+    CUDA-core kernel, silently. On sm_90a (H100 / H200 built for their
     architecture-specific instructions) the same scores take warpgroup MMAs
     instead (`nvvm.wgmma.mma_async`, both operands in shared memory,
     K-major without swizzle: m64nHk16 on bf16, m64nHk32 on e4m3): a block

@@ -39,7 +39,10 @@ typedef enum indexpool_dtype {
   INDEXPOOL_F8E4M3FN = 3,
   INDEXPOOL_I8 = 4,
   INDEXPOOL_I32 = 5,
-  INDEXPOOL_I64 = 6
+  INDEXPOOL_I64 = 6,
+  /* A code type of the page layouts only (code_type of the paged specs:
+   * codes two a byte in i8 pages); no tensor is i4. */
+  INDEXPOOL_I4 = 7
 } indexpool_dtype_t;
 
 #define INDEXPOOL_MAX_RANK 8

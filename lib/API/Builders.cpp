@@ -248,10 +248,14 @@ static Status checkPooling(DType keyType, const std::string &bias,
 }
 
 static Status checkLayout(const PageLayout &layout, int64_t dim) {
-  if (!isCodeType(layout.codeType))
+  bool i4 = layout.codeType == DType::I4;
+  if (!isCodeType(layout.codeType) && !i4)
     return Status::error(
-        std::string("layout.codeType must be f8E4M3FN or i8, got ") +
+        std::string("layout.codeType must be f8E4M3FN, i8 or i4, got ") +
         dtypeName(layout.codeType));
+  if (i4 && dim % 2 != 0)
+    return Status::error("i4 codes are two a byte: dim must be even, got " +
+                         std::to_string(dim));
   if (layout.pages < -1 || layout.pageEntries < 1)
     return Status::error("layout.pages must be >= 0 or -1 (dynamic), "
                          "layout.pageEntries positive");
@@ -262,9 +266,12 @@ static Status checkLayout(const PageLayout &layout, int64_t dim) {
   return Status();
 }
 
-/// [pages, E * (D + 4)] i8: E entries of D code bytes and a 4-byte scale.
+/// [pages, E * (D + 4)] i8: E entries of D code bytes (D / 2 for i4) and a
+/// 4-byte scale.
 static std::string pagesType(const PageLayout &layout, int64_t dim) {
-  return tensor({layout.pages, layout.pageEntries * (dim + 4)}, DType::I8);
+  int64_t codeBytes = layout.codeType == DType::I4 ? dim / 2 : dim;
+  return tensor({layout.pages, layout.pageEntries * (codeBytes + 4)},
+                DType::I8);
 }
 
 /// The layout properties that differ from the ops' defaults.
@@ -273,6 +280,8 @@ static void printLayout(std::ostream &ir, const PageLayout &layout) {
     ir << ", page_entries = " << layout.pageEntries << " : i64";
   if (layout.codeType == DType::I8)
     ir << ", codes = i8";
+  if (layout.codeType == DType::I4)
+    ir << ", codes = i4";
   if (layout.scalesFirst)
     ir << ", scales_first";
 }

@@ -258,6 +258,8 @@ private:
 static std::pair<double, const char *> qmaxOf(Type codes) {
   if (isa<Float8E4M3FNType>(codes))
     return {::indexpool::ref::kF8E4M3FNMax, "f8E4M3FN"};
+  if (codes.isSignlessInteger(4))
+    return {::indexpool::ref::kI4Max, "i4"};
   return {::indexpool::ref::kI8Max, "i8"};
 }
 
@@ -720,30 +722,39 @@ Type SelectPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type AppendPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type RefinePagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 
-/// The layout properties and the operand `pages` [pages, E * (D + 4)] i8.
-/// Binds W, the bytes of a page, when D is known.
+/// The layout properties and the operand `pages` [pages, E * (D + 4)] i8
+/// ([pages, E * (D / 2 + 4)] for i4 codes, two a byte, D even). Binds W, the
+/// bytes of a page, when D is known.
 static void checkPages(Checker &c, RankedTensorType pages, int64_t entries,
                        Type codes) {
   c.require(entries >= 1, [&](InFlightDiagnostic &d) {
     d << "page_entries must be at least 1, got " << entries;
   });
-  c.require(isa<Float8E4M3FNType>(codes) || codes.isSignlessInteger(8),
+  bool i4 = codes.isSignlessInteger(4);
+  c.require(isa<Float8E4M3FNType>(codes) || codes.isSignlessInteger(8) || i4,
             [&](InFlightDiagnostic &d) {
-              d << "codes must be i8 or f8E4M3FN, got " << codes;
+              d << "codes must be i8, i4 or f8E4M3FN, got " << codes;
             });
+  StringRef form = i4 ? "E * (D / 2 + 4)" : "E * (D + 4)";
   c.operand("pages", pages)
-      .rank("pages", pages, 2, "[pages, E * (D + 4)]");
+      .rank("pages", pages, 2,
+            i4 ? "[pages, E * (D / 2 + 4)]" : "[pages, E * (D + 4)]");
   int64_t d = c.size("D");
   if (!c.ok() || d == ShapedType::kDynamic)
     return;
-  std::optional<int64_t> bytes = checkedMulSizes(entries, d + 4);
+  c.require(!i4 || d % 2 == 0, [&](InFlightDiagnostic &diag) {
+    diag << "i4 codes are two a byte: D must be even, got " << d;
+  });
+  if (!c.ok())
+    return;
+  std::optional<int64_t> bytes = checkedMulSizes(entries, (i4 ? d / 2 : d) + 4);
   c.require(bytes.has_value(), [&](InFlightDiagnostic &diag) {
     diag << "a page of E = " << entries << " entries of D = " << d
          << " overflows int64";
   });
   if (bytes)
     c.define("W", *bytes);
-  c.dim("pages", pages, 1, "W", "E * (D + 4)");
+  c.dim("pages", pages, 1, "W", form);
 }
 
 /// A result that is an operand updated: the operand's type (a dynamic size

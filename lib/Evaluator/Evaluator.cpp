@@ -41,6 +41,8 @@ std::optional<ElementType> mlir::indexpool::toElementType(Type type) {
     return ElementType::I32;
   if (type.isSignlessInteger(64))
     return ElementType::I64;
+  if (type.isSignlessInteger(4))
+    return ElementType::I4;
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <sstream>
@@ -68,36 +69,58 @@ int64_t pooledKeyBytes(PoolFormat format, int64_t dim) {
   return 4 * dim;
 }
 
-/// The codes' type of the compiled compress and select (I4 has none: it is
-/// quantized and ranked on the host).
+/// The codes' type of the compiled compress and select (I4: of the paged
+/// ops, compress_paged and select_paged).
 static DType codeType(PoolFormat format) {
   switch (format) {
   case PoolFormat::None: return DType::F32;
   case PoolFormat::FP8: return DType::F8E4M3FN;
-  case PoolFormat::I8:
-  case PoolFormat::I4: return DType::I8;
+  case PoolFormat::I8: return DType::I8;
+  case PoolFormat::I4: return DType::I4;
   }
   return DType::F32;
 }
 
-/// I4 codes of f32 pooled keys [groups, dim], as the quantize op quantizes
-/// to INT8 with 7 for 127: scale = max(max|x|, 1e-4) / 7 in f32, code =
-/// round-to-nearest-even(f32(x / scale)) clamped to [-7, 7].
-static void quantizeI4(const float *values, int64_t groups, int64_t dim,
-                       PooledKeys &pooled) {
-  pooled.codes.assign(size_t(groups * dim), 0);
-  pooled.scales.assign(size_t(groups), 0.0f);
-  for (int64_t g = 0; g < groups; ++g) {
-    const float *row = values + g * dim;
-    float absMax = 1e-4f;
-    for (int64_t d = 0; d < dim; ++d)
-      absMax = std::max(absMax, std::fabs(row[d]));
-    float scale = absMax / 7.0f;
-    pooled.scales[size_t(g)] = scale;
+/// `rows` x `dim` values as rows of `width` >= dim, zeros after them.
+static std::vector<float> padColumns(const float *values, int64_t rows,
+                                     int64_t dim, int64_t width) {
+  std::vector<float> padded(size_t(rows * width), 0.0f);
+  for (int64_t r = 0; r < rows; ++r)
+    std::copy_n(values + r * dim, dim, padded.begin() + r * width);
+  return padded;
+}
+
+/// The pages of `groups` I4 pools: kI4PageEntries a page.
+static int64_t i4Pages(int64_t groups) {
+  return (groups + kI4PageEntries - 1) / kI4PageEntries;
+}
+
+/// The page layout of the I4 pools.
+static PageLayout i4Layout(int64_t groups) {
+  PageLayout layout;
+  layout.pages = i4Pages(groups);
+  layout.pageEntries = kI4PageEntries;
+  layout.codeType = DType::I4;
+  return layout;
+}
+
+/// pooled.codes and pooled.scales from pooled.pages: pool g at slot g (code
+/// 2i in the low nibble of byte i, then the E little-endian f32 scales).
+static void unpackI4Pages(PooledKeys &pooled) {
+  int64_t dim = pooled.dim, e = kI4PageEntries, width = pooled.pageDim;
+  int64_t pageBytes = e * (width / 2 + 4);
+  pooled.codes.assign(size_t(pooled.groups * dim), 0);
+  pooled.scales.assign(size_t(pooled.groups), 0.0f);
+  for (int64_t g = 0; g < pooled.groups; ++g) {
+    const int8_t *page = pooled.pages.data() + (g / e) * pageBytes;
+    const int8_t *bytes = page + (g % e) * (width / 2);
     for (int64_t d = 0; d < dim; ++d) {
-      float code = std::clamp(row[d] / scale, -7.0f, 7.0f);
-      pooled.codes[size_t(g * dim + d)] = uint8_t(int8_t(std::nearbyint(code)));
+      uint8_t byte = uint8_t(bytes[d / 2]);
+      int8_t code = int8_t(uint8_t(byte << (d % 2 ? 0 : 4))) >> 4;
+      pooled.codes[size_t(g * dim + d)] = uint8_t(code);
     }
+    std::memcpy(&pooled.scales[size_t(g)], page + e * (width / 2) + 4 * (g % e),
+                sizeof(float));
   }
 }
 
@@ -195,13 +218,26 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   Status status;
   std::unique_ptr<Module> module;
   std::string name;
-  // I4 pools through the compiled pool (+ hadamard); the host quantizes.
-  bool compiledPool =
-      options.format == PoolFormat::None || options.format == PoolFormat::I4;
-  if (compiledPool) {
+  std::string bias = options.biasShape.empty() ? "none"
+                     : perChannel              ? "channel"
+                                               : "slot";
+  if (options.format == PoolFormat::None) {
     name = "pool";
     module = Module::parse(poolFunction(tokens, dim, options, perChannel),
                            status, "<fidelity-pool>");
+  } else if (options.format == PoolFormat::I4) {
+    // INT4 pools exist only in pages: compress_paged, pool g at slot g.
+    CompressPagedSpec spec;
+    spec.tokens = tokens;
+    spec.dim = dim + dim % 2;
+    spec.keyType = DType::F32;
+    spec.poolSize = p;
+    spec.perChannelScores = perChannel;
+    spec.bias = bias;
+    spec.rotate = options.rotate;
+    spec.layout = i4Layout(tokens / p);
+    name = spec.name;
+    module = buildCompressPaged(spec, status);
   } else {
     CompressSpec spec;
     spec.tokens = tokens;
@@ -209,9 +245,7 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     spec.keyType = DType::F32;
     spec.poolSize = p;
     spec.perChannelScores = perChannel;
-    spec.bias = options.biasShape.empty() ? "none"
-                : perChannel              ? "channel"
-                                          : "slot";
+    spec.bias = bias;
     spec.rotate = options.rotate;
     spec.codeType = codeType(options.format);
     name = spec.name;
@@ -224,29 +258,60 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   if (!function)
     return status;
 
+  pooled.groups = tokens / p;
+  pooled.dim = dim;
+  pooled.format = options.format;
+  // I4 pages hold an even D: an odd one gets a zero channel (its codes are
+  // 0, it adds nothing to a score and is not counted in the bytes).
+  int64_t width = options.format == PoolFormat::I4 ? dim + dim % 2 : dim;
+  pooled.pageDim = width;
+  std::vector<float> paddedKeys, paddedScores, paddedBias;
+  const float *keyData = keys.data(), *biasData = options.bias.data();
+  float *scoreData = scores.data();
+  std::vector<int64_t> biasShape = options.biasShape;
+  if (width != dim) {
+    paddedKeys = padColumns(keys.data(), tokens, dim, width);
+    keyData = paddedKeys.data();
+    if (perChannel) {
+      paddedScores = padColumns(scores.data(), tokens, dim, width);
+      scoreData = paddedScores.data();
+      paddedBias = padColumns(options.bias.data(), p, dim, width);
+      biasData = paddedBias.data();
+      biasShape = {p, width};
+    }
+  }
   std::vector<TensorRef> inputs = {
-      TensorRef(const_cast<float *>(keys.data()), DType::F32, {tokens, dim}),
-      TensorRef(scores.data(), DType::F32,
-                perChannel ? std::vector<int64_t>{tokens, dim}
+      TensorRef(const_cast<float *>(keyData), DType::F32, {tokens, width}),
+      TensorRef(scoreData, DType::F32,
+                perChannel ? std::vector<int64_t>{tokens, width}
                            : std::vector<int64_t>{tokens})};
   if (!options.biasShape.empty())
-    inputs.emplace_back(const_cast<float *>(options.bias.data()), DType::F32,
-                        options.biasShape);
+    inputs.emplace_back(const_cast<float *>(biasData), DType::F32, biasShape);
+  std::vector<int64_t> slots(static_cast<size_t>(pooled.groups));
+  if (options.format == PoolFormat::I4) {
+    PageLayout layout = i4Layout(pooled.groups);
+    pooled.pages.assign(size_t(layout.pages * kI4PageEntries * (width / 2 + 4)),
+                        0);
+    std::iota(slots.begin(), slots.end(), 0);
+    inputs.emplace_back(
+        pooled.pages.data(), DType::I8,
+        std::vector<int64_t>{layout.pages, kI4PageEntries * (width / 2 + 4)});
+    inputs.emplace_back(slots.data(), DType::I64,
+                        std::vector<int64_t>{pooled.groups});
+  }
   std::vector<TensorRef> results;
   status = function->call(inputs.data(), inputs.size(), results);
   if (!status)
     return status;
 
-  pooled.groups = tokens / p;
-  pooled.dim = dim;
-  pooled.format = options.format;
   size_t elements = size_t(pooled.groups * dim);
   if (options.format == PoolFormat::None) {
     const float *values = static_cast<const float *>(results[0].data);
     pooled.values.assign(values, values + elements);
   } else if (options.format == PoolFormat::I4) {
-    quantizeI4(static_cast<const float *>(results[0].data), pooled.groups, dim,
-               pooled);
+    const int8_t *pages = static_cast<const int8_t *>(results[0].data);
+    std::copy(pages, pages + pooled.pages.size(), pooled.pages.begin());
+    unpackI4Pages(pooled);
   } else {
     const uint8_t *codes = static_cast<const uint8_t *>(results[0].data);
     const float *scales = static_cast<const float *>(results[1].data);
@@ -495,14 +560,85 @@ static Status selectOnHost(const PooledKeys &pooled,
                           tokens);
 }
 
+/// I4 pools: the compiled select_paged over the pages of compress_paged
+/// (one sequence whose query row m sees validPools[m] * P tokens, its
+/// block table the pages in order), the best (refine factor or 1) x k / P
+/// pools expanded; then refine.
+static Status selectPagedI4(const PooledKeys &pooled,
+                            const std::vector<float> &queries, int64_t rows,
+                            const std::vector<int32_t> &validPools, int64_t k,
+                            const PoolingOptions &options,
+                            std::vector<int32_t> &tokens,
+                            const RefineOptions &refine) {
+  int64_t dim = pooled.dim, width = pooled.pageDim, p = options.poolSize;
+  int64_t keep = std::max<int64_t>(refine.factor, 1) * (k / p);
+  PageLayout layout = i4Layout(pooled.groups);
+  SelectPagedSpec spec;
+  spec.batch = 1;
+  spec.rows = rows;
+  spec.heads = 2; // twoHeads
+  spec.dim = width;
+  spec.maxPages = layout.pages;
+  spec.queryType = DType::F32;
+  spec.k = keep;
+  spec.poolSize = p;
+  spec.rotate = options.rotate;
+  spec.layout = layout;
+  Status status;
+  std::unique_ptr<Module> module = buildSelectPaged(spec, status);
+  if (!module)
+    return status;
+  std::unique_ptr<CpuFunction> function =
+      compileForCpu(*module, spec.name, CompileOptions(), status);
+  if (!function)
+    return status;
+  std::vector<float> query, weights;
+  twoHeads(width == dim ? queries
+                        : padColumns(queries.data(), rows, dim, width),
+           rows, width, query, weights);
+  std::vector<int32_t> table(static_cast<size_t>(layout.pages));
+  std::iota(table.begin(), table.end(), 0);
+  // Whole pools only: no tail tokens.
+  std::vector<int32_t> lengths(static_cast<size_t>(rows));
+  for (int64_t m = 0; m < rows; ++m)
+    lengths[size_t(m)] =
+        int32_t(std::min<int64_t>(validPools[size_t(m)], pooled.groups) * p);
+  int64_t columns = keep * p + p - 1;
+  std::vector<TensorRef> inputs = {
+      TensorRef(query.data(), DType::F32, {1, rows, 2, width}),
+      TensorRef(weights.data(), DType::F32, {1, rows, 2}),
+      TensorRef(const_cast<int8_t *>(pooled.pages.data()), DType::I8,
+                {layout.pages, kI4PageEntries * (width / 2 + 4)}),
+      TensorRef(table.data(), DType::I32, {1, layout.pages}),
+      TensorRef(lengths.data(), DType::I32, {1, rows})};
+  std::vector<int32_t> selected(size_t(rows * columns), -1);
+  TensorRef output(selected.data(), DType::I32, {1, rows, columns});
+  status = function->call(inputs.data(), inputs.size(), &output, 1);
+  if (!status)
+    return status;
+  // The k x P expanded tokens of each row, without its P - 1 tail slots.
+  std::vector<int32_t> candidates(size_t(rows * keep * p));
+  for (int64_t m = 0; m < rows; ++m)
+    std::copy_n(selected.begin() + m * columns, keep * p,
+                candidates.begin() + m * keep * p);
+  if (refine.factor == 0) {
+    tokens = std::move(candidates);
+    return Status();
+  }
+  return refineCandidates(queries, rows, dim, candidates, keep * p, refine, k,
+                          tokens);
+}
+
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
                     int64_t rows, const std::vector<int32_t> &validPools,
                     int64_t k, const PoolingOptions &options,
                     std::vector<int32_t> &tokens, const RefineOptions &refine) {
-  if (options.firstStage == FirstStage::MaxAware ||
-      pooled.format == PoolFormat::I4)
+  if (options.firstStage == FirstStage::MaxAware)
     return selectOnHost(pooled, queries, rows, validPools, k, options, tokens,
                         refine);
+  if (pooled.format == PoolFormat::I4)
+    return selectPagedI4(pooled, queries, rows, validPools, k, options, tokens,
+                         refine);
   int64_t dim = pooled.dim, p = options.poolSize;
   SelectSpec spec;
   spec.queries = rows;

@@ -151,6 +151,8 @@ const char *elementTypeName(ElementType type) {
     return "i32";
   case ElementType::I64:
     return "i64";
+  case ElementType::I4:
+    return "i4";
   }
   return "<invalid>";
 }
@@ -159,7 +161,7 @@ std::optional<ElementType> parseElementType(std::string_view name) {
   for (ElementType type :
        {ElementType::F32, ElementType::F16, ElementType::BF16,
         ElementType::F8E4M3FN, ElementType::I8, ElementType::I32,
-        ElementType::I64})
+        ElementType::I64, ElementType::I4})
     if (name == elementTypeName(type))
       return type;
   return std::nullopt;
@@ -175,6 +177,7 @@ int64_t elementTypeBytes(ElementType type) {
     return 2;
   case ElementType::F8E4M3FN:
   case ElementType::I8:
+  case ElementType::I4:
     return 1;
   case ElementType::I64:
     return 8;
@@ -184,7 +187,7 @@ int64_t elementTypeBytes(ElementType type) {
 
 bool isFloatType(ElementType type) {
   return type != ElementType::I8 && type != ElementType::I32 &&
-         type != ElementType::I64;
+         type != ElementType::I64 && type != ElementType::I4;
 }
 
 double roundToF32(double x) { return roundToFormat(x, kF32); }
@@ -192,6 +195,7 @@ double roundToBF16(double x) { return roundToFormat(x, kBF16); }
 double roundToF16(double x) { return roundToFormat(x, kF16); }
 double roundToF8E4M3FN(double x) { return roundToFormat(x, kF8E4M3FN); }
 double roundToI8(double x) { return roundToInteger(x, -128, 127); }
+double roundToI4(double x) { return roundToInteger(x, -8, 7); }
 double roundToI32(double x) {
   return roundToInteger(x, std::numeric_limits<int32_t>::min(),
                         std::numeric_limits<int32_t>::max());
@@ -219,6 +223,8 @@ double roundTo(double x, ElementType type) {
     return roundToI32(x);
   case ElementType::I64:
     return roundToI64(x);
+  case ElementType::I4:
+    return roundToI4(x);
   }
   return x;
 }
@@ -232,8 +238,11 @@ double decodeF8E4M3FN(uint8_t bits) { return decodeFormat(bits, kF8E4M3FN); }
 
 double qmax(ElementType quantizedType) {
   assert((quantizedType == ElementType::I8 ||
+          quantizedType == ElementType::I4 ||
           quantizedType == ElementType::F8E4M3FN) &&
          "qmax of a non-quantized type");
+  if (quantizedType == ElementType::I4)
+    return kI4Max;
   return quantizedType == ElementType::I8 ? kI8Max : kF8E4M3FNMax;
 }
 

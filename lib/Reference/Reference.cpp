@@ -108,13 +108,16 @@ void checkPoolOperands(Checker &check, const HostTensor &keys,
     check.shape("bias", *bias, {poolSize}, "[P] (per-token scores)");
 }
 
+/// quantize's codes are i8 or f8E4M3FN; compress's may also be i4, the
+/// code type of the paged layout only (`pagedCodes`).
 void checkQuantizeOptions(Checker &check, ElementType quantizedType,
-                          double minAbsmax) {
-  check
-      .require(quantizedType == ElementType::I8 ||
-                   quantizedType == ElementType::F8E4M3FN,
-               std::string("the quantized type must be i8 or f8E4M3FN, got ") +
-                   elementTypeName(quantizedType));
+                          double minAbsmax, bool pagedCodes) {
+  bool i4 = pagedCodes && quantizedType == ElementType::I4;
+  check.require(i4 || quantizedType == ElementType::I8 ||
+                    quantizedType == ElementType::F8E4M3FN,
+                std::string("the quantized type must be i8") +
+                    (pagedCodes ? ", i4" : "") + " or f8E4M3FN, got " +
+                    elementTypeName(quantizedType));
   if (!check.failed())
     check.rule(mlir::indexpool::minAbsmaxRule(
         minAbsmax, qmax(quantizedType), elementTypeName(quantizedType)));
@@ -295,13 +298,16 @@ std::string checkQuantize(const HostTensor &x, ElementType quantizedType,
                           double minAbsmax) {
   Checker check("quantize");
   check.rank("x", x, 2, "[N, D]");
-  checkQuantizeOptions(check, quantizedType, minAbsmax);
+  checkQuantizeOptions(check, quantizedType, minAbsmax, /*pagedCodes=*/false);
   return check.error();
 }
 
 QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
                         bool pow2Scale, double minAbsmax) {
-  assert(checkQuantize(x, quantizedType, minAbsmax).empty() && holdData({&x}));
+  // I4 too: compress quantizes the paged layout's i4 codes here.
+  assert((checkQuantize(x, quantizedType, minAbsmax).empty() ||
+          quantizedType == ElementType::I4) &&
+         holdData({&x}));
   int64_t rows = x.shape[0], dim = x.shape[1];
   double limit = qmax(quantizedType);
   QuantizeResult result{HostTensor::zeros(quantizedType, x.shape),
@@ -529,7 +535,8 @@ std::string checkCompress(const HostTensor &keys, const HostTensor &scores,
                   "with rotate, the size D of keys must be a power of two, "
                   "got " +
                       std::to_string(keys.shape[1]));
-  checkQuantizeOptions(check, options.quantizedType, options.minAbsmax);
+  checkQuantizeOptions(check, options.quantizedType, options.minAbsmax,
+                       /*pagedCodes=*/true);
   return check.error();
 }
 

@@ -68,7 +68,7 @@ static double ulpOf(double r, ElementType type) {
 static bool isOneCodeApart(double a, double r, ElementType type) {
   if (std::isnan(a) || std::isnan(r))
     return false;
-  if (type == ElementType::I8)
+  if (type == ElementType::I8 || type == ElementType::I4)
     return std::fabs(a - r) == 1;
   uint8_t codeA = ref::encodeF8E4M3FN(a), codeR = ref::encodeF8E4M3FN(r);
   int magnitudeA = codeA & 0x7F, magnitudeR = codeR & 0x7F;
@@ -292,6 +292,7 @@ Comparison compareWithReference(const HostTensor &actual,
       break;
     }
     case ElementType::I8:
+    case ElementType::I4:
     case ElementType::F8E4M3FN: {
       double qmax = ref::qmax(type);
       if (isOneCodeApart(a, r, type))
@@ -324,7 +325,8 @@ Comparison compareWithReference(const HostTensor &actual,
       fail("normwise_rel_err " + formatDouble(c.normwiseRelError) + " > " +
            formatDouble(kF32NormwiseTolerance));
   }
-  if ((type == ElementType::I8 || type == ElementType::F8E4M3FN) &&
+  if ((type == ElementType::I8 || type == ElementType::I4 ||
+       type == ElementType::F8E4M3FN) &&
       double(c.differing) > kDifferingCodeFraction * double(c.elements))
     fail("differing codes " + std::to_string(c.differing) + " > 0.1% of " +
          std::to_string(c.elements));
@@ -433,7 +435,8 @@ std::string formatComparison(const Comparison &c, ElementType type) {
                            : 0.0);
   text += " differing=" + std::to_string(c.differing) + "/" +
           std::to_string(c.elements) + " (" + percent + "%)";
-  if (type == ElementType::I8 || type == ElementType::F8E4M3FN)
+  if (type == ElementType::I8 || type == ElementType::I4 ||
+      type == ElementType::F8E4M3FN)
     text += " off_by_one=" + std::to_string(c.offByOne) +
             " beyond_one_code=" + std::to_string(c.beyondOneCode);
   if (type == ElementType::I32)

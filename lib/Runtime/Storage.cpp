@@ -41,6 +41,9 @@ void runtime::storeTensor(const HostTensor &t, char *out) {
     case ElementType::I8:
       put(out, int8_t(ref::roundToI8(value)));
       break;
+    case ElementType::I4: // one code a byte outside the pages
+      put(out, int8_t(ref::roundToI4(value)));
+      break;
     case ElementType::I32:
       put(out, int32_t(ref::roundToI32(value)));
       break;
@@ -68,6 +71,7 @@ double runtime::loadElement(const char *in, ElementType type) {
   case ElementType::F8E4M3FN:
     return ref::decodeF8E4M3FN(get<uint8_t>(in));
   case ElementType::I8:
+  case ElementType::I4:
     return double(get<int8_t>(in));
   case ElementType::I32:
     return double(get<int32_t>(in));
@@ -95,6 +99,7 @@ std::string runtime::expectedNpyDtypes(const std::string &dtype,
   case ElementType::F8E4M3FN:
     return dtype == "<f4" || dtype == "<f2" ? "" : "float32 or float16";
   case ElementType::I8:
+  case ElementType::I4:
     return dtype == "|i1" ? "" : "int8";
   case ElementType::I32:
     return dtype == "<i4" ? "" : "int32";

@@ -27,6 +27,9 @@ from . import _indexpool
 NAMES = tuple(_indexpool.dtype_codes)
 #: name -> the C++ DType code.
 CODES = dict(_indexpool.dtype_codes)
+#: Code types of the page layouts only ("i4": two codes a byte in the
+#: int8 pages; no tensor has it): name -> the C++ DType code.
+PAGE_CODES = dict(_indexpool.page_code_types)
 
 _NUMPY = {
     "f32": np.dtype(np.float32),
@@ -74,7 +77,10 @@ def name(dtype):
 
 
 def code(dtype):
-    """The C++ DType code of `dtype` (anything name() takes)."""
+    """The C++ DType code of `dtype` (anything name() takes, or a page
+    code type: "i4")."""
+    if isinstance(dtype, str) and dtype in PAGE_CODES:
+        return PAGE_CODES[dtype]
     return CODES[name(dtype)]
 
 

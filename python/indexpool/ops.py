@@ -57,8 +57,9 @@ def select(query_shape, dtype="bf16", pools=-1, k=512, pool_size=4,
 
 
 # The paged serving layout (docs/serving-layout.md): pages are
-# [pages, page_entries * (D + 4)] int8, each page's codes then its f32
-# scales (scales first with scales_first). Compile compress_paged and
+# [pages, page_entries * (D + 4)] int8 (D / 2 + 4 with codes="i4", two
+# codes a byte), each page's codes then its f32 scales (scales
+# first with scales_first). Compile compress_paged and
 # append_paged with the pages (and append's tails) in place
 # (indexpool.torch does) so that a call updates the caller's cache.
 

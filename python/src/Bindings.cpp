@@ -37,6 +37,9 @@ DType toDType(int code) {
   for (DType dtype : kDTypes)
     if (static_cast<int>(dtype) == code)
       return dtype;
+  // A page layout's code type (no tensor is i4; the builders say so).
+  if (code == static_cast<int>(DType::I4))
+    return DType::I4;
   throw py::value_error("not an IndexPool dtype code: " + std::to_string(code));
 }
 
@@ -263,6 +266,10 @@ PYBIND11_MODULE(_indexpool, m) {
   for (DType dtype : kDTypes)
     codes[dtypeName(dtype)] = static_cast<int>(dtype);
   m.attr("dtype_codes") = codes;
+  // Code types of the page layouts only (the `codes` of the paged ops).
+  py::dict pageCodes;
+  pageCodes[dtypeName(DType::I4)] = static_cast<int>(DType::I4);
+  m.attr("page_code_types") = pageCodes;
 
   py::class_<TensorType>(m, "TensorType")
       .def_property_readonly(

@@ -46,6 +46,8 @@ NumpyFormat numpyFormat(DType dtype) {
     return {'i', 4, "int32", "torch.int32"};
   case DType::I64:
     return {'i', 8, "int64", "torch.int64"};
+  case DType::I4: // a page code type only: no tensor holds it
+    break;
   }
   return {'?', 0, "?", "?"};
 }
@@ -153,6 +155,8 @@ bool dlpackMatches(DLDataType type, DType expected) {
     return type.code == kDLInt && type.bits == 32;
   case DType::I64:
     return type.code == kDLInt && type.bits == 64;
+  case DType::I4: // a page code type only: no tensor holds it
+    break;
   }
   return false;
 }
@@ -218,6 +222,8 @@ py::dtype numpyDType(DType dtype) {
     return py::dtype("int32");
   case DType::I64:
     return py::dtype("int64");
+  case DType::I4: // a page code type only: no tensor holds it
+    break;
   }
   return py::dtype("float32");
 }

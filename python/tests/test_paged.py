@@ -335,3 +335,40 @@ def test_refine_paged_bad_token_tiers(gen):
     indexpool.verify(module, "refine_paged",
                      (query, weights, candidates, tier, table,
                       torch.tensor([[3]], dtype=torch.int32)), (short,))
+
+
+def test_i4_pages_from_torch(gen):
+    """codes="i4": two codes a byte, E * (D / 2 + 4) bytes a page; the
+    compress and the select match the float64 reference."""
+    i4_bytes = E * (D // 2 + 4)
+    pages, tokens = 4, 4 * E * P
+    cache = torch.randint(1, 256, (pages, i4_bytes), generator=gen,
+                          dtype=torch.int32).to(torch.uint8).view(torch.int8)
+    before = cache.clone()
+    keys = bf16((tokens, D), gen)
+    scores = torch.randn(tokens, generator=gen)
+    slots = torch.randperm(pages * E, generator=gen)
+    torch.ops.indexpool.compress_paged(keys, scores, None, cache, slots,
+                                       codes="i4", page_entries=E)
+    assert not torch.equal(cache, before)
+    module = indexpool.ops.compress_paged((-1, D), "bf16", codes="i4",
+                                          page_entries=E)
+    indexpool.verify(module, "compress_paged",
+                     (keys, scores, before, slots), (cache,))
+
+    batch, rows, heads, k = 2, 2, 4, 8
+    query = bf16((batch, rows, heads, D), gen)
+    weights = torch.rand(batch, rows, heads, generator=gen)
+    table = torch.randint(0, pages, (batch, pages), generator=gen,
+                          dtype=torch.int32)
+    lengths = torch.tensor([[256, 203], [17, 130]], dtype=torch.int32)
+    tokens = torch.ops.indexpool.select_paged(
+        query, weights, cache, table, lengths, k, codes="i4", page_entries=E)
+    module = indexpool.ops.select_paged((-1, -1, heads, D), "bf16", k,
+                                        codes="i4", page_entries=E)
+    indexpool.verify(module, "select_paged",
+                     (query, weights, cache, table, lengths), (tokens,))
+    # An odd D has no i4 layout: the builder says so.
+    with pytest.raises(Exception, match="dim must be even"):
+        indexpool.ops.compress_paged((-1, 63), "bf16", rotate=False,
+                                     codes="i4")

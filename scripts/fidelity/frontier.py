@@ -13,7 +13,8 @@ recall and mass recall, one point per configuration). --only runs the named
 configurations alone (one command per configuration); --list prints them
 with their flags. Every configuration stores the pooled keys with a
 Hadamard rotation, as FP8 codes, or as INT4 codes where its name says i4
-(`--format=i4`: quantized and ranked on the host, not an op format); bytes
+(`--format=i4`: the paged ops with codes = i4; max-aware ranks on the
+host); bytes
 come from the tool (the layout's formula, printed in its --json).
 
 Configurations that need a fit:

@@ -35,8 +35,32 @@ func.func @slots_per_group(%k: tensor<18x128xbf16>, %s: tensor<18xf32>, %p: tens
 // -----
 
 func.func @codes_type(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<4x8448xi8>, %sl: tensor<4xi64>) {
-  // expected-error @+1 {{codes must be i8 or f8E4M3FN, got 'f16'}}
+  // expected-error @+1 {{codes must be i8, i4 or f8E4M3FN, got 'f16'}}
   %r = indexpool.compress_paged %k, %s into %p at %sl {pool_size = 4 : i64, codes = f16} : (tensor<16x128xbf16>, tensor<16xf32>, tensor<4x8448xi8>, tensor<4xi64>) -> tensor<4x8448xi8>
+  return
+}
+
+// -----
+
+func.func @i4_page_bytes(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<4x8448xi8>, %sl: tensor<4xi64>) {
+  // expected-error @+1 {{pages dimension 1 must be E * (D / 2 + 4) = 4352, got 8448}}
+  %r = indexpool.compress_paged %k, %s into %p at %sl {pool_size = 4 : i64, codes = i4} : (tensor<16x128xbf16>, tensor<16xf32>, tensor<4x8448xi8>, tensor<4xi64>) -> tensor<4x8448xi8>
+  return
+}
+
+// -----
+
+func.func @i4_odd_dim(%q: tensor<1x1x2x35xf32>, %w: tensor<1x1x2xf32>, %p: tensor<2x1400xi8>, %t: tensor<1x2xi32>, %l: tensor<1x1xi32>) {
+  // expected-error @+1 {{i4 codes are two a byte: D must be even, got 35}}
+  %r = indexpool.select_paged %q, %w pages(%p) block_table(%t) lengths(%l) {k = 2 : i64, pool_size = 4 : i64, codes = i4} : (tensor<1x1x2x35xf32>, tensor<1x1x2xf32>, tensor<2x1400xi8>, tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x1x11xi32>
+  return
+}
+
+// -----
+
+func.func @i4_min_absmax(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<4x4352xi8>, %sl: tensor<4xi64>) {
+  // expected-error @+1 {{min_absmax must be at least 8.22846e-38 (7 * 2^-126, so that every i4 scale is a normal f32), got 1e-40}}
+  %r = indexpool.compress_paged %k, %s into %p at %sl {pool_size = 4 : i64, codes = i4, min_absmax = 1.0e-40 : f32} : (tensor<16x128xbf16>, tensor<16xf32>, tensor<4x4352xi8>, tensor<4xi64>) -> tensor<4x4352xi8>
   return
 }
 

@@ -36,9 +36,11 @@
 // RUN: not indexpool-fidelity --keys=@%t/a/keys.npy --queries=@%t/a/queries.npy --radius-format=e5m2 2>&1 | FileCheck %s --check-prefix=NO-MAX
 // NO-MAX: --radius-format needs --first-stage=max-aware
 
-// INT4 pooled keys (two codes a byte, one f32 scale; quantized and ranked
-// on the host): alone, refined, under max-aware and under a gate; every
-// metric sees the dequantized keys, and a pool reads (D + 1) / 2 + 4 bytes.
+// INT4 pooled keys (two codes a byte, one f32 scale: compress_paged and
+// select_paged with codes = i4, D = 15 padded with a zero channel; ranked on
+// the host under max-aware): alone, refined, under max-aware and under a
+// gate; every metric sees the dequantized keys, and a pool reads
+// (D + 1) / 2 + 4 bytes.
 // RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=i4 --json > %t/i4.json
 // RUN: /usr/bin/python3 %S/Inputs/fidelity_ref.py compare %S/Inputs/real/keys.npy %S/Inputs/real/queries.npy %t/i4.json --k=64 --last=128 --format=i4 | FileCheck %s
 // RUN: indexpool-fidelity --keys=@%S/Inputs/real/keys.npy --queries=@%S/Inputs/real/queries.npy --k=64 --last=128 --format=i4 --refine=3 --refine-keys=token-fp8 --first-stage=max-aware --bound-weight=0.25 --radius-format=e5m2 --json > %t/i4ma.json

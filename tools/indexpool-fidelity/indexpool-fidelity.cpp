@@ -55,9 +55,9 @@ static cl::opt<PoolFormat> format(
                clEnumValN(PoolFormat::FP8, "fp8", "f8E4M3FN codes (compress)"),
                clEnumValN(PoolFormat::I8, "i8", "int8 codes (compress)"),
                clEnumValN(PoolFormat::I4, "i4",
-                          "int4 codes in [-7, 7], two a byte (not an op "
-                          "format: pool, then quantized and ranked on the "
-                          "host)")),
+                          "int4 codes in [-7, 7], two a byte "
+                          "(compress_paged and select_paged with codes = "
+                          "i4; an odd D gets a zero channel)")),
     cl::cat(category));
 
 static cl::opt<bool> rotate(

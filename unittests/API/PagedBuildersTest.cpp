@@ -31,6 +31,11 @@ namespace {
 constexpr int64_t kDim = 64, kEntries = 16, kPool = 4;
 constexpr int64_t kPageBytes = kEntries * (kDim + 4);
 
+/// The bytes of a page of `codeType` codes: i4's are two a byte.
+int64_t pageBytesOf(DType codeType) {
+  return codeType == DType::I4 ? kEntries * (kDim / 2 + 4) : kPageBytes;
+}
+
 std::vector<float> randomFloats(size_t n, std::mt19937 &rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> v(n);
@@ -55,9 +60,10 @@ std::vector<uint8_t> randomKeys(size_t n, DType type, std::mt19937 &rng) {
 }
 
 /// Pages of random bytes, none zero: bytes no op writes must keep them.
-std::vector<int8_t> randomPages(int64_t pages, std::mt19937 &rng) {
+std::vector<int8_t> randomPages(int64_t pages, std::mt19937 &rng,
+                                DType codeType = DType::F8E4M3FN) {
   std::uniform_int_distribution<int> byte(1, 255);
-  std::vector<int8_t> v(static_cast<size_t>(pages * kPageBytes));
+  std::vector<int8_t> v(static_cast<size_t>(pages * pageBytesOf(codeType)));
   for (int8_t &b : v)
     b = int8_t(byte(rng));
   return v;
@@ -149,8 +155,13 @@ TEST(PagedBuildersAPITest, CompressPagedMatchesTheReference) {
         CompressCase{DType::BF16, true, "channel", DType::I8, true, false,
                      true},
         CompressCase{DType::BF16, false, "slot", DType::F8E4M3FN, false, true,
+                     true},
+        CompressCase{DType::BF16, true, "channel", DType::I4, false, true,
+                     false},
+        CompressCase{DType::F32, false, "none", DType::I4, true, false,
                      true}}) {
-    SCOPED_TRACE(std::string(dtypeName(c.keyType)) + " bias " + c.bias);
+    SCOPED_TRACE(std::string(dtypeName(c.keyType)) + " bias " + c.bias +
+                 " codes " + dtypeName(c.codeType));
     CompressPagedSpec spec;
     spec.dim = kDim;
     spec.keyType = c.keyType;
@@ -180,7 +191,7 @@ TEST(PagedBuildersAPITest, CompressPagedMatchesTheReference) {
           size_t(c.perChannel ? tokens * kDim : tokens), rng);
       std::vector<float> bias = randomFloats(
           size_t(c.bias == "channel" ? kPool * kDim : kPool), rng);
-      std::vector<int8_t> pageBytes = randomPages(pages, rng);
+      std::vector<int8_t> pageBytes = randomPages(pages, rng, c.codeType);
       // Distinct slots among the 128 of the pages; every fifth group masked.
       std::vector<int64_t> slots(static_cast<size_t>(pages * kEntries));
       std::iota(slots.begin(), slots.end(), 0);
@@ -198,7 +209,7 @@ TEST(PagedBuildersAPITest, CompressPagedMatchesTheReference) {
                 ? TensorRef(bias.data(), DType::F32, {kPool, kDim})
                 : TensorRef(bias.data(), DType::F32, {kPool}));
       inputs.push_back(TensorRef(pageBytes.data(), DType::I8,
-                                 {pages, kPageBytes}));
+                                 {pages, pageBytesOf(c.codeType)}));
       inputs.push_back(TensorRef(slots.data(), DType::I64, {groups}));
       callAndVerify(*module, "compress_paged", *function, inputs,
                     {pagesIndex});
@@ -225,14 +236,14 @@ std::vector<int8_t> compressedPages(int64_t pages, DType codeType,
   std::vector<uint8_t> keys = randomKeys(size_t(tokens * kDim), DType::F32,
                                          rng);
   std::vector<float> scores = randomFloats(size_t(tokens), rng);
-  std::vector<int8_t> pageBytes = randomPages(pages, rng);
+  std::vector<int8_t> pageBytes = randomPages(pages, rng, codeType);
   std::vector<int64_t> slots(static_cast<size_t>(groups));
   std::iota(slots.begin(), slots.end(), 0);
   std::shuffle(slots.begin(), slots.end(), rng);
   TensorRef inputs[] = {
       TensorRef(keys.data(), DType::F32, {tokens, kDim}),
       TensorRef(scores.data(), DType::F32, {tokens}),
-      TensorRef(pageBytes.data(), DType::I8, {pages, kPageBytes}),
+      TensorRef(pageBytes.data(), DType::I8, {pages, pageBytesOf(codeType)}),
       TensorRef(slots.data(), DType::I64, {groups})};
   std::vector<TensorRef> results;
   Status call = function->call(inputs, 4, results);
@@ -246,7 +257,9 @@ TEST(PagedBuildersAPITest, SelectPagedMatchesTheReference) {
     bool scalesFirst, rotate;
   };
   for (const Case &c : {Case{DType::F32, DType::F8E4M3FN, false, true},
-                        Case{DType::BF16, DType::I8, true, false}}) {
+                        Case{DType::BF16, DType::I8, true, false},
+                        Case{DType::F32, DType::I4, false, true},
+                        Case{DType::BF16, DType::I4, true, false}}) {
     SCOPED_TRACE(std::string(dtypeName(c.queryType)) + " over " +
                  dtypeName(c.codeType));
     SelectPagedSpec spec;
@@ -282,7 +295,8 @@ TEST(PagedBuildersAPITest, SelectPagedMatchesTheReference) {
     std::vector<TensorRef> inputs = {
         TensorRef(query.data(), c.queryType, {batch, 2, 4, kDim}),
         TensorRef(weights.data(), DType::F32, {batch, 2, 4}),
-        TensorRef(pageBytes.data(), DType::I8, {pages, kPageBytes}),
+        TensorRef(pageBytes.data(), DType::I8,
+                  {pages, pageBytesOf(c.codeType)}),
         TensorRef(table.data(), DType::I32, {batch, maxPages}),
         TensorRef(lengths.data(), DType::I32, {batch, 2})};
     callAndVerify(*module, "select_paged", *function, inputs, {-1});
@@ -293,9 +307,11 @@ TEST(PagedBuildersAPITest, AppendPagedMatchesTheReference) {
   for (const CompressCase &c :
        {CompressCase{DType::F32, false, "slot", DType::F8E4M3FN, false, true,
                      false},
-        CompressCase{DType::BF16, true, "channel", DType::I8, true, true,
+        CompressCase{DType::BF16, true, "channel", DType::I8, true, true, true},
+        CompressCase{DType::BF16, false, "slot", DType::I4, false, true,
                      true}}) {
-    SCOPED_TRACE(std::string(dtypeName(c.keyType)) + " bias " + c.bias);
+    SCOPED_TRACE(std::string(dtypeName(c.keyType)) + " bias " + c.bias +
+                 " codes " + dtypeName(c.codeType));
     AppendPagedSpec spec;
     spec.newTokens = 3;
     spec.dim = kDim;
@@ -330,7 +346,7 @@ TEST(PagedBuildersAPITest, AppendPagedMatchesTheReference) {
     // Each sequence owns 4 of the 12 pages (256 tokens); the lengths leave
     // room for the 3 new tokens and end at every tail length.
     std::vector<int32_t> lengths = {0, 118, 253};
-    std::vector<int8_t> pageBytes = randomPages(pages, rng);
+    std::vector<int8_t> pageBytes = randomPages(pages, rng, c.codeType);
     std::vector<int32_t> table(static_cast<size_t>(pages));
     std::iota(table.begin(), table.end(), 0);
     std::shuffle(table.begin(), table.end(), rng);
@@ -346,7 +362,8 @@ TEST(PagedBuildersAPITest, AppendPagedMatchesTheReference) {
         TensorRef(tailKeys.data(), c.keyType, {batch, kPool - 1, kDim}),
         TensorRef(tailScores.data(), DType::F32, rows(kPool - 1)),
         TensorRef(lengths.data(), DType::I32, {batch}),
-        TensorRef(pageBytes.data(), DType::I8, {pages, kPageBytes}),
+        TensorRef(pageBytes.data(), DType::I8,
+                  {pages, pageBytesOf(c.codeType)}),
         TensorRef(table.data(), DType::I32, {batch, maxPages})};
     callAndVerify(*module, "append_paged", *function, inputs, {6, 3, 4});
   }
@@ -484,7 +501,14 @@ TEST(PagedBuildersAPITest, BadSpecsGiveAStatus) {
   compress.layout.codeType = DType::BF16;
   EXPECT_FALSE(buildCompressPaged(compress, status));
   EXPECT_EQ(status.message(),
-            "layout.codeType must be f8E4M3FN or i8, got bf16");
+            "layout.codeType must be f8E4M3FN, i8 or i4, got bf16");
+  compress = CompressPagedSpec();
+  compress.dim = 37;
+  compress.rotate = false;
+  compress.layout.codeType = DType::I4;
+  EXPECT_FALSE(buildCompressPaged(compress, status));
+  EXPECT_EQ(status.message(),
+            "i4 codes are two a byte: dim must be even, got 37");
   compress = CompressPagedSpec();
   compress.layout.pageEntries = 0;
   EXPECT_FALSE(buildCompressPaged(compress, status));

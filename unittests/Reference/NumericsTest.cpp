@@ -31,8 +31,10 @@ double pow2(int e) { return std::ldexp(1.0, e); }
 TEST(ElementTypeTest, NamesRoundTrip) {
   for (ElementType type :
        {ElementType::F32, ElementType::F16, ElementType::BF16,
-        ElementType::F8E4M3FN, ElementType::I8, ElementType::I32})
+        ElementType::F8E4M3FN, ElementType::I8, ElementType::I32,
+        ElementType::I64, ElementType::I4})
     EXPECT_EQ(parseElementType(elementTypeName(type)), type);
+  EXPECT_STREQ(elementTypeName(ElementType::I4), "i4");
   EXPECT_STREQ(elementTypeName(ElementType::F8E4M3FN), "f8E4M3FN");
   EXPECT_EQ(parseElementType("f8e4m3fn"), std::nullopt); // case matters
   EXPECT_EQ(parseElementType("f64"), std::nullopt);
@@ -47,6 +49,7 @@ TEST(ElementTypeTest, ByteSizesAndClasses) {
   EXPECT_EQ(elementTypeBytes(ElementType::I32), 4);
   EXPECT_TRUE(isFloatType(ElementType::F8E4M3FN));
   EXPECT_FALSE(isFloatType(ElementType::I8));
+  EXPECT_FALSE(isFloatType(ElementType::I4));
 }
 
 //===----------------------------------------------------------------------===//
@@ -410,6 +413,12 @@ TEST(RoundToTest, Dispatches) {
   EXPECT_EQ(roundTo(x, ElementType::F32), x);
   EXPECT_EQ(roundTo(x, ElementType::I8), 1);
   EXPECT_EQ(roundTo(-3.5, ElementType::I32), -4);
+  // i4: half to even, saturating to [-8, 7], NaN -> 0.
+  EXPECT_EQ(roundTo(2.5, ElementType::I4), 2);
+  EXPECT_EQ(roundTo(-6.5, ElementType::I4), -6);
+  EXPECT_EQ(roundTo(9.0, ElementType::I4), 7);
+  EXPECT_EQ(roundTo(-20.0, ElementType::I4), -8);
+  EXPECT_EQ(roundTo(std::nan(""), ElementType::I4), 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -419,6 +428,10 @@ TEST(RoundToTest, Dispatches) {
 TEST(QuantizationScaleTest, Qmax) {
   EXPECT_EQ(qmax(ElementType::I8), 127);
   EXPECT_EQ(qmax(ElementType::F8E4M3FN), 448);
+  EXPECT_EQ(qmax(ElementType::I4), 7);
+  EXPECT_EQ(quantizationScale(3.5, ElementType::I4, false), 0.5);
+  EXPECT_EQ(quantizationScale(3.5, ElementType::I4, true), 0.5);
+  EXPECT_EQ(quantizationScale(3.6, ElementType::I4, true), 1.0);
 }
 
 TEST(QuantizationScaleTest, PlainScaleIsRoundedToF32) {

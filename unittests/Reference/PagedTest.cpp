@@ -133,6 +133,34 @@ TEST(PagedTest, Int8CodesAndScalesFirst) {
   }
 }
 
+// i4: two codes a byte, code 2i in the low nibble; E = 2 entries of D = 4
+// are 2 x 2 code bytes, then the scales: 2 * (4 / 2 + 4) = 12 bytes.
+TEST(PagedTest, Int4CodesAreTwoAByte) {
+  PageLayout layout{2, 4, ElementType::I4, /*scalesFirst=*/false};
+  EXPECT_EQ(layout.codeBytes(), 2);
+  EXPECT_EQ(layout.pageBytes(), 12);
+  EXPECT_EQ(layout.codesOffset(1), 2);
+  EXPECT_EQ(layout.scaleOffset(1), 8);
+  HostTensor pages = HostTensor::zeros(ElementType::I8, {1, 12});
+  HostTensor codes{ElementType::I4, {2, 4}, {1, -2, 7, -7, 0, -1, 3, -8}};
+  writeEntry(pages, layout, 1, codes, 0, 0.5);
+  writeEntry(pages, layout, 0, codes, 1, 2.0);
+  // 1 | (-2 & 15) << 4 = 0xE1; 7 | (-7 & 15) << 4 = 0x97; 0 | 0xF0 = 0xF0;
+  // 3 | 0x80 = 0x83.
+  EXPECT_EQ(byteAt(pages, 2), 0xE1);
+  EXPECT_EQ(byteAt(pages, 3), 0x97);
+  EXPECT_EQ(byteAt(pages, 0), 0xF0);
+  EXPECT_EQ(byteAt(pages, 1), 0x83);
+  EXPECT_EQ(scaleAt(pages, 4), 2.0f);
+  EXPECT_EQ(scaleAt(pages, 8), 0.5f);
+  HostTensor table{ElementType::I32, {1, 1}, {0}};
+  Entries back = gatherEntries(pages, layout, table, 0, 2);
+  EXPECT_EQ(back.codes.data, (std::vector<double>{0, -1, 3, -8, 1, -2, 7, -7}));
+  EXPECT_EQ(back.scale.data, (std::vector<double>{2.0, 0.5}));
+  // An odd D has no i4 layout.
+  EXPECT_NE(checkPageLayout(PageLayout{2, 5, ElementType::I4, false}), "");
+}
+
 TEST(PagedTest, CompressRefusesBadSlots) {
   std::mt19937_64 rng(13);
   HostTensor keys = randomNormal(ElementType::BF16, {2 * kP, kD}, rng);
@@ -417,13 +445,14 @@ bool sameBits(double a, double b) {
 TEST(PagedTest, SelectLogitsAreScoresBitForBit) {
   std::mt19937_64 rng(16);
   PageLayout i8Layout{16, 32, ElementType::I8, /*scalesFirst=*/true};
-  for (const PageLayout &layout : {productionLayout(), i8Layout}) {
+  PageLayout i4Layout{16, 32, ElementType::I4, /*scalesFirst=*/false};
+  for (const PageLayout &layout : {productionLayout(), i8Layout, i4Layout}) {
     int64_t batch = 2, rows = 2, heads = 3, maxPages = 3, dim = layout.dim;
     HostTensor pages = randomInt32({5, layout.pageBytes()}, -128, 127, rng);
     pages.type = ElementType::I8;
     // Pages 0 to 2 without NaN codes (0x7F, 0xFF): they take the fast loop.
     for (int64_t page = 0; page < 3; ++page)
-      for (int64_t j = 0; j < layout.entries * dim; ++j) {
+      for (int64_t j = 0; j < layout.entries * layout.codeBytes(); ++j) {
         double &byte = pages.data[size_t(page * layout.pageBytes() +
                                          layout.codesOffset(0) + j)];
         if ((int64_t(byte) & 0x7F) == 0x7F)

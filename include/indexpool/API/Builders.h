@@ -91,7 +91,7 @@ struct PageLayout {
   /// Pages in the cache (-1: dynamic).
   int64_t pages = -1;
   int64_t pageEntries = 64;
-  /// f8E4M3FN or i8 codes.
+  /// f8E4M3FN, i8 or i4 codes (i4: two a byte, dim even).
   DType codeType = DType::F8E4M3FN;
   bool scalesFirst = false;
 };

@@ -20,10 +20,13 @@
 
 namespace indexpool {
 
-/// The element types of IndexPool functions' arguments and results.
-enum class DType : int32_t { F32, F16, BF16, F8E4M3FN, I8, I32, I64 };
+/// The element types of IndexPool functions' arguments and results, and I4,
+/// a code type of the page layouts only (PageLayout::codeType: codes two a
+/// byte in i8 pages); no argument or result is I4.
+enum class DType : int32_t { F32, F16, BF16, F8E4M3FN, I8, I32, I64, I4 };
 
-/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64".
+/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64",
+/// "i4".
 inline const char *dtypeName(DType dtype) {
   switch (dtype) {
   case DType::F32: return "f32";
@@ -33,17 +36,19 @@ inline const char *dtypeName(DType dtype) {
   case DType::I8: return "i8";
   case DType::I32: return "i32";
   case DType::I64: return "i64";
+  case DType::I4: return "i4";
   }
   return "unknown";
 }
 
-/// Bytes per element of the storage format.
+/// Bytes per element of the storage format (I4: 0, no tensor holds it).
 inline size_t dtypeBytes(DType dtype) {
   switch (dtype) {
   case DType::F32: case DType::I32: return 4;
   case DType::F16: case DType::BF16: return 2;
   case DType::F8E4M3FN: case DType::I8: return 1;
   case DType::I64: return 8;
+  case DType::I4: return 0;
   }
   return 0;
 }

@@ -78,6 +78,9 @@ struct PoolingOptions {
   std::vector<float> bias;
 };
 
+/// The entries a page of the I4 pools holds (the production page's 64).
+constexpr int64_t kI4PageEntries = 64;
+
 /// Bytes a pooled key of `dim` stored channels takes in `format` (codes and
 /// scale; no radius).
 int64_t pooledKeyBytes(PoolFormat format, int64_t dim);
@@ -96,6 +99,13 @@ struct PooledKeys {
   /// MaxAware: r_g per pool as stored (radiusFormat's value), [G] (empty
   /// otherwise).
   std::vector<float> radii;
+  /// I4: the pages compress_paged wrote (codes = i4, kI4PageEntries
+  /// entries a page, pool g at slot g), which select_paged reads; `codes`
+  /// and `scales` are unpacked from them.
+  std::vector<int8_t> pages;
+  /// I4: the D of the pages, dim rounded up to even (an odd dim gets a zero
+  /// channel, which adds nothing to a score).
+  int64_t pageDim = 0;
 
   /// The pooled keys in float64: the f32 values, or codes * scale.
   Matrix dequantized() const;

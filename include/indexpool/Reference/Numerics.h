@@ -16,14 +16,18 @@
 namespace indexpool::ref {
 
 /// The element types of the indexpool ops. I64 (slots of the paged layout)
-/// holds integers exactly up to 2^53, far beyond any slot or length.
-enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32, I64 };
+/// holds integers exactly up to 2^53, far beyond any slot or length. I4 is
+/// a code type of the paged layout only (codes two a byte in the pages); a
+/// host tensor of I4 codes holds them one a double like any other.
+enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32, I64, I4 };
 
-/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64".
+/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64",
+/// "i4".
 const char *elementTypeName(ElementType type);
 /// Inverse of elementTypeName; std::nullopt for any other string.
 std::optional<ElementType> parseElementType(std::string_view name);
-/// Storage size of one element in bytes (f8E4M3FN and i8: 1, i64: 8).
+/// Storage size of one element in bytes (f8E4M3FN and i8: 1, i64: 8; i4: 1,
+/// as a host tensor holds it, though a page packs two a byte).
 int64_t elementTypeBytes(ElementType type);
 /// True for F32, F16, BF16 and F8E4M3FN.
 bool isFloatType(ElementType type);
@@ -38,6 +42,7 @@ double roundToF16(double x);
 double roundToF8E4M3FN(double x);
 // Integers: round half to even, saturate to the type's range, NaN -> 0.
 double roundToI8(double x);
+double roundToI4(double x);
 double roundToI32(double x);
 double roundToI64(double x);
 /// Dispatches to the roundTo* of `type`.
@@ -63,9 +68,11 @@ constexpr double kF8E4M3FNMinSubnormal = 0x1p-9;
 constexpr uint8_t kF8E4M3FNNaN = 0x7F;
 /// i8 codes are symmetric: [-127, 127] (-128 is never produced).
 constexpr double kI8Max = 127.0;
+/// i4 codes likewise: [-7, 7] (-8 is never produced).
+constexpr double kI4Max = 7.0;
 
-/// The largest quantized magnitude: kI8Max for I8, kF8E4M3FNMax for
-/// F8E4M3FN.
+/// The largest quantized magnitude: kI8Max for I8, kI4Max for I4,
+/// kF8E4M3FNMax for F8E4M3FN.
 double qmax(ElementType quantizedType);
 
 /// The f32 scale of indexpool.quantize for a row whose absmax (already

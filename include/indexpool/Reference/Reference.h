@@ -75,7 +75,8 @@ std::string checkQuantize(const HostTensor &x, ElementType quantizedType,
 /// q = roundTo(clamp(x / scale, -qmax, qmax)) with the f32-rounded scale of
 /// quantizationScale(). absmax propagates NaN: a row holding NaN or an
 /// infinity gets scale NaN and NaN codes (f8 0x7F, i8 0), see
-/// docs/robustness.md.
+/// docs/robustness.md. Also I4 (qmax 7, NaN code 0), for compress into
+/// the paged layout's i4 codes.
 QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
                         bool pow2Scale, double minAbsmax = 1e-4);
 

@@ -22,6 +22,7 @@ inline ref::ElementType toElementType(DType dtype) {
   case DType::I8: return ref::ElementType::I8;
   case DType::I32: return ref::ElementType::I32;
   case DType::I64: return ref::ElementType::I64;
+  case DType::I4: return ref::ElementType::I4;
   }
   return ref::ElementType::F32;
 }
@@ -35,6 +36,7 @@ inline DType toDType(ref::ElementType type) {
   case ref::ElementType::I8: return DType::I8;
   case ref::ElementType::I32: return DType::I32;
   case ref::ElementType::I64: return DType::I64;
+  case ref::ElementType::I4: return DType::I4;
   }
   return DType::F32;
 }

@@ -261,7 +261,8 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                                              const QuantizeParams &params) {
   ImplicitLocOpBuilder &b = e.builder();
   Type codeType = memrefType(codes).getElementType();
-  double qmaxValue = isa<Float8E4M3FNType>(codeType)
+  double qmaxValue = params.qmax > 0 ? params.qmax
+                     : isa<Float8E4M3FNType>(codeType)
                          ? ::indexpool::ref::kF8E4M3FNMax
                          : ::indexpool::ref::kI8Max;
 

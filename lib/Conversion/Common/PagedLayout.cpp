@@ -10,12 +10,20 @@
 using namespace mlir;
 using namespace mlir::indexpool::loops;
 
+Value PageEntries::codeBytes(Emitter &e, Value dimD) const {
+  if (!packed())
+    return dimD;
+  return arith::DivUIOp::create(e.builder(), dimD, e.index(2));
+}
+
 Value PageEntries::codesAt(Emitter &e, Value entry, Value dimD) const {
-  return e.add(e.index(scalesFirst ? 4 * entries : 0), e.mul(entry, dimD));
+  return e.add(e.index(scalesFirst ? 4 * entries : 0),
+               e.mul(entry, codeBytes(e, dimD)));
 }
 
 Value PageEntries::scaleAt(Emitter &e, Value entry, Value dimD) const {
-  return e.add(scalesFirst ? e.index(0) : e.mul(e.index(entries), dimD),
+  return e.add(scalesFirst ? e.index(0)
+                           : e.mul(e.index(entries), codeBytes(e, dimD)),
                e.mul(entry, e.index(4)));
 }
 
@@ -76,10 +84,54 @@ std::pair<Value, Value> mlir::indexpool::loops::locateEntry(
   return {page, arith::RemUIOp::create(b, j, e.index(layout.entries))};
 }
 
+/// Chunk `c` of an i4 entry's codes as f32: lane i is code offset + i, the
+/// low (even) or high (odd) nibble of byte (offset + i) / 2, sign-extended
+/// by a left shift into the byte's top and an arithmetic right shift. A
+/// gather, which also serves the masked tail and any vector width; the
+/// decode is once per entry, the scoring H times as much work.
+static Value loadI4Codes(Emitter &e, Value pages, Value page, Value at,
+                         Chunk c) {
+  ImplicitLocOpBuilder &b = e.builder();
+  int64_t vl = e.width();
+  VectorType indexType = e.vecType(b.getIndexType());
+  VectorType bytesType = e.vecType(b.getI8Type());
+  VectorType maskType = e.vecType(b.getI1Type());
+  auto indexSplat = [&](int64_t v) {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(indexType, b.getIndexAttr(v)));
+  };
+  auto byteSplat = [&](int64_t v) {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(v)));
+  };
+  SmallVector<int64_t> iota(vl);
+  for (int64_t i = 0; i < vl; ++i)
+    iota[i] = i;
+  Value lane = arith::AddIOp::create(
+      b, vector::BroadcastOp::create(b, indexType, c.offset),
+      arith::ConstantOp::create(b, b.getIndexVectorAttr(iota)));
+  Value byteOf = arith::ShRUIOp::create(b, lane, indexSplat(1));
+  Value mask = c.mask ? c.mask
+                      : Value(arith::ConstantOp::create(
+                            b, DenseElementsAttr::get(maskType, true)));
+  Value bytes =
+      vector::GatherOp::create(b, bytesType, pages, ValueRange{page, at},
+                               byteOf, mask, byteSplat(0), llvm::MaybeAlign());
+  Value even = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, lane, indexSplat(1)), indexSplat(0));
+  Value toTop = arith::SelectOp::create(b, even, byteSplat(4), byteSplat(0));
+  Value codes = arith::ShRSIOp::create(
+      b, arith::ShLIOp::create(b, bytes, toTop), byteSplat(4));
+  return arith::SIToFPOp::create(b, e.f32Vec(), codes);
+}
+
 Value mlir::indexpool::loops::loadCodes(Emitter &e, const PageEntries &layout,
                                         Value pages, Value page, Value at,
                                         Chunk c) {
   ImplicitLocOpBuilder &b = e.builder();
+  if (layout.packed())
+    return loadI4Codes(e, pages, page, at, c);
   SmallVector<Value, 2> indices{page, e.add(at, c.offset)};
   if (layout.codeType.isInteger(8))
     return e.loadF32(pages, indices, c.mask);
@@ -120,6 +172,31 @@ Value mlir::indexpool::loops::codeBytes(ImplicitLocOpBuilder &b, Value codes) {
   if (auto vector = dyn_cast<VectorType>(codes.getType()))
     bytes = vector.clone(bytes);
   return arith::BitcastOp::create(b, bytes, codes);
+}
+
+Value mlir::indexpool::loops::packI4(ImplicitLocOpBuilder &b, Value low,
+                                     Value high) {
+  auto constant = [&](int64_t v) -> Value {
+    if (auto vector = dyn_cast<VectorType>(low.getType()))
+      return arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vector, b.getI8IntegerAttr(v)));
+    return arith::ConstantIntOp::create(b, b.getI8Type(), v);
+  };
+  Value lowNibble = arith::AndIOp::create(b, low, constant(0xF));
+  Value highNibble = arith::ShLIOp::create(b, high, constant(4));
+  return arith::OrIOp::create(b, lowNibble, highNibble);
+}
+
+Value mlir::indexpool::loops::packI4Codes(ImplicitLocOpBuilder &b,
+                                          Value codes) {
+  int64_t n = cast<VectorType>(codes.getType()).getNumElements();
+  SmallVector<int64_t> even, odd;
+  for (int64_t i = 0; i + 1 < n; i += 2) {
+    even.push_back(i);
+    odd.push_back(i + 1);
+  }
+  return packI4(b, vector::ShuffleOp::create(b, codes, codes, even),
+                vector::ShuffleOp::create(b, codes, codes, odd));
 }
 
 void mlir::indexpool::loops::storeScale(Emitter &e, Value scale, Value pages,

@@ -16,12 +16,18 @@
 
 namespace mlir::indexpool::loops {
 
-/// Where an entry's bytes are in its page: E entries of D code bytes, then
-/// their E little-endian f32 scales (or the scales first).
+/// Where an entry's bytes are in its page: E entries of D code bytes (D / 2
+/// for i4, two codes a byte), then their E little-endian f32 scales (or the
+/// scales first).
 struct PageEntries {
   int64_t entries;
   bool scalesFirst;
-  Type codeType; // f8E4M3FN or i8
+  Type codeType; // f8E4M3FN, i8 or i4
+
+  /// i4: two codes a byte (code 2i in the low nibble of byte i).
+  bool packed() const { return codeType.isInteger(4); }
+  /// The bytes of one entry's codes: D, or D / 2 when packed.
+  Value codeBytes(Emitter &e, Value dimD) const;
 
   template <typename Op>
   static PageEntries of(Op op) {
@@ -61,7 +67,8 @@ std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
                                     Value numPages);
 
 /// The D codes of an entry as f32, chunk `c` of them (`at`: the entry's
-/// codesAt): the page bytes read as the code type.
+/// codesAt): the page bytes read as the code type (i4: each lane's nibble,
+/// sign-extended).
 Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
                 Value at, Chunk c);
 
@@ -71,6 +78,13 @@ Value loadScale(Emitter &e, Value pages, Value page, Value at);
 /// Codes (a scalar or a vector of the code type) as the i8 bytes a page
 /// stores.
 Value codeBytes(ImplicitLocOpBuilder &b, Value codes);
+
+/// Two i4 codes (i8 values in [-8, 7], scalars or vectors) as the byte
+/// that holds them: `low` in bits 3..0, `high` in bits 7..4.
+Value packI4(ImplicitLocOpBuilder &b, Value low, Value high);
+
+/// A vector of 2n i4 codes (i8 values) as the n bytes that hold them.
+Value packI4Codes(ImplicitLocOpBuilder &b, Value codes);
 
 /// Writes the f32 `scale` as 4 little-endian bytes at pages[page, at ..].
 void storeScale(Emitter &e, Value scale, Value pages, Value page, Value at);

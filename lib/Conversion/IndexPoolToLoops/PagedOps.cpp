@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Reference/Numerics.h"
 
 #include "Common/Kernels.h"
 #include "Common/PagedLayout.h"
@@ -34,17 +35,19 @@ using namespace mlir::indexpool::loops;
 namespace {
 
 /// The per-thread scratch of one group compressed into a page: the f32 row
-/// of emitCompressGroup, its codes [1, D] and its scale [1]. Allocated once
-/// per row of a parallel loop, inside its stack scope: a stack scope must
-/// sit directly in a parallel loop's body when it is lowered.
+/// of emitCompressGroup, its codes [1, D] (i4 codes as i8 values) and its
+/// scale [1]. Allocated once per row of a parallel loop, inside its stack
+/// scope: a stack scope must sit directly in a parallel loop's body when it
+/// is lowered.
 struct PageScratch {
   Value row, codes, scale;
 
   static PageScratch create(Emitter &e, Value keys, Value dimD,
-                            Type codeType) {
+                            const PageEntries &layout) {
     ImplicitLocOpBuilder &b = e.builder();
     int64_t d = cast<MemRefType>(keys.getType()).getDimSize(1);
-    auto codesType = MemRefType::get({1, d}, codeType);
+    auto codesType = MemRefType::get({1, d}, layout.packed() ? b.getI8Type()
+                                                             : layout.codeType);
     return {scratchRow(e, keys, dimD),
             memref::AllocaOp::create(
                 b, codesType,
@@ -63,13 +66,25 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
                                Value page, Value entry) {
   ImplicitLocOpBuilder &b = e.builder();
   Value zero = e.index(0);
-  emitCompressGroup(e, pool, g, rotate, params, scratch.row, scratch.codes,
+  QuantizeParams quantize = params;
+  if (layout.packed())
+    quantize.qmax = ::indexpool::ref::kI4Max;
+  emitCompressGroup(e, pool, g, rotate, quantize, scratch.row, scratch.codes,
                     scratch.scale, zero);
   Value dimD = e.dim(scratch.row, 0);
   Value codesAt = layout.codesAt(e, entry, dimD);
-  e.forLoop(zero, dimD, [&](Value i) {
-    Value code = memref::LoadOp::create(b, scratch.codes, ValueRange{zero, i});
-    memref::StoreOp::create(b, codeBytes(b, code), pages,
+  auto codeAt = [&](Value i) {
+    return memref::LoadOp::create(b, scratch.codes, ValueRange{zero, i});
+  };
+  e.forLoop(zero, layout.codeBytes(e, dimD), [&](Value i) {
+    Value byte;
+    if (layout.packed()) {
+      Value even = e.mul(i, e.index(2));
+      byte = packI4(b, codeAt(even), codeAt(e.add(even, e.index(1))));
+    } else {
+      byte = codeBytes(b, codeAt(i));
+    }
+    memref::StoreOp::create(b, byte, pages,
                             ValueRange{page, e.add(codesAt, i)});
   });
   storeScale(e, memref::LoadOp::create(b, scratch.scale, ValueRange{zero}),
@@ -171,7 +186,7 @@ void lowerCompressPaged(CompressPagedOp op, Emitter &e, PagedBuffers &buffers) {
   Value dimD = e.dim(keys, 1);
   e.parallelFor(groups(e, keys, p), [&](Value row) {
     e.stackScope([&]() {
-      auto scratch = PageScratch::create(e, keys, dimD, layout.codeType);
+      auto scratch = PageScratch::create(e, keys, dimD, layout);
       Value slot =
           toIndex(b, memref::LoadOp::create(b, slots, ValueRange{row}));
       e.ifThen(inRange(e, slot, capacity), [&]() {
@@ -348,7 +363,7 @@ void lowerAppendPaged(AppendPagedOp op, Emitter &e, PagedBuffers &buffers) {
   e.parallelFor(e.dim(keys, 0), [&](Value seq) {
     e.stackScope([&]() {
       Value groupKeys = scratchOf(keys), groupScores = scratchOf(scores);
-      auto scratch = PageScratch::create(e, groupKeys, dimD, layout.codeType);
+      auto scratch = PageScratch::create(e, groupKeys, dimD, layout);
       PoolBuffers pool{groupKeys, groupScores, bias, /*weights=*/Value(), p,
                        op.getTemperature().convertToDouble()};
       Value l = loadLength(e, lengths, {seq});

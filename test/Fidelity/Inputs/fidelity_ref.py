@@ -88,7 +88,7 @@ def reconstructed(keys, pooled, pool_size, kind):
 
 def quantize_rows(x, kind):
     """Per-vector quantize + dequantize as the quantize op does (f32); i4:
-    the same with 7 for 127 (the tool's host-side INT4 pooled keys)."""
+    the same with 7 for 127 (the i4 codes of compress_paged)."""
     qmax = {"i8": 127.0, "i4": 7.0}.get(kind, 448.0)
     r = x.astype(np.float32).astype(np.float64)
     absmax = np.maximum(np.abs(r).max(axis=1), 1e-4)

@@ -249,8 +249,12 @@ QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
     bool pow2Scale, double minAbsmax, bool useHardwareFp8) {
   ImplicitLocOpBuilder &b = e.builder();
   bool fp8 = isa<Float8E4M3FNType>(codeType);
-  double qmaxValue =
-      fp8 ? ::indexpool::ref::kF8E4M3FNMax : ::indexpool::ref::kI8Max;
+  // i4 codes (the paged layout's) are computed as i8 values in [-7, 7].
+  bool i4 = codeType.isInteger(4);
+  double qmaxValue = fp8  ? ::indexpool::ref::kF8E4M3FNMax
+                     : i4 ? ::indexpool::ref::kI4Max
+                          : ::indexpool::ref::kI8Max;
+  Type stored = i4 ? b.getI8Type() : codeType;
   // absmax over the lane's values, then across the row's lanes.
   Value maxAbs = e.f32(0.0);
   for (Value v : x)
@@ -277,7 +281,7 @@ QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
     q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
     result.codes.push_back(fp8 && useHardwareFp8 && lay.elems >= 2
                                ? hardwareFp8(b, q, scaleIsNaN)
-                               : e.fromF32(q, codeType));
+                               : e.fromF32(q, stored));
   }
   return result;
 }

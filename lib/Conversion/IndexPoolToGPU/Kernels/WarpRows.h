@@ -98,7 +98,7 @@ void quantizeRow(loops::Emitter &e, const WarpLayout &lay, const WarpRow &row,
                  ArrayRef<Value> x, const QuantizeSink &sink);
 
 /// A row quantized, not yet stored: its f32 scale and the codes of each
-/// chunk (vectors of E codes of the code type).
+/// chunk (vectors of E codes of the code type; i4 codes as i8 values).
 struct QuantizedRow {
   Value scale;
   SmallVector<Value> codes;
