@@ -393,11 +393,14 @@ Comparison comparePages(const HostTensor &actual, const HostTensor &expected,
   ref::Entries r = ref::gatherEntries(expected, layout, table, 0, entries);
   // Identical bytes are equal whatever they encode: entries no kernel writes
   // keep the caller's bytes, NaN patterns of any sign included.
+  // (An i4 code's byte holds its neighbour too: d / 2.)
   int64_t pageBytes = layout.pageBytes();
+  bool packed = layout.codes == ElementType::I4;
   for (int64_t e = 0; e < entries; ++e)
     for (int64_t d = 0; d < layout.dim; ++d) {
       size_t byte = size_t((e / layout.entries) * pageBytes +
-                           layout.codesOffset(e % layout.entries) + d);
+                           layout.codesOffset(e % layout.entries) +
+                           (packed ? d / 2 : d));
       if (actual.data[byte] == expected.data[byte])
         a.codes.data[size_t(e * layout.dim + d)] =
             r.codes.data[size_t(e * layout.dim + d)] = 0;

@@ -169,3 +169,35 @@ TEST(ComparePagedTest, TheContextOfSelectPagedTellsTiesFromErrors) {
 }
 
 } // namespace
+
+/// comparePages on i4 pages (E = 2 entries of D = 4: 2 code bytes an
+/// entry): equal pages compare equal; one code one step off is one
+/// differing code, off by one; a code four steps off fails. The bytes of an
+/// entry are its D / 2 code bytes, not D (which would read past the page).
+TEST(ComparePagedTest, I4PagesCompareCodeByCode) {
+  ref::PageLayout layout{2, 4, ElementType::I4};
+  ASSERT_EQ(layout.pageBytes(), 12);
+  HostTensor codes{ElementType::I4, {2, 4}, {1, -2, 7, -7, 0, -1, 3, 5}};
+  HostTensor expected =
+      HostTensor::zeros(ElementType::I8, {1, layout.pageBytes()});
+  ref::writeEntry(expected, layout, 0, codes, 0, 0.5);
+  ref::writeEntry(expected, layout, 1, codes, 1, 0.25);
+  Comparison same = comparePages(expected, expected, layout);
+  EXPECT_TRUE(same.ok) << same.reason;
+  EXPECT_EQ(same.differing, 0);
+
+  HostTensor close = codes;
+  close.data[5] = -2; // entry 1, code 1: -1 -> -2
+  HostTensor actual = HostTensor::zeros(ElementType::I8, {1, 12});
+  ref::writeEntry(actual, layout, 0, close, 0, 0.5);
+  ref::writeEntry(actual, layout, 1, close, 1, 0.25);
+  Comparison one = comparePages(actual, expected, layout);
+  EXPECT_EQ(one.differing, 1);
+  EXPECT_EQ(one.offByOne, 1);
+
+  HostTensor far = codes;
+  far.data[7] = 1; // entry 1, code 3: 5 -> 1
+  ref::writeEntry(actual, layout, 0, far, 0, 0.5);
+  ref::writeEntry(actual, layout, 1, far, 1, 0.25);
+  EXPECT_FALSE(comparePages(actual, expected, layout).ok);
+}

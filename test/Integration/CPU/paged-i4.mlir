@@ -21,6 +21,9 @@
 // RUN: not indexpool-run %s --function=compress_dynamic --random-inputs=49 --input-shape=0:203x35 --input-shape=1:203x35 --input-shape=2:7x352 --input-shape=3:50 2>&1 | FileCheck %s --check-prefix=ODD
 // ODD: D must be even for i4 codes (two a byte), got 35
 // ODD-NOT: Assertion
+// Pages sized for D code bytes an entry (i8's) are not i4 pages.
+// RUN: not indexpool-run %s --function=compress_dynamic --random-inputs=50 --input-shape=0:203x36 --input-shape=1:203x36 --input-shape=2:7x640 --input-shape=3:50 2>&1 | FileCheck %s --check-prefix=WIDTH
+// WIDTH: pages must be [pages, E * (D / 2 + 4)] = [pages, 352] of i8, got [7, 640] of i8
 
 // The GPU kernels in the emulator (D = 128: the warp rows' 16-byte chunks):
 // compress and append pack each lane's codes two a byte, select and refine
