@@ -153,6 +153,17 @@ static std::string tensorType(const std::vector<int64_t> &shape,
   return text.str();
 }
 
+/// `name` of `module` compiled for the CPU; null with `status` saying why
+/// when the module (built or parsed before, `status` set then) or the
+/// compilation failed.
+static std::unique_ptr<CpuFunction>
+compiledOnCpu(const std::unique_ptr<Module> &module, const std::string &name,
+              Status &status) {
+  if (!module)
+    return nullptr;
+  return compileForCpu(*module, name, CompileOptions(), status);
+}
+
 /// @pool(%keys [T, D] f32, %scores, [%bias]) -> [G, D] f32: indexpool.pool,
 /// then indexpool.hadamard when rotating (what compress does before it
 /// quantizes). The Builders have no unquantized compress.
@@ -251,10 +262,7 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     name = spec.name;
     module = buildCompress(spec, status);
   }
-  if (!module)
-    return status;
-  std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, name, CompileOptions(), status);
+  std::unique_ptr<CpuFunction> function = compiledOnCpu(module, name, status);
   if (!function)
     return status;
 
@@ -380,10 +388,8 @@ Status tokenTierKeys(const std::vector<float> &keys, int64_t tokens,
   Status status;
   std::unique_ptr<Module> module =
       Module::parse(ir.str(), status, "<fidelity-token-tier>");
-  if (!module)
-    return status;
   std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, "token_tier", CompileOptions(), status);
+      compiledOnCpu(module, "token_tier", status);
   if (!function)
     return status;
   TensorRef input(const_cast<float *>(keys.data()), DType::F32, {tokens, dim});
@@ -426,10 +432,7 @@ Status tierKeys(const std::vector<float> &keys, int64_t tokens,
   Status status;
   std::unique_ptr<Module> module =
       Module::parse(ir.str(), status, "<fidelity-tier>");
-  if (!module)
-    return status;
-  std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, "tier", CompileOptions(), status);
+  std::unique_ptr<CpuFunction> function = compiledOnCpu(module, "tier", status);
   if (!function)
     return status;
   std::vector<TensorRef> inputs = {
@@ -480,10 +483,8 @@ static Status refineCandidates(const std::vector<float> &queries, int64_t rows,
   Status status;
   std::unique_ptr<Module> module =
       Module::parse(ir.str(), status, "<fidelity-refine>");
-  if (!module)
-    return status;
   std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, "refine", CompileOptions(), status);
+      compiledOnCpu(module, "refine", status);
   if (!function)
     return status;
   std::vector<float> q, w;
@@ -497,6 +498,20 @@ static Status refineCandidates(const std::vector<float> &queries, int64_t rows,
   tokens.assign(size_t(rows * k), -1);
   TensorRef output(tokens.data(), DType::I32, {rows, k});
   return function->call(inputs.data(), inputs.size(), &output, 1);
+}
+
+/// The first stage's `count` candidates a row as the tokens (no refine),
+/// or refine's best k of them.
+static Status keepOrRefine(const std::vector<float> &queries, int64_t rows,
+                           int64_t dim, std::vector<int32_t> &candidates,
+                           int64_t count, const RefineOptions &refine,
+                           int64_t k, std::vector<int32_t> &tokens) {
+  if (refine.factor == 0) {
+    tokens = std::move(candidates);
+    return Status();
+  }
+  return refineCandidates(queries, rows, dim, candidates, count, refine, k,
+                          tokens);
 }
 
 /// Pools ranked on the host in float64 by q.p_g (q rotated as the keys are;
@@ -552,12 +567,8 @@ static Status selectOnHost(const PooledKeys &pooled,
         candidates[size_t((m * keep + int64_t(j)) * p + s)] =
             int32_t(order[j] * p + s);
   }
-  if (refine.factor == 0) {
-    tokens = std::move(candidates);
-    return Status();
-  }
-  return refineCandidates(queries, rows, dim, candidates, keep * p, refine, k,
-                          tokens);
+  return keepOrRefine(queries, rows, dim, candidates, keep * p, refine, k,
+                      tokens);
 }
 
 /// I4 pools: the compiled select_paged over the pages of compress_paged
@@ -586,10 +597,8 @@ static Status selectPagedI4(const PooledKeys &pooled,
   spec.layout = layout;
   Status status;
   std::unique_ptr<Module> module = buildSelectPaged(spec, status);
-  if (!module)
-    return status;
   std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, spec.name, CompileOptions(), status);
+      compiledOnCpu(module, spec.name, status);
   if (!function)
     return status;
   std::vector<float> query, weights;
@@ -621,12 +630,8 @@ static Status selectPagedI4(const PooledKeys &pooled,
   for (int64_t m = 0; m < rows; ++m)
     std::copy_n(selected.begin() + m * columns, keep * p,
                 candidates.begin() + m * keep * p);
-  if (refine.factor == 0) {
-    tokens = std::move(candidates);
-    return Status();
-  }
-  return refineCandidates(queries, rows, dim, candidates, keep * p, refine, k,
-                          tokens);
+  return keepOrRefine(queries, rows, dim, candidates, keep * p, refine, k,
+                      tokens);
 }
 
 Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
@@ -659,10 +664,8 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
   }
   Status status;
   std::unique_ptr<Module> module = buildSelect(spec, status);
-  if (!module)
-    return status;
   std::unique_ptr<CpuFunction> function =
-      compileForCpu(*module, spec.name, CompileOptions(), status);
+      compiledOnCpu(module, spec.name, status);
   if (!function)
     return status;
 
