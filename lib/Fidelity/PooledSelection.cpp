@@ -8,11 +8,11 @@
 #include "indexpool/API/Module.h"
 #include "indexpool/API/Tensor.h"
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Reference/Paged.h"
 #include "indexpool/Reference/Reference.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <numeric>
 #include <sstream>
@@ -104,24 +104,28 @@ static PageLayout i4Layout(int64_t groups) {
   return layout;
 }
 
-/// pooled.codes and pooled.scales from pooled.pages: pool g at slot g (code
-/// 2i in the low nibble of byte i, then the E little-endian f32 scales).
+/// pooled.codes and pooled.scales from pooled.pages (pool g at slot g), as
+/// the reference decodes i4 entries; the zero channel of an odd dim dropped.
 static void unpackI4Pages(PooledKeys &pooled) {
-  int64_t dim = pooled.dim, e = kI4PageEntries, width = pooled.pageDim;
-  int64_t pageBytes = e * (width / 2 + 4);
+  int64_t dim = pooled.dim, width = pooled.pageDim,
+          pages = i4Pages(pooled.groups);
+  ref::PageLayout layout{kI4PageEntries, width, ref::ElementType::I4,
+                         /*scalesFirst=*/false};
+  ref::HostTensor bytes{
+      ref::ElementType::I8,
+      {pages, layout.pageBytes()},
+      std::vector<double>(pooled.pages.begin(), pooled.pages.end())};
+  ref::HostTensor table =
+      ref::HostTensor::zeros(ref::ElementType::I32, {1, pages});
+  std::iota(table.data.begin(), table.data.end(), 0.0);
+  ref::Entries entries =
+      ref::gatherEntries(bytes, layout, table, 0, pooled.groups);
   pooled.codes.assign(size_t(pooled.groups * dim), 0);
-  pooled.scales.assign(size_t(pooled.groups), 0.0f);
-  for (int64_t g = 0; g < pooled.groups; ++g) {
-    const int8_t *page = pooled.pages.data() + (g / e) * pageBytes;
-    const int8_t *bytes = page + (g % e) * (width / 2);
-    for (int64_t d = 0; d < dim; ++d) {
-      uint8_t byte = uint8_t(bytes[d / 2]);
-      int8_t code = int8_t(uint8_t(byte << (d % 2 ? 0 : 4))) >> 4;
-      pooled.codes[size_t(g * dim + d)] = uint8_t(code);
-    }
-    std::memcpy(&pooled.scales[size_t(g)], page + e * (width / 2) + 4 * (g % e),
-                sizeof(float));
-  }
+  pooled.scales.assign(entries.scale.data.begin(), entries.scale.data.end());
+  for (int64_t g = 0; g < pooled.groups; ++g)
+    for (int64_t d = 0; d < dim; ++d)
+      pooled.codes[size_t(g * dim + d)] =
+          uint8_t(int8_t(entries.codes.data[size_t(g * width + d)]));
 }
 
 Matrix PooledKeys::dequantized() const {
