@@ -57,7 +57,8 @@ endforeach()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/indexpool
                   ${PROJECT_SOURCE_DIR}/include/indexpool-c
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h"
+  PATTERN "*.def")
 # The dialect's generated declarations, for code built on the dialect.
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/indexpool
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.inc"

@@ -123,7 +123,8 @@ def IndexPoolToGPUKernels : Pass<"indexpool-to-gpu-kernels", "ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU (decides the FP8 conversion and MMA instructions)">,
-    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+    Option<"threadsPerBlock", "threads-per-block", "int64_t",
+           /*default=*/"::indexpool::target::kDefaultThreadsPerBlock",
            "Block size of ops without a launch configuration (a multiple "
            "of 32)">,
     Option<"requireStaticShapes", "require-static-shapes", "bool",

@@ -30,19 +30,18 @@ void indexpool_status_free(indexpool_status_t status);
 
 /*===-- Tensors -----------------------------------------------------------===*/
 
-/* Element types; storage formats as in indexpool/API/Tensor.h (bf16 and f16
- * as 16-bit patterns, f8E4M3FN as one byte code). */
+/* Element types: one INDEXPOOL_<Enum> per row of
+ * indexpool/Vocabulary/ElementTypes.def, valued by its position
+ * (INDEXPOOL_F32 = 0, INDEXPOOL_F16, INDEXPOOL_BF16, INDEXPOOL_F8E4M3FN,
+ * INDEXPOOL_I8, INDEXPOOL_I32, INDEXPOOL_I64, INDEXPOOL_I4, ...); storage
+ * formats as in indexpool/API/Tensor.h (bf16 and f16 as 16-bit patterns,
+ * f8E4M3FN as one byte code). Rows without the Tensor use (i4) are code
+ * types of the page layouts only (code_type of the paged specs: codes two
+ * a byte in i8 pages); no tensor has them. */
 typedef enum indexpool_dtype {
-  INDEXPOOL_F32 = 0,
-  INDEXPOOL_F16 = 1,
-  INDEXPOOL_BF16 = 2,
-  INDEXPOOL_F8E4M3FN = 3,
-  INDEXPOOL_I8 = 4,
-  INDEXPOOL_I32 = 5,
-  INDEXPOOL_I64 = 6,
-  /* A code type of the page layouts only (code_type of the paged specs:
-   * codes two a byte in i8 pages); no tensor is i4. */
-  INDEXPOOL_I4 = 7
+#define INDEXPOOL_ELEMENT_TYPE(Enum, ...) INDEXPOOL_##Enum,
+#include "indexpool/Vocabulary/ElementTypes.def"
+  INDEXPOOL_NUM_DTYPES
 } indexpool_dtype_t;
 
 #define INDEXPOOL_MAX_RANK 8

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/API/Builders.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 #include <cctype>
 #include <cstdint>
@@ -33,8 +34,10 @@ static std::string floatLiteral(float value) {
 static bool isKeyType(DType t) {
   return t == DType::F32 || t == DType::F16 || t == DType::BF16;
 }
+/// Codes of quantize and the dense ops (ElementTypes.def's DenseCode).
 static bool isCodeType(DType t) {
-  return t == DType::F8E4M3FN || t == DType::I8;
+  return int(t) >= 0 && int(t) < kNumElementTypes &&
+         elementTypeInfo(t).allows(ElementUse::DenseCode);
 }
 
 static Status checkName(const std::string &name) {
@@ -247,30 +250,38 @@ static Status checkPooling(DType keyType, const std::string &bias,
   return Status();
 }
 
+/// The vocabulary's layout of a page of `dim` codes.
+static vocab::PageLayout entryLayout(const PageLayout &layout, int64_t dim) {
+  return {layout.pageEntries, dim, layout.codeType, layout.scalesFirst};
+}
+
 static Status checkLayout(const PageLayout &layout, int64_t dim) {
-  bool i4 = layout.codeType == DType::I4;
-  if (!isCodeType(layout.codeType) && !i4)
+  constexpr uint8_t kCodes = ElementUse::PagedCode;
+  if (int(layout.codeType) < 0 || int(layout.codeType) >= kNumElementTypes ||
+      !elementTypeInfo(layout.codeType).allows(kCodes))
+    return Status::error("layout.codeType must be " + elementTypeList(kCodes) +
+                         ", got " +
+                         (int(layout.codeType) >= 0 &&
+                                  int(layout.codeType) < kNumElementTypes
+                              ? dtypeName(layout.codeType)
+                              : std::to_string(int(layout.codeType))));
+  vocab::PageLayout entries = entryLayout(layout, dim);
+  if (dim >= 1 && dim % entries.codeInfo().codesPerByte() != 0)
     return Status::error(
-        std::string("layout.codeType must be f8E4M3FN, i8 or i4, got ") +
-        dtypeName(layout.codeType));
-  if (i4 && dim % 2 != 0)
-    return Status::error("i4 codes are two a byte: dim must be even, got " +
-                         std::to_string(dim));
+        vocab::PageLayout::dimRuleMessage(layout.codeType, dim, "dim"));
   if (layout.pages < -1 || layout.pageEntries < 1)
     return Status::error("layout.pages must be >= 0 or -1 (dynamic), "
                          "layout.pageEntries positive");
-  if (dim >= 1 && (dim > INT64_MAX - 4 ||
-                   layout.pageEntries > INT64_MAX / (dim + 4)))
+  if (dim >= 1 && entries.pageBytes() < 0)
     return Status::error("a page of layout.pageEntries * (dim + 4) bytes "
                          "overflows int64");
   return Status();
 }
 
-/// [pages, E * (D + 4)] i8: E entries of D code bytes (D / 2 for i4) and a
-/// 4-byte scale.
+/// [pages, E * (D + 4)] i8: E entries of their code bytes and a 4-byte
+/// scale (vocab::PageLayout).
 static std::string pagesType(const PageLayout &layout, int64_t dim) {
-  int64_t codeBytes = layout.codeType == DType::I4 ? dim / 2 : dim;
-  return tensor({layout.pages, layout.pageEntries * (codeBytes + 4)},
+  return tensor({layout.pages, entryLayout(layout, dim).pageBytes()},
                 DType::I8);
 }
 
@@ -278,10 +289,8 @@ static std::string pagesType(const PageLayout &layout, int64_t dim) {
 static void printLayout(std::ostream &ir, const PageLayout &layout) {
   if (layout.pageEntries != 64)
     ir << ", page_entries = " << layout.pageEntries << " : i64";
-  if (layout.codeType == DType::I8)
-    ir << ", codes = i8";
-  if (layout.codeType == DType::I4)
-    ir << ", codes = i4";
+  if (layout.codeType != vocab::PageLayout().codes)
+    ir << ", codes = " << dtypeName(layout.codeType);
   if (layout.scalesFirst)
     ir << ", scales_first";
 }

@@ -4,7 +4,7 @@
 
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Evaluator/Evaluator.h"
-#include "indexpool/Runtime/DTypes.h"
+#include "indexpool/API/Tensor.h"
 #include "indexpool/Runtime/FileRead.h"
 
 #include <chrono>
@@ -59,7 +59,7 @@ Status CpuFunction::Impl::validate(const TensorRef *inputs, size_t numInputs) {
     if (checksValues && integer) {
       described[i] = api::toHostTensor(inputs[i]);
     } else {
-      described[i].type = runtime::toElementType(dtype);
+      described[i].type = dtype;
       described[i].shape = inputs[i].sizes();
     }
   }

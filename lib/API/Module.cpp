@@ -5,7 +5,7 @@
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Evaluator/Evaluator.h"
-#include "indexpool/Runtime/DTypes.h"
+#include "indexpool/API/Tensor.h"
 #include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/Tooling/CPUJit.h"
@@ -91,11 +91,11 @@ static Status tensorTypeOf(Type type, const std::string &what,
   std::optional<ref::ElementType> element =
       tensor ? mlir::indexpool::toElementType(tensor.getElementType())
              : std::nullopt;
-  if (!element)
+  if (!element || !elementTypeInfo(*element).allows(ElementUse::Tensor))
     return Status::error(what + " has type " + str(type) +
-                         ": the API passes ranked tensors of f32, f16, bf16, "
-                         "f8E4M3FN, i8, i32 or i64");
-  out.dtype = runtime::toDType(*element);
+                         ": the API passes ranked tensors of " +
+                         elementTypeList(ElementUse::Tensor));
+  out.dtype = *element;
   out.shape.clear();
   for (int64_t size : tensor.getShape())
     out.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
@@ -178,7 +178,7 @@ Status api::checkTensor(const TensorRef &t, const TensorType &type,
 
 ref::HostTensor api::toHostTensor(const TensorRef &t) {
   return runtime::unpackTensor(static_cast<const char *>(t.data),
-                               runtime::toElementType(t.dtype), t.sizes());
+                               t.dtype, t.sizes());
 }
 
 //===----------------------------------------------------------------------===//

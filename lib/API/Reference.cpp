@@ -4,7 +4,7 @@
 
 #include "ModuleImpl.h"
 
-#include "indexpool/Runtime/DTypes.h"
+#include "indexpool/API/Tensor.h"
 
 #include "indexpool/Evaluator/Evaluator.h"
 #include "indexpool/Runtime/Compare.h"
@@ -53,7 +53,7 @@ Status indexpool::evaluateReference(const Module &module,
     return Status::error(error);
   results.clear();
   for (ref::HostTensor &t : *evaluated)
-    results.push_back({runtime::toDType(t.type), t.shape, std::move(t.data)});
+    results.push_back({t.type, t.shape, std::move(t.data)});
   return Status();
 }
 
@@ -82,7 +82,7 @@ Status indexpool::verifyAgainstReference(
   int failures = 0;
   for (size_t i = 0; i < numOutputs; ++i) {
     const ref::HostTensor &expected = reference->results[i];
-    TensorType type{runtime::toDType(expected.type), expected.shape};
+    TensorType type{expected.type, expected.shape};
     if (Status s = api::checkTensor(outputs[i], type,
                                     "output #" + std::to_string(i));
         !s)

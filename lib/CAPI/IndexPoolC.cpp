@@ -83,8 +83,15 @@ static Status missing(const char *what) {
   return Status::error(std::string(what) + " is NULL");
 }
 
+static_assert(int(INDEXPOOL_NUM_DTYPES) == indexpool::kNumElementTypes &&
+                  int(INDEXPOOL_I4) == int(indexpool::ElementType::I4),
+              "the C enum and the C++ one are ElementTypes.def's rows");
+
+/// A tensor's dtype: a row of the table that tensors may have.
 static bool validDType(indexpool_dtype_t dtype) {
-  return int(dtype) >= INDEXPOOL_F32 && int(dtype) <= INDEXPOOL_I64;
+  return int(dtype) >= 0 && int(dtype) < indexpool::kNumElementTypes &&
+         indexpool::elementTypeInfo(DType(dtype))
+             .allows(indexpool::ElementUse::Tensor);
 }
 
 static Status convert(const indexpool_tensor_t *tensors, size_t count,

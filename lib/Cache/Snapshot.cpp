@@ -18,6 +18,9 @@
 #include <xxhash.h>
 
 using namespace indexpool::cache;
+using indexpool::ElementType;
+namespace ElementUse = indexpool::ElementUse;
+using indexpool::kNumElementTypes;
 
 namespace {
 
@@ -26,8 +29,9 @@ constexpr char kMagic[8] = {'I', 'P', 'C', 'A', 'C', 'H', 'E', '1'};
 // body), version 4 the token tier (refine, 8 header bytes; each page's
 // token-tier layers after its pooled layers); version 2 files (no bias,
 // temperature 1, scores per token) and version 3 files (refine 0) are still
-// read.
-constexpr std::uint32_t kVersion = 4;
+// read. Version 5 added the pooled code type (bits 8-15 of the pooling
+// word: its ElementTypes.def row; older files hold FP8 codes).
+constexpr std::uint32_t kVersion = 5;
 constexpr size_t kHeaderBytes = 144, kHeaderBytesV3 = 136,
                  kHeaderBytesV2 = 128;
 
@@ -81,7 +85,8 @@ size_t headerHashAtOf(std::uint32_t version) {
                         : kHeaderHashAt;
 }
 
-// kPoolingAt: bit 0 scores per channel, bits 1-2 the bias kind.
+// kPoolingAt: bit 0 scores per channel, bits 1-2 the bias kind, bits 8-15
+// the code type (version 5).
 const char *const kBiasKinds[] = {"none", "slot", "channel"};
 
 void encodeHeader(const Header &h, std::uint8_t *out) {
@@ -109,7 +114,8 @@ void encodeHeader(const Header &h, std::uint8_t *out) {
   while (bias < 2 && h.config.bias != kBiasKinds[bias])
     ++bias;
   put32(out + kPoolingAt,
-        (h.config.perChannelScores ? 1u : 0u) | (bias << 1));
+        (h.config.perChannelScores ? 1u : 0u) | (bias << 1) |
+            (std::uint32_t(h.config.codes) << 8));
   put64(out + kRefineAt, std::uint64_t(h.config.refine));
   put64(out + kHeaderHashAt, XXH64(out, kHeaderHashAt, 0));
 }
@@ -131,10 +137,22 @@ std::string decodeHeader(const std::uint8_t *in, Header &h) {
     const std::uint32_t temperature = get32(in + kTemperatureAt),
                         pooling = get32(in + kPoolingAt);
     std::memcpy(&h.config.temperature, &temperature, 4);
-    if ((pooling >> 1) > 2 || (pooling >> 3) != 0)
+    const std::uint32_t codes = h.version >= 5 ? (pooling >> 8) & 0xFF : 0;
+    const std::uint32_t flags = pooling & (h.version >= 5 ? 0xFFFF00FFu : ~0u);
+    if (((flags >> 1) & 3) > 2 || (flags >> 3) != 0)
       return "corrupt header (pooling parameters)";
-    h.config.perChannelScores = pooling & 1;
-    h.config.bias = kBiasKinds[pooling >> 1];
+    h.config.perChannelScores = flags & 1;
+    h.config.bias = kBiasKinds[(flags >> 1) & 3];
+    if (h.version >= 5) {
+      if (codes >= std::uint32_t(kNumElementTypes) ||
+          !elementTypeInfo(ElementType(codes)).allows(ElementUse::PagedCode))
+        return indexpool::unknownElementTypeMessage(
+            codes < std::uint32_t(kNumElementTypes)
+                ? elementTypeName(ElementType(codes))
+                : "row " + std::to_string(codes),
+            "code type", ElementUse::PagedCode);
+      h.config.codes = ElementType(codes);
+    }
   }
   // Older files have no token tier.
   if (h.version >= 4) {
@@ -279,13 +297,14 @@ bool sameConfig(const CacheConfig &a, const CacheConfig &b) {
          a.totalPages() == b.totalPages() &&
          a.perChannelScores == b.perChannelScores && a.bias == b.bias &&
          std::memcmp(&a.temperature, &b.temperature, 4) == 0 &&
-         a.refine == b.refine;
+         a.refine == b.refine && a.codes == b.codes;
 }
 
 std::string describe(const CacheConfig &c) {
   return std::to_string(c.layers) + " layers, D = " + std::to_string(c.dim) +
          ", P = " + std::to_string(c.poolSize) + ", E = " +
-         std::to_string(c.pageEntries) + ", H = " + std::to_string(c.heads) +
+         std::to_string(c.pageEntries) + ", " + elementTypeName(c.codes) +
+         " codes, H = " + std::to_string(c.heads) +
          ", k = " + std::to_string(c.k) + ", " +
          std::to_string(c.totalPages()) + " pages, scores per " +
          (c.perChannelScores ? "channel" : "token") + ", bias " + c.bias +

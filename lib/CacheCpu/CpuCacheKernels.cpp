@@ -168,6 +168,7 @@ bool indexpool::cache::buildCacheModules(const CacheConfig &config,
                                          std::string &error) {
   PageLayout layout;
   layout.pageEntries = config.pageEntries;
+  layout.codeType = config.codes;
   modules.append.batch = -1;
   modules.append.newTokens = -1;
   modules.append.dim = config.dim;

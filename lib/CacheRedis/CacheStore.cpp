@@ -24,7 +24,8 @@ std::string indexpool::cache::cacheStoreNamespace(const CacheConfig &c) {
   std::snprintf(biasHex, sizeof(biasHex), "%016llx%016llx",
                 (unsigned long long)bias.high64,
                 (unsigned long long)bias.low64);
-  std::string ns = "indexpool-page-v1 f8E4M3FN rotate D=" +
+  std::string ns = "indexpool-page-v1 " + std::string(elementTypeName(c.codes)) +
+                   " rotate D=" +
                    std::to_string(c.dim) + " P=" + std::to_string(c.poolSize) +
                    " E=" + std::to_string(c.pageEntries) +
                    " refine=" + std::to_string(c.refine) +

@@ -40,15 +40,13 @@ IndexPoolDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
-/// "sm_" digits, then an optional feature-set suffix: sm_90, sm_90a, sm_100f.
+/// The one chip grammar (target::parseChipName: sm_90, sm_90a, sm_100f).
 /// Which chips exist is the target table's business (--indexpool-configure
 /// checks it); here only the spelling.
 static bool isChipName(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return false;
-  if (chip.ends_with("a") || chip.ends_with("f"))
-    chip = chip.drop_back();
-  return !chip.empty() && llvm::all_of(chip, llvm::isDigit);
+  int major, minor;
+  bool archSpecific;
+  return ::indexpool::target::parseChipName(chip, major, minor, archSpecific);
 }
 
 LogicalResult

@@ -9,9 +9,11 @@
 #include "indexpool/Dialect/IndexPoolOps.h"
 
 #include "mlir/IR/TypeUtilities.h"
+#include "indexpool/Dialect/ElementTypes.h"
 #include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Dialect/Shapes.h"
 #include "indexpool/Reference/Numerics.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -33,27 +35,8 @@ static_assert(kShapeDynamic == ShapedType::kDynamic,
 // The op contract (OpContract.h)
 //===----------------------------------------------------------------------===//
 
-/// The contract's name of an element type; nullopt for any other type.
-static std::optional<Element> elementOf(Type t) {
-  if (t.isF32())
-    return Element::F32;
-  if (t.isF16())
-    return Element::F16;
-  if (t.isBF16())
-    return Element::BF16;
-  if (t.isSignlessInteger(8))
-    return Element::I8;
-  if (isa<Float8E4M3FNType>(t))
-    return Element::F8E4M3FN;
-  if (t.isSignlessInteger(32))
-    return Element::I32;
-  if (t.isSignlessInteger(64))
-    return Element::I64;
-  return std::nullopt;
-}
-
 static bool isIn(const ElementSet &set, Type t) {
-  std::optional<Element> e = elementOf(t);
+  std::optional<Element> e = toElementType(t);
   return e && set.contains(*e);
 }
 
@@ -254,13 +237,12 @@ private:
 
 } // namespace
 
-/// qmax and the name of a codes element type (i8 or f8E4M3FN).
+/// qmax and the name of a code type (ElementTypes.def's row; the verifiers
+/// have checked it holds codes).
 static std::pair<double, const char *> qmaxOf(Type codes) {
-  if (isa<Float8E4M3FNType>(codes))
-    return {::indexpool::ref::kF8E4M3FNMax, "f8E4M3FN"};
-  if (codes.isSignlessInteger(4))
-    return {::indexpool::ref::kI4Max, "i4"};
-  return {::indexpool::ref::kI8Max, "i8"};
+  const ::indexpool::ElementTypeInfo &info = ::indexpool::elementTypeInfo(
+      toElementType(codes).value_or(::indexpool::ElementType::F8E4M3FN));
+  return {info.qmax, info.name};
 }
 
 static double toDouble(APFloat v) { return v.convertToDouble(); }
@@ -714,8 +696,11 @@ LogicalResult RefineOp::verify() {
 // The paged serving layout (docs/serving-layout.md)
 //===----------------------------------------------------------------------===//
 
+/// The `codes` property, or the layout's default code type.
 static Type codesTypeOr(Operation *op, std::optional<Type> codes) {
-  return codes ? *codes : Float8E4M3FNType::get(op->getContext());
+  return codes ? *codes
+               : toMlirType(::indexpool::vocab::PageLayout().codes,
+                            op->getContext());
 }
 Type CompressPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type SelectPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
@@ -723,37 +708,45 @@ Type AppendPagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 Type RefinePagedOp::getCodesType() { return codesTypeOr(*this, getCodes()); }
 
 /// The layout properties and the operand `pages` [pages, E * (D + 4)] i8
-/// ([pages, E * (D / 2 + 4)] for i4 codes, two a byte, D even). Binds W, the
-/// bytes of a page, when D is known.
+/// (PageLayout: D / 2 for codes two a byte, D then a multiple of two).
+/// Binds W, the bytes of a page, when D is known.
 static void checkPages(Checker &c, RankedTensorType pages, int64_t entries,
                        Type codes) {
+  namespace ElementUse = ::indexpool::ElementUse;
   c.require(entries >= 1, [&](InFlightDiagnostic &d) {
     d << "page_entries must be at least 1, got " << entries;
   });
-  bool i4 = codes.isSignlessInteger(4);
-  c.require(isa<Float8E4M3FNType>(codes) || codes.isSignlessInteger(8) || i4,
-            [&](InFlightDiagnostic &d) {
-              d << "codes must be i8, i4 or f8E4M3FN, got " << codes;
-            });
-  StringRef form = i4 ? "E * (D / 2 + 4)" : "E * (D + 4)";
-  c.operand("pages", pages)
-      .rank("pages", pages, 2,
-            i4 ? "[pages, E * (D / 2 + 4)]" : "[pages, E * (D + 4)]");
+  std::optional<Element> code = toElementType(codes);
+  bool known = code && ::indexpool::elementTypeInfo(*code).allows(
+                           ElementUse::PagedCode);
+  c.require(known, [&](InFlightDiagnostic &d) {
+    d << "codes must be " << ::indexpool::elementTypeList(ElementUse::PagedCode)
+      << ", got " << codes;
+  });
+  if (!known)
+    return;
+  ::indexpool::vocab::PageLayout layout;
+  layout.entries = entries;
+  layout.codes = *code;
+  std::string form = layout.pageBytesFormula();
+  c.operand("pages", pages).rank("pages", pages, 2, "[pages, " + form + "]");
   int64_t d = c.size("D");
   if (!c.ok() || d == ShapedType::kDynamic)
     return;
-  c.require(!i4 || d % 2 == 0, [&](InFlightDiagnostic &diag) {
-    diag << "i4 codes are two a byte: D must be even, got " << d;
-  });
+  layout.dim = d;
+  c.require(d % layout.codeInfo().codesPerByte() == 0,
+            [&](InFlightDiagnostic &diag) {
+              diag << layout.dimRuleMessage(*code, d);
+            });
   if (!c.ok())
     return;
-  std::optional<int64_t> bytes = checkedMulSizes(entries, (i4 ? d / 2 : d) + 4);
-  c.require(bytes.has_value(), [&](InFlightDiagnostic &diag) {
+  int64_t bytes = layout.pageBytes();
+  c.require(bytes >= 0, [&](InFlightDiagnostic &diag) {
     diag << "a page of E = " << entries << " entries of D = " << d
          << " overflows int64";
   });
-  if (bytes)
-    c.define("W", *bytes);
+  if (bytes >= 0)
+    c.define("W", bytes);
   c.dim("pages", pages, 1, "W", form);
 }
 

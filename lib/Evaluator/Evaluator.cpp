@@ -26,26 +26,6 @@ using namespace mlir::indexpool::evaluator;
 // Types and names
 //===----------------------------------------------------------------------===//
 
-std::optional<ElementType> mlir::indexpool::toElementType(Type type) {
-  if (type.isF32())
-    return ElementType::F32;
-  if (type.isF16())
-    return ElementType::F16;
-  if (type.isBF16())
-    return ElementType::BF16;
-  if (isa<Float8E4M3FNType>(type))
-    return ElementType::F8E4M3FN;
-  if (type.isSignlessInteger(8))
-    return ElementType::I8;
-  if (type.isSignlessInteger(32))
-    return ElementType::I32;
-  if (type.isSignlessInteger(64))
-    return ElementType::I64;
-  if (type.isSignlessInteger(4))
-    return ElementType::I4;
-  return std::nullopt;
-}
-
 std::string mlir::indexpool::describeOp(Operation *op) {
   std::string text = op->getName().getStringRef().str();
   if (auto loc = op->getLoc()->findInstanceOf<FileLineColLoc>())

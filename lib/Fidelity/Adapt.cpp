@@ -134,7 +134,7 @@ int64_t storedDimOf(int64_t dim, bool rotate) {
 /// Bytes per token of one key set times its pool size: codes and a scale,
 /// or f32 pooled keys.
 int64_t bytesPerPool(int64_t storedDim, PoolFormat format) {
-  return format == PoolFormat::None ? 4 * storedDim : storedDim + 4;
+  return pooledKeyBytes(format, storedDim);
 }
 
 /// The exact choice: a multiple-choice knapsack (one candidate per unit,

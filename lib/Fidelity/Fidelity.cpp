@@ -60,20 +60,11 @@ Status measureSelections(const PooledKeys &pooled, const PoolingOptions &pooling
   return Status();
 }
 
-Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
+/// The options' checks that need the keys: --last, --k and --refine against
+/// the T tokens, --bound-weight and --gate.
+static Status checkAgainstKeys(const FidelityOptions &options,
+                               int64_t tokens) {
   int64_t p = options.poolSize, k = options.k;
-  if (Status status = checkPoolSizeAndK(p, k); !status)
-    return status;
-  if (options.last <= 0)
-    return Status::error("--last=" + std::to_string(options.last) +
-                         " must be positive");
-
-  FloatArray keys, queries;
-  if (Status status = readKeysAndQueries(options.keysPath, options.queriesPath,
-                                         keys, queries);
-      !status)
-    return status;
-  int64_t tokens = keys.shape[0], dim = keys.shape[1];
   if (options.last > tokens)
     return Status::error("--last=" + std::to_string(options.last) +
                          " exceeds the " + std::to_string(tokens) + " tokens");
@@ -103,8 +94,13 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
                          " keeps " + std::to_string(options.refine) + " x " +
                          std::to_string(k / p) + " pools, more than the " +
                          std::to_string(groups) + " complete groups");
+  return Status();
+}
 
-  int64_t paddedDim = dim;
+/// D, or with --rotate the power of two the keys are padded to.
+static Status padDimension(const FidelityOptions &options, int64_t dim,
+                           int64_t &paddedDim) {
+  paddedDim = dim;
   if (options.rotate) {
     while (!isPowerOfTwo(paddedDim))
       ++paddedDim;
@@ -113,8 +109,14 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
                            " pads to " + std::to_string(paddedDim) +
                            ", beyond the Hadamard transform's 1024");
   }
+  return Status();
+}
 
-  PoolingOptions pooling;
+/// How the keys are pooled: the options, and the --gate and --bias files
+/// read and padded to `paddedDim` channels.
+static Status poolingOf(const FidelityOptions &options, int64_t dim,
+                        int64_t paddedDim, PoolingOptions &pooling) {
+  int64_t p = options.poolSize;
   pooling.poolSize = p;
   pooling.format = options.format;
   pooling.rotate = options.rotate;
@@ -151,6 +153,139 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
                             ? std::vector<int64_t>{p}
                             : std::vector<int64_t>{p, paddedDim};
   }
+  return Status();
+}
+
+/// With --refine: the token keys refine reads, in the queries' space:
+/// unrotated (zero padding does not change q.k); exact, or as a residual
+/// or token tier (kept in `tier`) reconstructs them.
+static Status refineOf(const FidelityOptions &options,
+                       const std::vector<float> &paddedKeys, int64_t tokens,
+                       int64_t paddedDim, int64_t groups,
+                       const PooledKeys &pooled, RefineOptions &refine,
+                       std::vector<float> &tier) {
+  int64_t p = options.poolSize;
+  refine.factor = options.refine;
+  refine.keys = &paddedKeys;
+  refine.tokens = tokens;
+  switch (options.refineKeys) {
+  case RefineKeys::Exact: break;
+  case RefineKeys::ResidualI8:
+  case RefineKeys::ResidualFP8:
+    if (Status status = tierKeys(
+            paddedKeys, tokens, pooled, p, options.rotate,
+            options.refineKeys == RefineKeys::ResidualI8 ? PoolFormat::I8
+                                                         : PoolFormat::FP8,
+            tier);
+        !status)
+      return status;
+    refine.keys = &tier;
+    refine.tokens = groups * p;
+    break;
+  case RefineKeys::TokenFP8:
+  case RefineKeys::TokenI8:
+    if (Status status = tokenTierKeys(
+            paddedKeys, tokens, paddedDim, options.rotate,
+            options.refineKeys == RefineKeys::TokenI8 ? PoolFormat::I8
+                                                      : PoolFormat::FP8,
+            tier);
+        !status)
+      return status;
+    refine.keys = &tier;
+    break;
+  }
+  return Status();
+}
+
+/// The bytes the measured queries read, summed over them.
+struct Traffic {
+  double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
+};
+
+/// Traffic per query: its valid pools (codes + scale, or f32; plus the
+/// radius of a max-aware first stage), the candidate tokens refine
+/// reads (f32 rows, or a tier's codes + scale: a residual tier's pooled
+/// keys were read by the scan), and a token-level FP8 indexer's
+/// n x (D + 4) bytes.
+static Traffic trafficOf(const FidelityOptions &options, int64_t tokens,
+                         int64_t paddedDim) {
+  int64_t p = options.poolSize, k = options.k;
+  int64_t poolBytes = pooledKeyBytes(options.format, paddedDim) +
+                      (options.firstStage == FirstStage::MaxAware
+                           ? radiusBytes(options.radiusFormat)
+                           : 0);
+  // A token entry of one-byte codes (FP8 or INT8) and its scale.
+  const int64_t tokenEntryBytes = pooledKeyBytes(PoolFormat::FP8, paddedDim);
+  int64_t refineRowBytes = options.refineKeys == RefineKeys::Exact
+                               ? paddedDim * 4
+                               : tokenEntryBytes;
+  double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
+  for (int64_t i = tokens - options.last; i < tokens; ++i) {
+    int64_t valid = i / p;
+    pooledBytes += double(valid) * double(poolBytes);
+    if (options.refine > 0)
+      refineBytes += double(std::min(options.refine * (k / p), valid) * p) *
+                     double(refineRowBytes);
+    tokenBytes += double(valid * p) * double(tokenEntryBytes);
+  }
+  return {pooledBytes, refineBytes, tokenBytes};
+}
+
+/// Pooled keys vs their originals, in the space the pooled keys live in
+/// (rotated: H is orthonormal, so unquantized angles are the same): the
+/// report's angles and reconstruction errors.
+static void reportPooledKeys(const FidelityOptions &options,
+                             const std::vector<float> &paddedKeys,
+                             int64_t tokens, int64_t paddedDim,
+                             const PooledKeys &pooled,
+                             FidelityReport &report) {
+  int64_t p = options.poolSize;
+  Matrix space = toMatrix(paddedKeys, tokens, paddedDim);
+  if (options.rotate) {
+    ref::HostTensor x{ref::ElementType::F32, {tokens, paddedDim}, space.data};
+    space.data = ref::hadamard(x, ref::ElementType::F32).data;
+  }
+  Matrix pooledKeys = pooled.dequantized();
+  std::vector<double> angles = poolAnglesDegrees(space, pooledKeys, p);
+  auto summary = [&](ResidualKind kind) {
+    std::vector<double> errors =
+        reconstructionErrors(space, pooledKeys, p, kind);
+    return ErrorSummary{mean(errors), percentile(errors, 99)};
+  };
+  report.angleMean = mean(angles);
+  report.angleMedian = percentile(angles, 50);
+  report.angleP95 = percentile(angles, 95);
+  report.reconExact = summary(ResidualKind::Exact);
+  report.reconI8 = summary(ResidualKind::I8);
+  report.reconFP8 = summary(ResidualKind::FP8);
+  report.reconNone = summary(ResidualKind::None);
+}
+
+Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
+  int64_t p = options.poolSize, k = options.k;
+  if (Status status = checkPoolSizeAndK(p, k); !status)
+    return status;
+  if (options.last <= 0)
+    return Status::error("--last=" + std::to_string(options.last) +
+                         " must be positive");
+
+  FloatArray keys, queries;
+  if (Status status = readKeysAndQueries(options.keysPath, options.queriesPath,
+                                         keys, queries);
+      !status)
+    return status;
+  int64_t tokens = keys.shape[0], dim = keys.shape[1];
+  if (Status status = checkAgainstKeys(options, tokens); !status)
+    return status;
+  int64_t groups = tokens / p;
+
+  int64_t paddedDim = 0;
+  if (Status status = padDimension(options, dim, paddedDim); !status)
+    return status;
+
+  PoolingOptions pooling;
+  if (Status status = poolingOf(options, dim, paddedDim, pooling); !status)
+    return status;
 
   // The pooled keys and the selection, by the compiled kernels.
   std::vector<float> paddedKeys = padColumns(keys.values, tokens, dim, paddedDim);
@@ -165,37 +300,10 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   RefineOptions refine;
   std::vector<float> tier;
   if (options.refine > 0) {
-    // Token keys in the queries' space: unrotated (zero padding does not
-    // change q.k); exact, or as a residual tier reconstructs them.
-    refine.factor = options.refine;
-    refine.keys = &paddedKeys;
-    refine.tokens = tokens;
-    switch (options.refineKeys) {
-    case RefineKeys::Exact: break;
-    case RefineKeys::ResidualI8:
-    case RefineKeys::ResidualFP8:
-      if (Status status = tierKeys(
-              paddedKeys, tokens, pooled, p, options.rotate,
-              options.refineKeys == RefineKeys::ResidualI8 ? PoolFormat::I8
-                                                           : PoolFormat::FP8,
-              tier);
-          !status)
-        return status;
-      refine.keys = &tier;
-      refine.tokens = groups * p;
-      break;
-    case RefineKeys::TokenFP8:
-    case RefineKeys::TokenI8:
-      if (Status status = tokenTierKeys(
-              paddedKeys, tokens, paddedDim, options.rotate,
-              options.refineKeys == RefineKeys::TokenI8 ? PoolFormat::I8
-                                                        : PoolFormat::FP8,
-              tier);
-          !status)
-        return status;
-      refine.keys = &tier;
-      break;
-    }
+    if (Status status = refineOf(options, paddedKeys, tokens, paddedDim,
+                                 groups, pooled, refine, tier);
+        !status)
+      return status;
   }
   if (Status status =
           measureSelections(pooled, pooling, queries.values, keyMatrix,
@@ -204,42 +312,8 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
       !status)
     return status;
 
-  // Traffic per query: its valid pools (codes + scale, or f32; plus the
-  // radius of a max-aware first stage), the candidate tokens refine
-  // reads (f32 rows, or a tier's codes + scale: a residual tier's pooled
-  // keys were read by the scan), and a token-level FP8 indexer's
-  // n x (D + 4) bytes.
-  int64_t poolBytes = pooledKeyBytes(options.format, paddedDim) +
-                      (options.firstStage == FirstStage::MaxAware
-                           ? radiusBytes(options.radiusFormat)
-                           : 0);
-  int64_t refineRowBytes = options.refineKeys == RefineKeys::Exact
-                               ? paddedDim * 4
-                               : paddedDim + 4;
-  double pooledBytes = 0, refineBytes = 0, tokenBytes = 0;
-  for (int64_t i = tokens - options.last; i < tokens; ++i) {
-    int64_t valid = i / p;
-    pooledBytes += double(valid) * double(poolBytes);
-    if (options.refine > 0)
-      refineBytes += double(std::min(options.refine * (k / p), valid) * p) *
-                     double(refineRowBytes);
-    tokenBytes += double(valid * p) * double(paddedDim + 4);
-  }
-
-  // Pooled keys vs their originals, in the space the pooled keys live in
-  // (rotated: H is orthonormal, so unquantized angles are the same).
-  Matrix space = toMatrix(paddedKeys, tokens, paddedDim);
-  if (options.rotate) {
-    ref::HostTensor x{ref::ElementType::F32, {tokens, paddedDim}, space.data};
-    space.data = ref::hadamard(x, ref::ElementType::F32).data;
-  }
-  Matrix pooledKeys = pooled.dequantized();
-  std::vector<double> angles = poolAnglesDegrees(space, pooledKeys, p);
-  auto summary = [&](ResidualKind kind) {
-    std::vector<double> errors =
-        reconstructionErrors(space, pooledKeys, p, kind);
-    return ErrorSummary{mean(errors), percentile(errors, 99)};
-  };
+  Traffic traffic = trafficOf(options, tokens, paddedDim);
+  reportPooledKeys(options, paddedKeys, tokens, paddedDim, pooled, report);
 
   report.tokens = tokens;
   report.dim = dim;
@@ -253,9 +327,9 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.radiusFormat = options.firstStage == FirstStage::MaxAware
                             ? radiusFormatName(options.radiusFormat)
                             : "";
-  report.bytesPooled = pooledBytes / double(options.last);
-  report.bytesRefine = refineBytes / double(options.last);
-  report.bytesTokenFP8 = tokenBytes / double(options.last);
+  report.bytesPooled = traffic.pooledBytes / double(options.last);
+  report.bytesRefine = traffic.refineBytes / double(options.last);
+  report.bytesTokenFP8 = traffic.tokenBytes / double(options.last);
   report.queries = options.last;
   report.groups = groups;
   report.format = poolFormatName(options.format);
@@ -266,13 +340,6 @@ Status runFidelity(const FidelityOptions &options, FidelityReport &report) {
   report.recall = mean(recalls);
   report.recallP10 = percentile(recalls, 10);
   report.massRecall = mean(massRecalls);
-  report.angleMean = mean(angles);
-  report.angleMedian = percentile(angles, 50);
-  report.angleP95 = percentile(angles, 95);
-  report.reconExact = summary(ResidualKind::Exact);
-  report.reconI8 = summary(ResidualKind::I8);
-  report.reconFP8 = summary(ResidualKind::FP8);
-  report.reconNone = summary(ResidualKind::None);
   return Status();
 }
 

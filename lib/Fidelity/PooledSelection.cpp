@@ -10,6 +10,7 @@
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/Paged.h"
 #include "indexpool/Reference/Reference.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,14 +20,24 @@
 
 namespace indexpool::fidelity {
 
-const char *poolFormatName(PoolFormat format) {
-  switch (format) {
-  case PoolFormat::None: return "none";
-  case PoolFormat::FP8: return "fp8";
-  case PoolFormat::I8: return "i8";
-  case PoolFormat::I4: return "i4";
-  }
-  return "unknown";
+std::string poolFormatName(PoolFormat format) {
+  if (!format.codes)
+    return "none";
+  return format == PoolFormat::FP8 ? "fp8" : elementTypeName(*format.codes);
+}
+
+std::optional<PoolFormat> parsePoolFormat(std::string_view name,
+                                          std::string &error) {
+  if (name == "none")
+    return PoolFormat::None;
+  if (name == "fp8")
+    return PoolFormat::FP8;
+  constexpr uint8_t kCodes = ElementUse::DenseCode | ElementUse::PagedCode;
+  if (std::optional<ElementType> codes = parseElementType(name, kCodes))
+    return PoolFormat{*codes};
+  error = "unknown pool format \"" + std::string(name) +
+          "\" (known: none, fp8, " + elementTypeList(kCodes) + ")";
+  return std::nullopt;
 }
 
 const char *firstStageName(FirstStage stage) {
@@ -59,26 +70,19 @@ float roundUpToE5M2(double x) {
   return float(std::min(std::ceil(x / step) * step, kLargest));
 }
 
-int64_t pooledKeyBytes(PoolFormat format, int64_t dim) {
-  switch (format) {
-  case PoolFormat::None: return 4 * dim;
-  case PoolFormat::FP8:
-  case PoolFormat::I8: return dim + 4;
-  case PoolFormat::I4: return (dim + 1) / 2 + 4;
-  }
-  return 4 * dim;
+/// The codes' type of the compiled compress and select (or of the paged
+/// ops, compress_paged and select_paged); F32 for f32 pooled keys.
+static DType codeType(PoolFormat format) {
+  return format.codes.value_or(DType::F32);
 }
 
-/// The codes' type of the compiled compress and select (I4: of the paged
-/// ops, compress_paged and select_paged).
-static DType codeType(PoolFormat format) {
-  switch (format) {
-  case PoolFormat::None: return DType::F32;
-  case PoolFormat::FP8: return DType::F8E4M3FN;
-  case PoolFormat::I8: return DType::I8;
-  case PoolFormat::I4: return DType::I4;
-  }
-  return DType::F32;
+int64_t pooledKeyBytes(PoolFormat format, int64_t dim) {
+  // An entry of the page layout (codes packed, rounded up to whole bytes,
+  // and the scale), or f32 values.
+  return format == PoolFormat::None
+             ? 4 * dim
+             : elementTypeInfo(codeType(format)).packedBytes(dim) +
+                   vocab::kScaleBytes;
 }
 
 /// `rows` x `dim` values as rows of `width` >= dim, zeros after them.
@@ -90,27 +94,38 @@ static std::vector<float> padColumns(const float *values, int64_t rows,
   return padded;
 }
 
-/// The pages of `groups` I4 pools: kI4PageEntries a page.
-static int64_t i4Pages(int64_t groups) {
+/// The pages of `groups` paged pools: kI4PageEntries a page.
+static int64_t pagesOf(int64_t groups) {
   return (groups + kI4PageEntries - 1) / kI4PageEntries;
 }
 
-/// The page layout of the I4 pools.
-static PageLayout i4Layout(int64_t groups) {
+/// The vocabulary's layout of a page of `width` codes of `format`.
+static vocab::PageLayout entryLayout(PoolFormat format, int64_t width) {
+  return {kI4PageEntries, width, codeType(format), /*scalesFirst=*/false};
+}
+
+/// The D a page of `format` holds for `dim` channels: a whole number of
+/// bytes of codes (a zero channel after an odd dim of codes two a byte).
+static int64_t pageDimOf(PoolFormat format, int64_t dim) {
+  int64_t perByte = elementTypeInfo(codeType(format)).codesPerByte();
+  return (dim + perByte - 1) / perByte * perByte;
+}
+
+/// The page layout of the paged pools.
+static PageLayout pagedLayout(PoolFormat format, int64_t groups) {
   PageLayout layout;
-  layout.pages = i4Pages(groups);
+  layout.pages = pagesOf(groups);
   layout.pageEntries = kI4PageEntries;
-  layout.codeType = DType::I4;
+  layout.codeType = codeType(format);
   return layout;
 }
 
 /// pooled.codes and pooled.scales from pooled.pages (pool g at slot g), as
-/// the reference decodes i4 entries; the zero channel of an odd dim dropped.
-static void unpackI4Pages(PooledKeys &pooled) {
+/// the reference decodes entries; the zero channel of an odd dim dropped.
+static void unpackPages(PooledKeys &pooled) {
   int64_t dim = pooled.dim, width = pooled.pageDim,
-          pages = i4Pages(pooled.groups);
-  ref::PageLayout layout{kI4PageEntries, width, ref::ElementType::I4,
-                         /*scalesFirst=*/false};
+          pages = pagesOf(pooled.groups);
+  vocab::PageLayout layout = entryLayout(pooled.format, width);
   ref::HostTensor bytes{
       ref::ElementType::I8,
       {pages, layout.pageBytes()},
@@ -124,8 +139,8 @@ static void unpackI4Pages(PooledKeys &pooled) {
   pooled.scales.assign(entries.scale.data.begin(), entries.scale.data.end());
   for (int64_t g = 0; g < pooled.groups; ++g)
     for (int64_t d = 0; d < dim; ++d)
-      pooled.codes[size_t(g * dim + d)] =
-          uint8_t(int8_t(entries.codes.data[size_t(g * width + d)]));
+      pooled.codes[size_t(g * dim + d)] = uint8_t(ref::encodeCode(
+          layout.codes, entries.codes.data[size_t(g * width + d)]));
 }
 
 Matrix PooledKeys::dequantized() const {
@@ -133,16 +148,10 @@ Matrix PooledKeys::dequantized() const {
   for (int64_t g = 0; g < groups; ++g)
     for (int64_t d = 0; d < dim; ++d) {
       size_t i = size_t(g * dim + d);
-      switch (format) {
-      case PoolFormat::None: result.data[i] = values[i]; break;
-      case PoolFormat::FP8:
-        result.data[i] = double(decodeF8E4M3FN(codes[i])) * scales[size_t(g)];
-        break;
-      case PoolFormat::I8:
-      case PoolFormat::I4:
-        result.data[i] = double(int8_t(codes[i])) * scales[size_t(g)];
-        break;
-      }
+      result.data[i] =
+          format.codes ? ref::decodeCode(*format.codes, codes[i]) *
+                             double(scales[size_t(g)])
+                       : double(values[i]);
     }
   return result;
 }
@@ -240,17 +249,17 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
     name = "pool";
     module = Module::parse(poolFunction(tokens, dim, options, perChannel),
                            status, "<fidelity-pool>");
-  } else if (options.format == PoolFormat::I4) {
-    // INT4 pools exist only in pages: compress_paged, pool g at slot g.
+  } else if (options.format.paged()) {
+    // Such pools exist only in pages: compress_paged, pool g at slot g.
     CompressPagedSpec spec;
     spec.tokens = tokens;
-    spec.dim = dim + dim % 2;
+    spec.dim = pageDimOf(options.format, dim);
     spec.keyType = DType::F32;
     spec.poolSize = p;
     spec.perChannelScores = perChannel;
     spec.bias = bias;
     spec.rotate = options.rotate;
-    spec.layout = i4Layout(tokens / p);
+    spec.layout = pagedLayout(options.format, tokens / p);
     name = spec.name;
     module = buildCompressPaged(spec, status);
   } else {
@@ -273,9 +282,10 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   pooled.groups = tokens / p;
   pooled.dim = dim;
   pooled.format = options.format;
-  // I4 pages hold an even D: an odd one gets a zero channel (its codes are
+  // Pages hold whole bytes of codes: an odd D of codes two a byte gets a
+  // zero channel (its codes are
   // 0, it adds nothing to a score and is not counted in the bytes).
-  int64_t width = options.format == PoolFormat::I4 ? dim + dim % 2 : dim;
+  int64_t width = options.format.paged() ? pageDimOf(options.format, dim) : dim;
   pooled.pageDim = width;
   std::vector<float> paddedKeys, paddedScores, paddedBias;
   const float *keyData = keys.data(), *biasData = options.bias.data();
@@ -300,14 +310,14 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   if (!options.biasShape.empty())
     inputs.emplace_back(const_cast<float *>(biasData), DType::F32, biasShape);
   std::vector<int64_t> slots(static_cast<size_t>(pooled.groups));
-  if (options.format == PoolFormat::I4) {
-    PageLayout layout = i4Layout(pooled.groups);
-    pooled.pages.assign(size_t(layout.pages * kI4PageEntries * (width / 2 + 4)),
-                        0);
+  if (options.format.paged()) {
+    PageLayout layout = pagedLayout(options.format, pooled.groups);
+    int64_t pageBytes = entryLayout(options.format, width).pageBytes();
+    pooled.pages.assign(size_t(layout.pages * pageBytes), 0);
     std::iota(slots.begin(), slots.end(), 0);
     inputs.emplace_back(
         pooled.pages.data(), DType::I8,
-        std::vector<int64_t>{layout.pages, kI4PageEntries * (width / 2 + 4)});
+        std::vector<int64_t>{layout.pages, pageBytes});
     inputs.emplace_back(slots.data(), DType::I64,
                         std::vector<int64_t>{pooled.groups});
   }
@@ -320,10 +330,10 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
   if (options.format == PoolFormat::None) {
     const float *values = static_cast<const float *>(results[0].data);
     pooled.values.assign(values, values + elements);
-  } else if (options.format == PoolFormat::I4) {
+  } else if (options.format.paged()) {
     const int8_t *pages = static_cast<const int8_t *>(results[0].data);
     std::copy(pages, pages + pooled.pages.size(), pooled.pages.begin());
-    unpackI4Pages(pooled);
+    unpackPages(pooled);
   } else {
     const uint8_t *codes = static_cast<const uint8_t *>(results[0].data);
     const float *scales = static_cast<const float *>(results[1].data);
@@ -362,12 +372,13 @@ Status poolKeys(const std::vector<float> &keys, int64_t tokens, int64_t dim,
 Status tokenTierKeys(const std::vector<float> &keys, int64_t tokens,
                      int64_t dim, bool rotate, PoolFormat format,
                      std::vector<float> &dequantized) {
-  if (format == PoolFormat::None)
-    return Status::error("tokenTierKeys: the token tier needs FP8 or INT8 "
-                         "codes");
+  if (!format.codes || format.paged())
+    return Status::error("tokenTierKeys: the token tier needs codes of "
+                         "quantize (" +
+                         elementTypeList(ElementUse::DenseCode) + ")");
   std::string rows = tensorType({tokens, dim}, "f32");
   std::string codes = tensorType(
-      {tokens, dim}, format == PoolFormat::I8 ? "i8" : "f8E4M3FN");
+      {tokens, dim}, elementTypeName(*format.codes));
   std::string scales = tensorType({tokens}, "f32");
   std::ostringstream ir;
   ir << "func.func @token_tier(%keys: " << rows << ") -> " << rows << " {\n";
@@ -418,7 +429,7 @@ Status tierKeys(const std::vector<float> &keys, int64_t tokens,
   std::string pooledType = tensorType({groups, dim}, "f32");
   std::string rows = tensorType({groups * p, dim}, "f32");
   std::string codes = tensorType(
-      {groups * p, dim}, residualFormat == PoolFormat::I8 ? "i8" : "f8E4M3FN");
+      {groups * p, dim}, elementTypeName(*residualFormat.codes));
   std::string scales = tensorType({groups * p}, "f32");
   std::ostringstream ir;
   ir << "func.func @tier(%keys: " << keysType << ", %pooled: " << pooledType
@@ -575,11 +586,11 @@ static Status selectOnHost(const PooledKeys &pooled,
                       tokens);
 }
 
-/// I4 pools: the compiled select_paged over the pages of compress_paged
+/// Paged pools: the compiled select_paged over the pages of compress_paged
 /// (one sequence whose query row m sees validPools[m] * P tokens, its
 /// block table the pages in order), the best (refine factor or 1) x k / P
 /// pools expanded; then refine.
-static Status selectPagedI4(const PooledKeys &pooled,
+static Status selectPaged(const PooledKeys &pooled,
                             const std::vector<float> &queries, int64_t rows,
                             const std::vector<int32_t> &validPools, int64_t k,
                             const PoolingOptions &options,
@@ -587,7 +598,7 @@ static Status selectPagedI4(const PooledKeys &pooled,
                             const RefineOptions &refine) {
   int64_t dim = pooled.dim, width = pooled.pageDim, p = options.poolSize;
   int64_t keep = std::max<int64_t>(refine.factor, 1) * (k / p);
-  PageLayout layout = i4Layout(pooled.groups);
+  PageLayout layout = pagedLayout(pooled.format, pooled.groups);
   SelectPagedSpec spec;
   spec.batch = 1;
   spec.rows = rows;
@@ -621,7 +632,7 @@ static Status selectPagedI4(const PooledKeys &pooled,
       TensorRef(query.data(), DType::F32, {1, rows, 2, width}),
       TensorRef(weights.data(), DType::F32, {1, rows, 2}),
       TensorRef(const_cast<int8_t *>(pooled.pages.data()), DType::I8,
-                {layout.pages, kI4PageEntries * (width / 2 + 4)}),
+                {layout.pages, entryLayout(pooled.format, width).pageBytes()}),
       TensorRef(table.data(), DType::I32, {1, layout.pages}),
       TensorRef(lengths.data(), DType::I32, {1, rows})};
   std::vector<int32_t> selected(size_t(rows * columns), -1);
@@ -645,8 +656,8 @@ Status selectTokens(const PooledKeys &pooled, const std::vector<float> &queries,
   if (options.firstStage == FirstStage::MaxAware)
     return selectOnHost(pooled, queries, rows, validPools, k, options, tokens,
                         refine);
-  if (pooled.format == PoolFormat::I4)
-    return selectPagedI4(pooled, queries, rows, validPools, k, options, tokens,
+  if (pooled.format.paged())
+    return selectPaged(pooled, queries, rows, validPools, k, options, tokens,
                          refine);
   int64_t dim = pooled.dim, p = options.poolSize;
   SelectSpec spec;

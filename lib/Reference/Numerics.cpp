@@ -135,59 +135,32 @@ double roundToInteger(double x, double lo, double hi) {
 
 } // namespace
 
-const char *elementTypeName(ElementType type) {
+uint32_t encodeCode(ElementType type, double value) {
   switch (type) {
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
   case ElementType::F8E4M3FN:
-    return "f8E4M3FN";
+    return encodeF8E4M3FN(value);
   case ElementType::I8:
-    return "i8";
-  case ElementType::I32:
-    return "i32";
-  case ElementType::I64:
-    return "i64";
+    return uint8_t(int8_t(roundToI8(value)));
   case ElementType::I4:
-    return "i4";
+    return uint32_t(int(roundToI4(value))) & 0xF;
+  default:
+    assert(false && "the bits of a type that holds no codes");
+    return 0;
   }
-  return "<invalid>";
 }
 
-std::optional<ElementType> parseElementType(std::string_view name) {
-  for (ElementType type :
-       {ElementType::F32, ElementType::F16, ElementType::BF16,
-        ElementType::F8E4M3FN, ElementType::I8, ElementType::I32,
-        ElementType::I64, ElementType::I4})
-    if (name == elementTypeName(type))
-      return type;
-  return std::nullopt;
-}
-
-int64_t elementTypeBytes(ElementType type) {
+double decodeCode(ElementType type, uint32_t bits) {
   switch (type) {
-  case ElementType::F32:
-  case ElementType::I32:
-    return 4;
-  case ElementType::F16:
-  case ElementType::BF16:
-    return 2;
   case ElementType::F8E4M3FN:
+    return decodeF8E4M3FN(uint8_t(bits));
   case ElementType::I8:
-  case ElementType::I4:
-    return 1;
-  case ElementType::I64:
-    return 8;
+    return double(int8_t(uint8_t(bits)));
+  case ElementType::I4: // sign-extend the nibble
+    return double(int8_t(uint8_t(bits << 4)) >> 4);
+  default:
+    assert(false && "the value of a type that holds no codes");
+    return 0;
   }
-  return 0;
-}
-
-bool isFloatType(ElementType type) {
-  return type != ElementType::I8 && type != ElementType::I32 &&
-         type != ElementType::I64 && type != ElementType::I4;
 }
 
 double roundToF32(double x) { return roundToFormat(x, kF32); }
@@ -236,19 +209,10 @@ double decodeF16(uint16_t bits) { return decodeFormat(bits, kF16); }
 uint8_t encodeF8E4M3FN(double x) { return uint8_t(encodeFormat(x, kF8E4M3FN)); }
 double decodeF8E4M3FN(uint8_t bits) { return decodeFormat(bits, kF8E4M3FN); }
 
-double qmax(ElementType quantizedType) {
-  assert((quantizedType == ElementType::I8 ||
-          quantizedType == ElementType::I4 ||
-          quantizedType == ElementType::F8E4M3FN) &&
-         "qmax of a non-quantized type");
-  if (quantizedType == ElementType::I4)
-    return kI4Max;
-  return quantizedType == ElementType::I8 ? kI8Max : kF8E4M3FNMax;
-}
-
 double quantizationScale(double absmax, ElementType quantizedType,
                          bool pow2Scale) {
   double limit = qmax(quantizedType);
+  assert(limit > 0 && "the scale of a type that holds no codes");
   // A row holding NaN or an infinity has no scale that could represent it:
   // NaN, so that its codes and everything computed from them are NaN.
   if (!std::isfinite(absmax))

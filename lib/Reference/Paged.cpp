@@ -19,11 +19,12 @@ uint8_t valueByte(double value) { return uint8_t(int8_t(value)); }
 
 std::string sizeText(int64_t v) { return std::to_string(v); }
 
-/// Code d of an I4 entry whose code bytes start at `bytes`: its nibble
-/// (bits 3..0 for even d, 7..4 for odd d), sign-extended.
-double i4Code(const double *bytes, int64_t d) {
-  uint8_t byte = valueByte(bytes[d / 2]);
-  return double(int8_t(uint8_t(byte << (d % 2 ? 0 : 4))) >> 4);
+/// Code d of the entry whose code bytes start at `bytes`, decoded.
+double codeAt(const double *bytes, const PageLayout &layout, int64_t d) {
+  uint8_t byte = valueByte(bytes[layout.codeByteOf(d)]);
+  return decodeCode(layout.codes,
+                    (uint32_t(byte) >> layout.codeShiftOf(d)) &
+                        layout.codeMask());
 }
 
 /// The f32 bits of a value the reference rounded to f32 (NaN canonical, as
@@ -48,53 +49,14 @@ std::string checkPages(const HostTensor &pages, const PageLayout &layout) {
     return why;
   if (pages.type != ElementType::I8 || pages.rank() != 2 ||
       pages.shape[1] != layout.pageBytes())
-    return std::string("pages must be [pages, E * (") +
-           (layout.codes == ElementType::I4 ? "D / 2" : "D") +
-           " + 4)] = [pages, " + sizeText(layout.pageBytes()) +
+    return "pages must be [pages, " + layout.pageBytesFormula() +
+           "] = [pages, " + sizeText(layout.pageBytes()) +
            "] of i8, got " + shapeString(pages.shape) + " of " +
            elementTypeName(pages.type);
   return "";
 }
 
 } // namespace
-
-int64_t PageLayout::codeBytes() const {
-  return codes == ElementType::I4 ? dim / 2 : dim;
-}
-
-int64_t PageLayout::pageBytes() const {
-  int64_t perEntry, bytes;
-  if (__builtin_add_overflow(codeBytes(), int64_t(4), &perEntry) ||
-      __builtin_mul_overflow(entries, perEntry, &bytes))
-    return -1;
-  return bytes;
-}
-
-int64_t PageLayout::codesOffset(int64_t e) const {
-  return (scalesFirst ? entries * 4 : 0) + e * codeBytes();
-}
-
-int64_t PageLayout::scaleOffset(int64_t e) const {
-  return (scalesFirst ? 0 : entries * codeBytes()) + e * 4;
-}
-
-std::string checkPageLayout(const PageLayout &layout) {
-  if (layout.entries < 1)
-    return "page_entries must be at least 1, got " + sizeText(layout.entries);
-  if (layout.dim < 1)
-    return "D must be at least 1, got " + sizeText(layout.dim);
-  if (layout.codes != ElementType::F8E4M3FN &&
-      layout.codes != ElementType::I8 && layout.codes != ElementType::I4)
-    return std::string("the codes must be f8E4M3FN, i8 or i4, got ") +
-           elementTypeName(layout.codes);
-  if (layout.codes == ElementType::I4 && layout.dim % 2 != 0)
-    return "D must be even for i4 codes (two a byte), got " +
-           sizeText(layout.dim);
-  if (layout.pageBytes() < 0)
-    return "a page of " + sizeText(layout.entries) + " entries of D = " +
-           sizeText(layout.dim) + " overflows int64";
-  return "";
-}
 
 void writeEntry(HostTensor &pages, const PageLayout &layout, int64_t slot,
                 const HostTensor &codes, int64_t row, double scale) {
@@ -104,18 +66,12 @@ void writeEntry(HostTensor &pages, const PageLayout &layout, int64_t slot,
   int64_t e = slot % layout.entries;
   const double *values = codes.data.data() + row * layout.dim;
   double *out = page + layout.codesOffset(e);
-  if (layout.codes == ElementType::I4) {
-    // Codes 2i and 2i + 1 in the low and high nibbles of byte i.
-    for (int64_t i = 0; i < layout.dim / 2; ++i) {
-      auto nibble = [&](int64_t d) { return uint8_t(int(values[d]) & 0xF); };
-      out[i] = byteValue(uint8_t(nibble(2 * i) | nibble(2 * i + 1) << 4));
-    }
-  } else {
-    for (int64_t d = 0; d < layout.dim; ++d)
-      out[d] = layout.codes == ElementType::F8E4M3FN
-                   ? byteValue(encodeF8E4M3FN(values[d]))
-                   : values[d];
-  }
+  std::vector<uint8_t> packed(size_t(layout.codeBytes()), 0);
+  for (int64_t d = 0; d < layout.dim; ++d)
+    packed[size_t(layout.codeByteOf(d))] |=
+        uint8_t(encodeCode(layout.codes, values[d]) << layout.codeShiftOf(d));
+  for (size_t i = 0; i < packed.size(); ++i)
+    out[i] = byteValue(packed[i]);
   uint32_t bits = f32Bits(scale);
   for (int i = 0; i < 4; ++i)
     page[layout.scaleOffset(e) + i] = byteValue(uint8_t(bits >> (8 * i)));
@@ -132,18 +88,9 @@ Entries gatherEntries(const HostTensor &pages, const PageLayout &layout,
     assert(page >= 0 && page < pages.shape[0]);
     const double *bytes = pages.data.data() + page * pageBytes;
     int64_t e = j % layout.entries;
-    for (int64_t d = 0; d < layout.dim; ++d) {
-      double value;
-      if (layout.codes == ElementType::I4) {
-        value = i4Code(bytes + layout.codesOffset(e), d);
-      } else {
-        double byte = bytes[layout.codesOffset(e) + d];
-        value = layout.codes == ElementType::F8E4M3FN
-                    ? decodeF8E4M3FN(valueByte(byte))
-                    : byte;
-      }
-      entries.codes.data[j * layout.dim + d] = value;
-    }
+    for (int64_t d = 0; d < layout.dim; ++d)
+      entries.codes.data[j * layout.dim + d] =
+          codeAt(bytes + layout.codesOffset(e), layout, d);
     uint32_t bits = 0;
     for (int i = 0; i < 4; ++i)
       bits |= uint32_t(valueByte(bytes[layout.scaleOffset(e) + i])) << (8 * i);
@@ -321,11 +268,10 @@ void scoreRow(const double *query, const double *weights, int64_t heads,
               double *logits) {
   int64_t entries = layout.entries, dim = layout.dim;
   int64_t pageBytes = layout.pageBytes(), maxPages = blockTable.shape[1];
+  // Every bit pattern of the code type, decoded once.
   double decoded[256];
-  for (int byte = 0; byte < 256; ++byte)
-    decoded[byte] = layout.codes == ElementType::F8E4M3FN
-                        ? decodeF8E4M3FN(uint8_t(byte))
-                        : byteValue(uint8_t(byte));
+  for (uint32_t bits = 0; bits <= layout.codeMask() && bits < 256; ++bits)
+    decoded[bits] = decodeCode(layout.codes, bits);
   std::vector<double> codes(static_cast<size_t>(dim * entries));
   std::vector<double> scale(static_cast<size_t>(entries));
   std::vector<double> dot(static_cast<size_t>(entries));
@@ -345,9 +291,10 @@ void scoreRow(const double *query, const double *weights, int64_t heads,
     for (int64_t e = 0; e < entries; ++e) {
       const double *entry = bytes + layout.codesOffset(e);
       for (int64_t d = 0; d < dim; ++d) {
-        double code = layout.codes == ElementType::I4
-                          ? i4Code(entry, d)
-                          : decoded[valueByte(entry[d])];
+        double code = decoded[(uint32_t(valueByte(
+                                   entry[layout.codeByteOf(d)])) >>
+                               layout.codeShiftOf(d)) &
+                              layout.codeMask()];
         codes[d * entries + e] = code;
         codesAbsmax = std::isnan(code) ? code
                                        : std::max(codesAbsmax, std::fabs(code));

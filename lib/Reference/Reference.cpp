@@ -108,16 +108,15 @@ void checkPoolOperands(Checker &check, const HostTensor &keys,
     check.shape("bias", *bias, {poolSize}, "[P] (per-token scores)");
 }
 
-/// quantize's codes are i8 or f8E4M3FN; compress's may also be i4, the
-/// code type of the paged layout only (`pagedCodes`).
+/// quantize's codes are the DenseCode types of ElementTypes.def;
+/// compress's may also be a PagedCode one (`pagedCodes`: i4, of the paged
+/// layout only).
 void checkQuantizeOptions(Checker &check, ElementType quantizedType,
                           double minAbsmax, bool pagedCodes) {
-  bool i4 = pagedCodes && quantizedType == ElementType::I4;
-  check.require(i4 || quantizedType == ElementType::I8 ||
-                    quantizedType == ElementType::F8E4M3FN,
-                std::string("the quantized type must be i8") +
-                    (pagedCodes ? ", i4" : "") + " or f8E4M3FN, got " +
-                    elementTypeName(quantizedType));
+  uint8_t uses = ElementUse::DenseCode | (pagedCodes ? ElementUse::PagedCode : 0);
+  check.require(elementTypeInfo(quantizedType).allows(uses),
+                "the quantized type must be " + elementTypeList(uses) +
+                    ", got " + elementTypeName(quantizedType));
   if (!check.failed())
     check.rule(mlir::indexpool::minAbsmaxRule(
         minAbsmax, qmax(quantizedType), elementTypeName(quantizedType)));
@@ -304,9 +303,9 @@ std::string checkQuantize(const HostTensor &x, ElementType quantizedType,
 
 QuantizeResult quantize(const HostTensor &x, ElementType quantizedType,
                         bool pow2Scale, double minAbsmax) {
-  // I4 too: compress quantizes the paged layout's i4 codes here.
+  // Paged code types too: compress quantizes the paged layout's codes here.
   assert((checkQuantize(x, quantizedType, minAbsmax).empty() ||
-          quantizedType == ElementType::I4) &&
+          elementTypeInfo(quantizedType).allows(ElementUse::PagedCode)) &&
          holdData({&x}));
   int64_t rows = x.shape[0], dim = x.shape[1];
   double limit = qmax(quantizedType);

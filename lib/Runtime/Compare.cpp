@@ -68,11 +68,15 @@ static double ulpOf(double r, ElementType type) {
 static bool isOneCodeApart(double a, double r, ElementType type) {
   if (std::isnan(a) || std::isnan(r))
     return false;
-  if (type == ElementType::I8 || type == ElementType::I4)
+  const ElementTypeInfo &info = elementTypeInfo(type);
+  if (!info.isFloat())
     return std::fabs(a - r) == 1;
-  uint8_t codeA = ref::encodeF8E4M3FN(a), codeR = ref::encodeF8E4M3FN(r);
-  int magnitudeA = codeA & 0x7F, magnitudeR = codeR & 0x7F;
-  bool sameSide = (codeA >> 7) == (codeR >> 7) || a == 0 || r == 0;
+  // A float code is sign and magnitude: neighbours differ by one in the
+  // magnitude's bits.
+  uint32_t codeA = ref::encodeCode(type, a), codeR = ref::encodeCode(type, r);
+  uint32_t signBit = 1u << (info.bits - 1);
+  int64_t magnitudeA = codeA & (signBit - 1), magnitudeR = codeR & (signBit - 1);
+  bool sameSide = (codeA & signBit) == (codeR & signBit) || a == 0 || r == 0;
   return sameSide && std::abs(magnitudeA - magnitudeR) == 1;
 }
 
@@ -249,8 +253,8 @@ Comparison compareWithReference(const HostTensor &actual,
   for (double r : expected.data)
     if (std::isfinite(r))
       maxReference = std::max(maxReference, std::fabs(r));
-  bool narrowFloat = type == ElementType::BF16 || type == ElementType::F16 ||
-                     type == ElementType::F8E4M3FN;
+  bool narrowFloat =
+      elementTypeInfo(type).isFloat() && elementTypeInfo(type).bits < 32;
   for (size_t i = 0; i < expected.data.size(); ++i) {
     double a = actual.data[i], r = expected.data[i];
     // A NaN of a narrow float type is stored as its one canonical positive
@@ -275,6 +279,18 @@ Comparison compareWithReference(const HostTensor &actual,
     if (!std::isfinite(a) || !std::isfinite(r))
       fail("element " + std::to_string(i) + " is " + formatDouble(a) +
            ", expected " + formatDouble(r));
+    if (elementTypeInfo(type).holdsCodes()) {
+      double qmax = ref::qmax(type);
+      if (isOneCodeApart(a, r, type))
+        ++c.offByOne;
+      else if (abs <= kCodeResolution * qmax)
+        ++c.beyondOneCode;
+      else
+        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
+             ", more than one code and more than 2^-8 * qmax from " +
+             formatDouble(r));
+      continue;
+    }
     switch (type) {
     case ElementType::F32:
       break;
@@ -291,20 +307,8 @@ Comparison compareWithReference(const HostTensor &actual,
              ", beyond one ulp of max|ref| " + formatDouble(maxReference));
       break;
     }
-    case ElementType::I8:
-    case ElementType::I4:
-    case ElementType::F8E4M3FN: {
-      double qmax = ref::qmax(type);
-      if (isOneCodeApart(a, r, type))
-        ++c.offByOne;
-      else if (abs <= kCodeResolution * qmax)
-        ++c.beyondOneCode;
-      else
-        fail("element " + std::to_string(i) + " is " + formatDouble(a) +
-             ", more than one code and more than 2^-8 * qmax from " +
-             formatDouble(r));
+    default: // the code types, above
       break;
-    }
     case ElementType::I32:
       if (!selection)
         fail("element " + std::to_string(i) + " is " + formatDouble(a) +
@@ -325,8 +329,7 @@ Comparison compareWithReference(const HostTensor &actual,
       fail("normwise_rel_err " + formatDouble(c.normwiseRelError) + " > " +
            formatDouble(kF32NormwiseTolerance));
   }
-  if ((type == ElementType::I8 || type == ElementType::I4 ||
-       type == ElementType::F8E4M3FN) &&
+  if (elementTypeInfo(type).holdsCodes() &&
       double(c.differing) > kDifferingCodeFraction * double(c.elements))
     fail("differing codes " + std::to_string(c.differing) + " > 0.1% of " +
          std::to_string(c.elements));
@@ -393,14 +396,13 @@ Comparison comparePages(const HostTensor &actual, const HostTensor &expected,
   ref::Entries r = ref::gatherEntries(expected, layout, table, 0, entries);
   // Identical bytes are equal whatever they encode: entries no kernel writes
   // keep the caller's bytes, NaN patterns of any sign included.
-  // (An i4 code's byte holds its neighbour too: d / 2.)
+  // (A byte of codes two a byte holds its neighbour too.)
   int64_t pageBytes = layout.pageBytes();
-  bool packed = layout.codes == ElementType::I4;
   for (int64_t e = 0; e < entries; ++e)
     for (int64_t d = 0; d < layout.dim; ++d) {
       size_t byte = size_t((e / layout.entries) * pageBytes +
                            layout.codesOffset(e % layout.entries) +
-                           (packed ? d / 2 : d));
+                           layout.codeByteOf(d));
       if (actual.data[byte] == expected.data[byte])
         a.codes.data[size_t(e * layout.dim + d)] =
             r.codes.data[size_t(e * layout.dim + d)] = 0;
@@ -438,8 +440,7 @@ std::string formatComparison(const Comparison &c, ElementType type) {
                            : 0.0);
   text += " differing=" + std::to_string(c.differing) + "/" +
           std::to_string(c.elements) + " (" + percent + "%)";
-  if (type == ElementType::I8 || type == ElementType::I4 ||
-      type == ElementType::F8E4M3FN)
+  if (elementTypeInfo(type).holdsCodes())
     text += " off_by_one=" + std::to_string(c.offByOne) +
             " beyond_one_code=" + std::to_string(c.beyondOneCode);
   if (type == ElementType::I32)

@@ -2,7 +2,7 @@
 
 #include "indexpool/Runtime/GpuFunction.h"
 
-#include "indexpool/Runtime/DTypes.h"
+#include "indexpool/API/Tensor.h"
 #include "indexpool/Runtime/GpuGraph.h"
 
 #include "indexpool/Reference/HostTensor.h"
@@ -127,7 +127,7 @@ GpuFunction::~GpuFunction() {
 
 static TensorType typeOf(const Buffer &buffer) {
   TensorType type;
-  type.dtype = runtime::toDType(buffer.type);
+  type.dtype = buffer.type;
   type.shape = buffer.shape;
   for (size_t d = 0; d < buffer.dims.size() && d < type.shape.size(); ++d)
     if (buffer.dims[d].isSize())

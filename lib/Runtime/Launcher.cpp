@@ -33,7 +33,7 @@ bool checkChipCompatibility(const std::string &chip, BinaryFormat format,
   int major, minor;
   bool archSpecific;
   if (!target::parseChipName(chip, major, minor, archSpecific)) {
-    error = "unknown chip '" + chip + "'";
+    error = target::unknownChipMessage(chip);
     return false;
   }
   int have = device.computeCapabilityMajor * 10 + device.computeCapabilityMinor;

@@ -17,6 +17,20 @@ namespace indexpool::runtime::detail {
 
 using ref::ElementType;
 
+/// A buffer's or value's "type": a row of ElementTypes.def that tensors
+/// have (a page code type such as i4 is none).
+static std::optional<ElementType> tensorElementType(const json::Value &type) {
+  return type.isString()
+             ? ::indexpool::parseElementType(type.string, ElementUse::Tensor)
+             : std::nullopt;
+}
+
+/// The one message for any other value, listing the known types.
+static std::string unknownTensorType(const json::Value &type) {
+  return "unknown element type " + describeValue(type) + " (known: " +
+         ::indexpool::elementTypeList(ElementUse::Tensor) + ")";
+}
+
 bool Reader::readSizes(const json::Value &v) {
   if (!checkArray(v, "sizes"))
     return false;
@@ -187,12 +201,9 @@ bool Reader::readBuffer(const json::Value &b, const std::string &field,
   const json::Value *type = member(b, field, "type");
   if (!type)
     return false;
-  std::optional<ElementType> element =
-      type->isString() ? ref::parseElementType(type->string) : std::nullopt;
+  std::optional<ElementType> element = tensorElementType(*type);
   if (!element)
-    return fail(*type, sub(field, "type"),
-                "unknown element type " + describeValue(*type) +
-                    " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
+    return fail(*type, sub(field, "type"), unknownTensorType(*type));
   buffer.type = *element;
   const json::Value *shape = member(b, field, "shape");
   if (!shape ||
@@ -315,12 +326,9 @@ bool Reader::readValues(const json::Value &v) {
     const json::Value *shape = member(entry, field, "shape");
     if (!type || !shape)
       return false;
-    std::optional<ElementType> element =
-        type->isString() ? ref::parseElementType(type->string) : std::nullopt;
+    std::optional<ElementType> element = tensorElementType(*type);
     if (!element)
-      return fail(*type, sub(field, "type"),
-                  "unknown element type " + describeValue(*type) +
-                      " (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
+      return fail(*type, sub(field, "type"), unknownTensorType(*type));
     std::vector<int64_t> sizes;
     std::vector<SizeOperand> dims;
     if (!readShape(*shape, sub(field, "shape"), sizes, dims,

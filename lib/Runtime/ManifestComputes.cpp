@@ -236,14 +236,18 @@ bool Reader::readProperties(const json::Value *v,
       break;
     case PropertyKind::Type: { // codes: the type's MLIR name
       // The one type property is the paged ops' code type.
-      const mlir::indexpool::ElementSet &allowed = mlir::indexpool::kQuantTypes;
+      constexpr uint8_t kCodes = ::indexpool::ElementUse::PagedCode;
       std::optional<ElementType> type =
-          p->isString() ? mlir::indexpool::parseElement(p->string)
+          p->isString() ? ::indexpool::parseElementType(p->string, kCodes)
                         : std::nullopt;
-      if (!type || !allowed.contains(*type))
+      if (!type)
         return fail(*p, pField,
-                    std::string("expected the name of a type, ") +
-                        allowed.text + ", got " + describeValue(*p));
+                    p->isString()
+                        ? ::indexpool::unknownElementTypeMessage(
+                              p->string, "code type", kCodes)
+                        : "expected the name of a code type, " +
+                              ::indexpool::elementTypeList(kCodes) + ", got " +
+                              describeValue(*p));
       compute.codes = *type;
       break;
     }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ManifestReader.h"
+#include "indexpool/Target/Chips.h"
 
 #include "indexpool/Runtime/Printable.h"
 
@@ -53,18 +54,12 @@ std::string describeValue(const json::Value &v) {
   }
 }
 
-/// Whether `chip` looks like "sm_90" or "sm_90a".
+/// Whether `chip` is spelled as a chip (target::parseChipName, the one
+/// grammar); a runtime compares it with the device's capability.
 static bool isChipName(const std::string &chip) {
-  if (chip.size() < 4 || chip.compare(0, 3, "sm_") != 0)
-    return false;
-  size_t i = 3;
-  while (i < chip.size() && chip[i] >= '0' && chip[i] <= '9')
-    ++i;
-  if (i == 3)
-    return false;
-  if (i + 1 == chip.size() && chip[i] >= 'a' && chip[i] <= 'z')
-    ++i;
-  return i == chip.size();
+  int major, minor;
+  bool archSpecific;
+  return ::indexpool::target::parseChipName(chip, major, minor, archSpecific);
 }
 
 //===----------------------------------------------------------------------===//

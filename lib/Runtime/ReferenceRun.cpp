@@ -366,6 +366,283 @@ bool evaluatePaged(const Compute &compute, const OpContract &contract,
   return false;
 }
 
+/// One compute being evaluated: evaluateCompute's arguments, the operands
+/// by name. One member per op family checks the op's rules, then computes
+/// the results (or only their shapes).
+struct Evaluation {
+  const Compute &compute;
+  const OpContract *contract;
+  const Operands &named;
+  const std::vector<ElementType> &resultTypes;
+  bool shapesOnly;
+  std::vector<HostTensor> &results;
+  std::string &error;
+
+  /// Operand `name`, or nullptr when absent.
+  const HostTensor *get(const char *name) const { return named.get(name); }
+  /// Result i's element type (f32 where the compute names none).
+  ElementType resultType(size_t i) const {
+    return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
+  }
+
+  /// pool and compress: pooled keys (and codes, scales) and their weights.
+  bool poolOrCompress();
+  /// hadamard: the rotated input.
+  bool hadamard();
+  /// quantize: codes and a scale per row.
+  bool quantize();
+  /// dequantize: the codes times their scales.
+  bool dequantize();
+  /// residual and reconstruct: keys minus, or plus, their pooled keys.
+  bool residualOrReconstruct();
+  /// score and select: the logits, or the selected tokens.
+  bool scoreOrSelect();
+  /// refine: the best k of the candidate tokens.
+  bool refine();
+  /// topk: the k largest logits and their columns.
+  bool topk();
+  /// expand: pool indices as token indices.
+  bool expand();
+};
+
+bool Evaluation::poolOrCompress() {
+  Rules rules;
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize;
+  const HostTensor *keys = get("keys"), *scores = get("scores"),
+                   *bias = get("bias");
+  rules.poolSize(p)
+      .positive("temperature", compute.temperature)
+      .operandTypes(*contract, named);
+  ref::CompressOptions options;
+  if (op == "pool") {
+    rules.resultTypes(*contract, resultTypes, named)
+        .reference(
+            ref::checkPool(*keys, *scores, bias, p, compute.temperature));
+  } else {
+    options.poolSize = p;
+    options.temperature = compute.temperature;
+    options.rotate = compute.rotate;
+    options.quantizedType = resultType(0);
+    options.pow2Scale = compute.pow2Scale;
+    options.minAbsmax = compute.minAbsmax;
+    rules.positive("min_absmax", compute.minAbsmax)
+        .resultTypes(*contract, resultTypes, named)
+        .reference(ref::checkCompress(*keys, *scores, bias, options));
+    if (rules.ok() && compute.rotate)
+      rules.hadamardDim("with rotate, the size D of keys", keys->shape[1]);
+  }
+  if (!rules.ok())
+    return error = rules.error(), false;
+  int64_t groups = keys->shape[0] / p, dim = keys->shape[1];
+  Shape weights =
+      scores->rank() == 2 ? Shape{groups, p, dim} : Shape{groups, p};
+  if (shapesOnly) {
+    if (op == "pool") {
+      results.push_back(shapeOnly(resultType(0), {groups, dim}));
+      results.push_back(shapeOnly(resultType(1), weights));
+    } else {
+      results.push_back(shapeOnly(resultType(0), {groups, dim}));
+      results.push_back(shapeOnly(resultType(1), {groups}));
+      results.push_back(shapeOnly(resultType(2), weights));
+    }
+  } else if (op == "pool") {
+    ref::PoolResult r = ref::pool(*keys, *scores, bias, p,
+                                  compute.temperature, resultType(0));
+    results.push_back(std::move(r.pooled));
+    results.push_back(std::move(r.weights));
+  } else {
+    ref::CompressResult r = ref::compress(*keys, *scores, bias, options);
+    results.push_back(std::move(r.q));
+    results.push_back(std::move(r.scale));
+    results.push_back(std::move(r.weights));
+  }
+  return true;
+}
+
+bool Evaluation::hadamard() {
+  Rules rules;
+  const HostTensor *x = get("input");
+  rules.operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(ref::checkHadamard(*x));
+  if (rules.ok())
+    rules.hadamardDim("the last size D of the input", x->shape.back());
+  if (!rules.ok())
+    return error = rules.error(), false;
+  results.push_back(shapesOnly ? shapeOnly(resultType(0), x->shape)
+                               : ref::hadamard(*x, resultType(0)));
+  return true;
+}
+
+bool Evaluation::quantize() {
+  Rules rules;
+  const HostTensor *x = get("input");
+  rules.positive("min_absmax", compute.minAbsmax)
+      .operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(ref::checkQuantize(*x, resultType(0), compute.minAbsmax));
+  if (!rules.ok())
+    return error = rules.error(), false;
+  if (shapesOnly) {
+    results.push_back(shapeOnly(resultType(0), x->shape));
+    results.push_back(shapeOnly(resultType(1), {x->shape[0]}));
+  } else {
+    ref::QuantizeResult r = ref::quantize(*x, resultType(0),
+                                          compute.pow2Scale,
+                                          compute.minAbsmax);
+    results.push_back(std::move(r.q));
+    results.push_back(std::move(r.scale));
+  }
+  return true;
+}
+
+bool Evaluation::dequantize() {
+  Rules rules;
+  const HostTensor *q = get("codes"), *scales = get("scales");
+  rules.operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(ref::checkDequantize(*q, *scales));
+  if (!rules.ok())
+    return error = rules.error(), false;
+  results.push_back(shapesOnly
+                        ? shapeOnly(resultType(0), q->shape)
+                        : ref::dequantize(*q, *scales, resultType(0)));
+  return true;
+}
+
+bool Evaluation::residualOrReconstruct() {
+  Rules rules;
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize;
+  const HostTensor *pooled = get("pooled");
+  const HostTensor *keys = get("keys"), *residual = get("residual");
+  rules.poolSize(p)
+      .operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(op == "residual"
+                     ? ref::checkResidual(*keys, *pooled, p)
+                     : ref::checkReconstruct(*pooled, residual, p));
+  if (!rules.ok())
+    return error = rules.error(), false;
+  if (shapesOnly)
+    results.push_back(shapeOnly(resultType(0),
+                                {pooled->shape[0] * p, pooled->shape[1]}));
+  else if (op == "residual")
+    results.push_back(ref::residual(*keys, *pooled, p, resultType(0)));
+  else
+    results.push_back(ref::reconstruct(*pooled, residual, p, resultType(0)));
+  return true;
+}
+
+bool Evaluation::scoreOrSelect() {
+  Rules rules;
+  const std::string &op = compute.op;
+  int64_t p = compute.poolSize;
+  const HostTensor *q = get("query"), *w = get("weights"),
+                   *keys = get("keys"), *scales = get("scales"),
+                   *valid = get("valid");
+  rules.operandTypes(*contract, named)
+      .require(scales || !isIn(mlir::indexpool::kQuantTypes, keys->type),
+               std::string("keys of quantized type ") +
+                   ref::elementTypeName(keys->type) +
+                   " require the operand \"scales\" of shape [N]");
+  if (op == "score")
+    rules.resultTypes(*contract, resultTypes, named)
+        .reference(ref::checkScore(*q, *w, *keys, scales));
+  else
+    rules.poolSize(p)
+        .resultTypes(*contract, resultTypes, named)
+        .reference(
+            ref::checkSelect(*q, *w, *keys, scales, valid, compute.k, p));
+  if (rules.ok() && op == "select")
+    rules.topK(compute.k, keys->shape[0]);
+  if (!rules.ok())
+    return error = rules.error(), false;
+  if (shapesOnly)
+    results.push_back(shapeOnly(resultType(0),
+                                op == "score"
+                                    ? Shape{q->shape[0], keys->shape[0]}
+                                    : Shape{q->shape[0], compute.k * p}));
+  else if (op == "score")
+    results.push_back(ref::score(*q, *w, *keys, scales));
+  else
+    results.push_back(
+        ref::select(*q, *w, *keys, scales, valid, compute.k, p));
+  return true;
+}
+
+bool Evaluation::refine() {
+  Rules rules;
+  const HostTensor *q = get("query"), *w = get("weights"),
+                   *candidates = get("candidates"), *keys = get("keys"),
+                   *scales = get("scales");
+  bool quantized = isIn(mlir::indexpool::kQuantTypes, keys->type);
+  rules.operandTypes(*contract, named)
+      .require(scales || !quantized,
+               std::string("keys of quantized type ") +
+                   ref::elementTypeName(keys->type) +
+                   " require the operand \"scales\" of shape [T]")
+      .require(!scales || quantized,
+               std::string("keys of type ") +
+                   ref::elementTypeName(keys->type) +
+                   " are full precision: they take no operand \"scales\"")
+      .resultTypes(*contract, resultTypes, named)
+      .reference(
+          ref::checkRefine(*q, *w, *candidates, *keys, scales, compute.k));
+  if (rules.ok())
+    rules
+        .require(compute.k > 0,
+                 "k must be positive, got " + std::to_string(compute.k))
+        .rule(mlir::indexpool::refineCandidatesRule(compute.k,
+                                                    candidates->shape[1]));
+  if (!rules.ok())
+    return error = rules.error(), false;
+  results.push_back(
+      shapesOnly
+          ? shapeOnly(resultType(0), {q->shape[0], compute.k})
+          : ref::refine(*q, *w, *candidates, *keys, scales, compute.k));
+  return true;
+}
+
+bool Evaluation::topk() {
+  Rules rules;
+  const HostTensor *logits = get("logits"), *valid = get("valid");
+  rules.operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(ref::checkTopK(*logits, valid, compute.k));
+  if (rules.ok())
+    rules.topK(compute.k, logits->shape[1]);
+  if (!rules.ok())
+    return error = rules.error(), false;
+  if (shapesOnly) {
+    Shape shape{logits->shape[0], compute.k};
+    results.push_back(shapeOnly(resultType(0), shape));
+    results.push_back(shapeOnly(resultType(1), shape));
+  } else {
+    ref::TopKResult r = ref::topk(*logits, valid, compute.k);
+    results.push_back(std::move(r.values));
+    results.push_back(std::move(r.indices));
+  }
+  return true;
+}
+
+bool Evaluation::expand() {
+  Rules rules;
+  int64_t p = compute.poolSize;
+  const HostTensor *idx = get("indices");
+  rules.poolSize(p)
+      .operandTypes(*contract, named)
+      .resultTypes(*contract, resultTypes, named)
+      .reference(ref::checkExpand(*idx, p));
+  if (!rules.ok())
+    return error = rules.error(), false;
+  results.push_back(shapesOnly ? shapeOnly(resultType(0),
+                                           {idx->shape[0], idx->shape[1] * p})
+                               : ref::expand(*idx, p));
+  return true;
+}
+
 } // namespace
 
 bool evaluateCompute(const Compute &compute,
@@ -374,10 +651,6 @@ bool evaluateCompute(const Compute &compute,
                      bool shapesOnly, std::vector<HostTensor> &results,
                      std::string &error) {
   Operands named{compute, operands};
-  auto get = [&](const char *name) { return named.get(name); };
-  auto resultType = [&](size_t i) {
-    return i < resultTypes.size() ? resultTypes[i] : ElementType::F32;
-  };
   results.clear();
   // The operands must be the op's (ManifestComputes.cpp checks this when loading).
   const OpContract *contract = mlir::indexpool::findOpContract(compute.op);
@@ -409,236 +682,33 @@ bool evaluateCompute(const Compute &compute,
       error = "unknown operand \"" + printable(name) + "\"";
       return false;
     }
-  Rules rules;
   const std::string &op = compute.op;
-  int64_t p = compute.poolSize;
 
   if (op == "compress_paged" || op == "select_paged" ||
       op == "append_paged" || op == "refine_paged")
     return evaluatePaged(compute, *contract, named, resultTypes, shapesOnly,
                          results, error);
 
-  if (op == "pool" || op == "compress") {
-    const HostTensor *keys = get("keys"), *scores = get("scores"),
-                     *bias = get("bias");
-    rules.poolSize(p)
-        .positive("temperature", compute.temperature)
-        .operandTypes(*contract, named);
-    ref::CompressOptions options;
-    if (op == "pool") {
-      rules.resultTypes(*contract, resultTypes, named)
-          .reference(
-              ref::checkPool(*keys, *scores, bias, p, compute.temperature));
-    } else {
-      options.poolSize = p;
-      options.temperature = compute.temperature;
-      options.rotate = compute.rotate;
-      options.quantizedType = resultType(0);
-      options.pow2Scale = compute.pow2Scale;
-      options.minAbsmax = compute.minAbsmax;
-      rules.positive("min_absmax", compute.minAbsmax)
-          .resultTypes(*contract, resultTypes, named)
-          .reference(ref::checkCompress(*keys, *scores, bias, options));
-      if (rules.ok() && compute.rotate)
-        rules.hadamardDim("with rotate, the size D of keys", keys->shape[1]);
-    }
-    if (!rules.ok())
-      return error = rules.error(), false;
-    int64_t groups = keys->shape[0] / p, dim = keys->shape[1];
-    Shape weights =
-        scores->rank() == 2 ? Shape{groups, p, dim} : Shape{groups, p};
-    if (shapesOnly) {
-      if (op == "pool") {
-        results.push_back(shapeOnly(resultType(0), {groups, dim}));
-        results.push_back(shapeOnly(resultType(1), weights));
-      } else {
-        results.push_back(shapeOnly(resultType(0), {groups, dim}));
-        results.push_back(shapeOnly(resultType(1), {groups}));
-        results.push_back(shapeOnly(resultType(2), weights));
-      }
-    } else if (op == "pool") {
-      ref::PoolResult r = ref::pool(*keys, *scores, bias, p,
-                                    compute.temperature, resultType(0));
-      results.push_back(std::move(r.pooled));
-      results.push_back(std::move(r.weights));
-    } else {
-      ref::CompressResult r = ref::compress(*keys, *scores, bias, options);
-      results.push_back(std::move(r.q));
-      results.push_back(std::move(r.scale));
-      results.push_back(std::move(r.weights));
-    }
-    return true;
-  }
-
-  if (op == "hadamard") {
-    const HostTensor *x = get("input");
-    rules.operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(ref::checkHadamard(*x));
-    if (rules.ok())
-      rules.hadamardDim("the last size D of the input", x->shape.back());
-    if (!rules.ok())
-      return error = rules.error(), false;
-    results.push_back(shapesOnly ? shapeOnly(resultType(0), x->shape)
-                                 : ref::hadamard(*x, resultType(0)));
-    return true;
-  }
-
-  if (op == "quantize") {
-    const HostTensor *x = get("input");
-    rules.positive("min_absmax", compute.minAbsmax)
-        .operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(ref::checkQuantize(*x, resultType(0), compute.minAbsmax));
-    if (!rules.ok())
-      return error = rules.error(), false;
-    if (shapesOnly) {
-      results.push_back(shapeOnly(resultType(0), x->shape));
-      results.push_back(shapeOnly(resultType(1), {x->shape[0]}));
-    } else {
-      ref::QuantizeResult r = ref::quantize(*x, resultType(0),
-                                            compute.pow2Scale,
-                                            compute.minAbsmax);
-      results.push_back(std::move(r.q));
-      results.push_back(std::move(r.scale));
-    }
-    return true;
-  }
-
-  if (op == "dequantize") {
-    const HostTensor *q = get("codes"), *scales = get("scales");
-    rules.operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(ref::checkDequantize(*q, *scales));
-    if (!rules.ok())
-      return error = rules.error(), false;
-    results.push_back(shapesOnly
-                          ? shapeOnly(resultType(0), q->shape)
-                          : ref::dequantize(*q, *scales, resultType(0)));
-    return true;
-  }
-
-  if (op == "residual" || op == "reconstruct") {
-    const HostTensor *pooled = get("pooled");
-    const HostTensor *keys = get("keys"), *residual = get("residual");
-    rules.poolSize(p)
-        .operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(op == "residual"
-                       ? ref::checkResidual(*keys, *pooled, p)
-                       : ref::checkReconstruct(*pooled, residual, p));
-    if (!rules.ok())
-      return error = rules.error(), false;
-    if (shapesOnly)
-      results.push_back(shapeOnly(resultType(0),
-                                  {pooled->shape[0] * p, pooled->shape[1]}));
-    else if (op == "residual")
-      results.push_back(ref::residual(*keys, *pooled, p, resultType(0)));
-    else
-      results.push_back(ref::reconstruct(*pooled, residual, p, resultType(0)));
-    return true;
-  }
-
-  if (op == "score" || op == "select") {
-    const HostTensor *q = get("query"), *w = get("weights"),
-                     *keys = get("keys"), *scales = get("scales"),
-                     *valid = get("valid");
-    rules.operandTypes(*contract, named)
-        .require(scales || !isIn(mlir::indexpool::kQuantTypes, keys->type),
-                 std::string("keys of quantized type ") +
-                     ref::elementTypeName(keys->type) +
-                     " require the operand \"scales\" of shape [N]");
-    if (op == "score")
-      rules.resultTypes(*contract, resultTypes, named)
-          .reference(ref::checkScore(*q, *w, *keys, scales));
-    else
-      rules.poolSize(p)
-          .resultTypes(*contract, resultTypes, named)
-          .reference(
-              ref::checkSelect(*q, *w, *keys, scales, valid, compute.k, p));
-    if (rules.ok() && op == "select")
-      rules.topK(compute.k, keys->shape[0]);
-    if (!rules.ok())
-      return error = rules.error(), false;
-    if (shapesOnly)
-      results.push_back(shapeOnly(resultType(0),
-                                  op == "score"
-                                      ? Shape{q->shape[0], keys->shape[0]}
-                                      : Shape{q->shape[0], compute.k * p}));
-    else if (op == "score")
-      results.push_back(ref::score(*q, *w, *keys, scales));
-    else
-      results.push_back(
-          ref::select(*q, *w, *keys, scales, valid, compute.k, p));
-    return true;
-  }
-
-  if (op == "refine") {
-    const HostTensor *q = get("query"), *w = get("weights"),
-                     *candidates = get("candidates"), *keys = get("keys"),
-                     *scales = get("scales");
-    bool quantized = isIn(mlir::indexpool::kQuantTypes, keys->type);
-    rules.operandTypes(*contract, named)
-        .require(scales || !quantized,
-                 std::string("keys of quantized type ") +
-                     ref::elementTypeName(keys->type) +
-                     " require the operand \"scales\" of shape [T]")
-        .require(!scales || quantized,
-                 std::string("keys of type ") +
-                     ref::elementTypeName(keys->type) +
-                     " are full precision: they take no operand \"scales\"")
-        .resultTypes(*contract, resultTypes, named)
-        .reference(
-            ref::checkRefine(*q, *w, *candidates, *keys, scales, compute.k));
-    if (rules.ok())
-      rules
-          .require(compute.k > 0,
-                   "k must be positive, got " + std::to_string(compute.k))
-          .rule(mlir::indexpool::refineCandidatesRule(compute.k,
-                                                      candidates->shape[1]));
-    if (!rules.ok())
-      return error = rules.error(), false;
-    results.push_back(
-        shapesOnly
-            ? shapeOnly(resultType(0), {q->shape[0], compute.k})
-            : ref::refine(*q, *w, *candidates, *keys, scales, compute.k));
-    return true;
-  }
-
-  if (op == "topk") {
-    const HostTensor *logits = get("logits"), *valid = get("valid");
-    rules.operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(ref::checkTopK(*logits, valid, compute.k));
-    if (rules.ok())
-      rules.topK(compute.k, logits->shape[1]);
-    if (!rules.ok())
-      return error = rules.error(), false;
-    if (shapesOnly) {
-      Shape shape{logits->shape[0], compute.k};
-      results.push_back(shapeOnly(resultType(0), shape));
-      results.push_back(shapeOnly(resultType(1), shape));
-    } else {
-      ref::TopKResult r = ref::topk(*logits, valid, compute.k);
-      results.push_back(std::move(r.values));
-      results.push_back(std::move(r.indices));
-    }
-    return true;
-  }
-
-  if (op == "expand") {
-    const HostTensor *idx = get("indices");
-    rules.poolSize(p)
-        .operandTypes(*contract, named)
-        .resultTypes(*contract, resultTypes, named)
-        .reference(ref::checkExpand(*idx, p));
-    if (!rules.ok())
-      return error = rules.error(), false;
-    results.push_back(shapesOnly ? shapeOnly(resultType(0),
-                                             {idx->shape[0], idx->shape[1] * p})
-                                 : ref::expand(*idx, p));
-    return true;
-  }
+  Evaluation evaluation{compute,    contract, named, resultTypes,
+                        shapesOnly, results,  error};
+  if (op == "pool" || op == "compress")
+    return evaluation.poolOrCompress();
+  if (op == "hadamard")
+    return evaluation.hadamard();
+  if (op == "quantize")
+    return evaluation.quantize();
+  if (op == "dequantize")
+    return evaluation.dequantize();
+  if (op == "residual" || op == "reconstruct")
+    return evaluation.residualOrReconstruct();
+  if (op == "score" || op == "select")
+    return evaluation.scoreOrSelect();
+  if (op == "refine")
+    return evaluation.refine();
+  if (op == "topk")
+    return evaluation.topk();
+  if (op == "expand")
+    return evaluation.expand();
 
   error = "unknown op '" + op + "'";
   return false;

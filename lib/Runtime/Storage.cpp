@@ -41,14 +41,14 @@ void runtime::storeTensor(const HostTensor &t, char *out) {
     case ElementType::I8:
       put(out, int8_t(ref::roundToI8(value)));
       break;
-    case ElementType::I4: // one code a byte outside the pages
-      put(out, int8_t(ref::roundToI4(value)));
-      break;
     case ElementType::I32:
       put(out, int32_t(ref::roundToI32(value)));
       break;
     case ElementType::I64:
       put(out, int64_t(ref::roundToI64(value)));
+      break;
+    default: // codes below a byte (ElementTypes.def): one a byte, their bits
+      put(out, uint8_t(ref::encodeCode(t.type, value)));
       break;
     }
   }
@@ -71,14 +71,14 @@ double runtime::loadElement(const char *in, ElementType type) {
   case ElementType::F8E4M3FN:
     return ref::decodeF8E4M3FN(get<uint8_t>(in));
   case ElementType::I8:
-  case ElementType::I4:
     return double(get<int8_t>(in));
   case ElementType::I32:
     return double(get<int32_t>(in));
   case ElementType::I64:
     return double(get<int64_t>(in));
+  default: // codes below a byte: one a byte, their bits
+    return ref::decodeCode(type, get<uint8_t>(in));
   }
-  return 0;
 }
 
 HostTensor runtime::unpackTensor(const char *bytes, ElementType type,
@@ -99,12 +99,12 @@ std::string runtime::expectedNpyDtypes(const std::string &dtype,
   case ElementType::F8E4M3FN:
     return dtype == "<f4" || dtype == "<f2" ? "" : "float32 or float16";
   case ElementType::I8:
-  case ElementType::I4:
     return dtype == "|i1" ? "" : "int8";
   case ElementType::I32:
     return dtype == "<i4" ? "" : "int32";
   case ElementType::I64:
     return dtype == "<i8" ? "" : "int64";
+  default: // codes below a byte, one a byte
+    return dtype == "|i1" || dtype == "|u1" ? "" : "int8 or uint8";
   }
-  return "?";
 }

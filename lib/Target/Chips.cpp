@@ -199,6 +199,18 @@ const ChipInfo *lookupChip(std::string_view name) {
   return nullptr;
 }
 
+std::string unknownChipMessage(std::string_view name, std::string_view extra) {
+  return "unknown chip '" + std::string(name) + "'; known chips: " +
+         (extra.empty() ? "" : std::string(extra) + ", ") + knownChipNames();
+}
+
+const ChipInfo *findChip(std::string_view name, std::string &error) {
+  const ChipInfo *chip = lookupChip(name);
+  if (!chip)
+    error = unknownChipMessage(name);
+  return chip;
+}
+
 bool isPtxVersion(int version) {
   // `llc -march=nvptx64 -mattr=help` (LLVM 22): +ptx70 ... +ptx78,
   // +ptx80 ... +ptx88 and +ptx90 (and older ones no chip here uses).

@@ -164,11 +164,8 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   }
   bool emulateGPU = options.emulatedGPU.has_value();
   if (emulateGPU) {
-    if (!::indexpool::target::lookupChip(*options.emulatedGPU)) {
-      error = "unknown chip '" + *options.emulatedGPU +
-              "'; known chips: " + ::indexpool::target::knownChipNames();
+    if (!::indexpool::target::findChip(*options.emulatedGPU, error))
       return nullptr;
-    }
     // The emulated teams block in barriers: waiting threads must sleep, not
     // spin, with hundreds of them on a few cores. Read when libomp starts.
     setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);

@@ -182,8 +182,8 @@ struct IndexPoolConfigure
         return emitError(loc)
                << "--indexpool-configure needs chip=NAME; known chips: "
                << target::knownChipNames();
-      return emitError(loc) << "--indexpool-configure: unknown chip '" << chip
-                            << "'; known chips: " << target::knownChipNames();
+      return emitError(loc) << "--indexpool-configure: "
+                            << target::unknownChipMessage(chip);
     }
     // Shared, read-only, by the copies the pass manager makes for threads.
     auto db = std::make_shared<TuningDb>();

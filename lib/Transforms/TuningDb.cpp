@@ -292,8 +292,7 @@ static LogicalResult parseEntry(MLIRContext *context, Location loc,
     return fail() << "\"chip\" must be a string";
   bool cpu = *chip == kCpuChip;
   if (!cpu && !target::lookupChip(*chip))
-    return fail() << "unknown chip '" << *chip
-                  << "'; known chips: " << target::knownChipNames();
+    return fail() << target::unknownChipMessage(*chip, kCpuChip);
   entry.chip = chip->str();
 
   std::optional<StringRef> op = object->getString("op");

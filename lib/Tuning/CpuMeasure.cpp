@@ -4,7 +4,7 @@
 
 #include "indexpool/API/Compiler.h"
 #include "indexpool/Evaluator/Evaluator.h"
-#include "indexpool/Runtime/DTypes.h"
+#include "indexpool/API/Tensor.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/ToolSupport/Benchmark.h"
 
@@ -71,7 +71,7 @@ bool measureCpu(const Module &module, mlir::Operation *function,
   std::vector<TensorRef> inputs;
   for (const ref::HostTensor &tensor : *drawn) {
     storage.push_back(runtime::packTensor(tensor));
-    inputs.emplace_back(storage.back().data(), runtime::toDType(tensor.type),
+    inputs.emplace_back(storage.back().data(), tensor.type,
                         tensor.shape);
   }
   TimeSource source = cpuSource();

@@ -180,8 +180,7 @@ int tune(const TuneOptions &options) {
     return fail("--chip is required (cpu or one of: " +
                 target::knownChipNames() + ")");
   if (options.chip != kCpuChip && !target::lookupChip(options.chip))
-    return fail("unknown chip '" + options.chip +
-                "'; known chips: cpu, " + target::knownChipNames());
+    return fail(target::unknownChipMessage(options.chip, kCpuChip));
   if (options.directory.empty())
     return fail("-o DIR is required (the folder of the plan, the artifacts "
                 "and the results)");

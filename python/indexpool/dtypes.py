@@ -31,15 +31,11 @@ CODES = dict(_indexpool.dtype_codes)
 #: int8 pages; no tensor has it): name -> the C++ DType code.
 PAGE_CODES = dict(_indexpool.page_code_types)
 
-_NUMPY = {
-    "f32": np.dtype(np.float32),
-    "f16": np.dtype(np.float16),
-    "bf16": np.dtype(np.uint16),
-    "f8E4M3FN": np.dtype(np.uint8),
-    "i8": np.dtype(np.int8),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-}
+#: ElementTypes.def's rows (name, code, bits, uses, qmax, storage dtypes),
+#: as the extension was built with them.
+TABLE = tuple(dict(row) for row in _indexpool.element_types)
+
+_NUMPY = {row["name"]: np.dtype(row["numpy"]) for row in TABLE if row["tensor"]}
 _ALIASES = {
     "float32": "f32", "float": "f32", "float16": "f16", "half": "f16",
     "bfloat16": "bf16", "float8_e4m3fn": "f8E4M3FN", "f8e4m3fn": "f8E4M3FN",
@@ -52,11 +48,8 @@ _ALIASES = {
 def _torch_table():
     import torch
 
-    return {
-        "f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-        "f8E4M3FN": torch.uint8, "i8": torch.int8, "i32": torch.int32,
-        "i64": torch.int64,
-    }
+    return {row["name"]: getattr(torch, row["torch"])
+            for row in TABLE if row["tensor"]}
 
 
 def name(dtype):

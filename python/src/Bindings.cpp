@@ -29,18 +29,14 @@ using namespace indexpool::python;
 
 namespace {
 
-constexpr DType kDTypes[] = {DType::F32,      DType::F16, DType::BF16,
-                             DType::F8E4M3FN, DType::I8,  DType::I32,
-                             DType::I64};
-
+/// A row of ElementTypes.def by its code (a page layout's code type too:
+/// the builders refuse it where a tensor's type is asked for).
 DType toDType(int code) {
-  for (DType dtype : kDTypes)
-    if (static_cast<int>(dtype) == code)
-      return dtype;
-  // A page layout's code type (no tensor is i4; the builders say so).
-  if (code == static_cast<int>(DType::I4))
-    return DType::I4;
-  throw py::value_error("not an IndexPool dtype code: " + std::to_string(code));
+  if (code >= 0 && code < kNumElementTypes)
+    return DType(code);
+  throw py::value_error("not an IndexPool dtype code: " + std::to_string(code) +
+                        " (known: 0 to " + std::to_string(kNumElementTypes - 1) +
+                        ", " + elementTypeList() + ")");
 }
 
 py::tuple shapeTuple(const std::vector<int64_t> &shape) {
@@ -252,23 +248,32 @@ py::array encodeArray(
   return codes;
 }
 
-} // namespace
-
-PYBIND11_MODULE(_indexpool, m) {
-  m.doc() = "IndexPool's C++ API (include/indexpool/API); use the indexpool "
-            "package rather than this module";
-
-  static py::exception<std::runtime_error> error(m, "IndexPoolError",
-                                                 PyExc_RuntimeError);
-  indexPoolError = error;
-
-  py::dict codes;
-  for (DType dtype : kDTypes)
-    codes[dtypeName(dtype)] = static_cast<int>(dtype);
+/// The element types (ElementTypes.def), TensorType and FunctionSignature.
+void bindTypes(py::module &m) {
+  // ElementTypes.def, row by row: python/indexpool/dtypes.py builds every
+  // name, code and storage table from it.
+  py::list table;
+  for (const ElementTypeInfo &info : allElementTypes()) {
+    py::dict row;
+    row["name"] = info.name;
+    row["code"] = static_cast<int>(info.type);
+    row["bits"] = info.bits;
+    row["float"] = info.isFloat();
+    row["tensor"] = info.allows(ElementUse::Tensor);
+    row["dense_code"] = info.allows(ElementUse::DenseCode);
+    row["paged_code"] = info.allows(ElementUse::PagedCode);
+    row["qmax"] = info.qmax;
+    row["numpy"] = info.numpyName;
+    row["torch"] = info.torchName;
+    table.append(row);
+  }
+  m.attr("element_types") = table;
+  py::dict codes, pageCodes;
+  for (const ElementTypeInfo &info : allElementTypes())
+    (info.allows(ElementUse::Tensor) ? codes : pageCodes)[info.name] =
+        static_cast<int>(info.type);
   m.attr("dtype_codes") = codes;
   // Code types of the page layouts only (the `codes` of the paged ops).
-  py::dict pageCodes;
-  pageCodes[dtypeName(DType::I4)] = static_cast<int>(DType::I4);
   m.attr("page_code_types") = pageCodes;
 
   py::class_<TensorType>(m, "TensorType")
@@ -296,7 +301,10 @@ PYBIND11_MODULE(_indexpool, m) {
         return "@" + signature.name + "(" + list(signature.arguments) +
                ") -> (" + list(signature.results) + ")";
       });
+}
 
+/// Module: MLIR assembly parsed and verified.
+void bindModule(py::module &m) {
   py::class_<Module>(m, "Module")
       .def(py::init([](const std::string &text, const std::string &name) {
              Status status;
@@ -312,7 +320,10 @@ PYBIND11_MODULE(_indexpool, m) {
       .def("signature", &signatureOf, py::arg("name"))
       .def("str", &Module::str)
       .def("__str__", &Module::str);
+}
 
+/// The builders of compress and select modules.
+void bindBuilders(py::module &m) {
   CompressSpec compress;
   m.def(
       "build_compress",
@@ -383,7 +394,10 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("refine") = select.refine,
       py::arg("token_key_type") = static_cast<int>(select.tokenKeyType),
       py::arg("tokens") = select.tokens, py::arg("name") = select.name);
+}
 
+/// The builders of the paged ops' modules.
+void bindPagedBuilders(py::module &m) {
   // The paged builders: the layout (PageLayout) comes flat, as pages,
   // page_entries, code_type and scales_first.
   PageLayout layout;
@@ -520,7 +534,10 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("code_type") = static_cast<int>(layout.codeType),
       py::arg("scales_first") = layout.scalesFirst,
       py::arg("name") = appendPaged.name);
+}
 
+/// CpuFunction, GpuArtifact and the compilers that make them.
+void bindCompile(py::module &m) {
   py::class_<PyCpuFunction>(m, "CpuFunction")
       .def("run", &PyCpuFunction::run, py::arg("inputs"),
            py::arg("out") = py::none())
@@ -587,7 +604,10 @@ PYBIND11_MODULE(_indexpool, m) {
       py::arg("fuse") = defaults.fuse, py::arg("tuning_db") = defaults.tuningDB,
       py::arg("binary_format") = defaults.binaryFormat,
       py::arg("input_shapes") = py::none());
+}
 
+/// The reference evaluator, verify, and the decode and encode helpers.
+void bindReference(py::module &m) {
   m.def(
       "reference",
       [](const Module &module, const std::string &name, py::sequence inputs) {
@@ -644,6 +664,24 @@ PYBIND11_MODULE(_indexpool, m) {
 
   m.def("decode", &decodeArray, py::arg("codes"), py::arg("dtype"));
   m.def("encode", &encodeArray, py::arg("values"), py::arg("dtype"));
+}
+
+} // namespace
+
+PYBIND11_MODULE(_indexpool, m) {
+  m.doc() = "IndexPool's C++ API (include/indexpool/API); use the indexpool "
+            "package rather than this module";
+
+  static py::exception<std::runtime_error> error(m, "IndexPoolError",
+                                                 PyExc_RuntimeError);
+  indexPoolError = error;
+
+  bindTypes(m);
+  bindModule(m);
+  bindBuilders(m);
+  bindPagedBuilders(m);
+  bindCompile(m);
+  bindReference(m);
   bindGpu(m);
 #ifdef INDEXPOOL_PYTHON_CACHE
   bindCache(m);

@@ -94,7 +94,16 @@ public:
         const std::string &device, std::int64_t refine,
         const std::string &store, std::uint64_t storePages,
         const std::string &model, const std::string &tiers,
-        const std::string &tokenTier) {
+        const std::string &tokenTier, const std::string &codes) {
+    // The pooled pages' code type: a name of ElementTypes.def's PagedCode
+    // rows; anything else is refused with the known ones listed.
+    constexpr std::uint8_t kCodes = indexpool::ElementUse::PagedCode;
+    std::optional<indexpool::ElementType> codeType =
+        indexpool::parseElementType(codes, kCodes);
+    if (!codeType)
+      throw py::value_error("codes: " + indexpool::unknownElementTypeMessage(
+                                            codes, "code type", kCodes));
+    config.codes = *codeType;
     config.layers = layers;
     config.dim = dim;
     config.poolSize = poolSize;
@@ -406,7 +415,8 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     const std::string &, bool, std::optional<Floats>,
                     float, const std::string &, std::int64_t,
                     const std::string &, std::uint64_t, const std::string &,
-                    const std::string &, const std::string &>(),
+                    const std::string &, const std::string &,
+                    const std::string &>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -417,7 +427,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("device") = "cpu", py::arg("refine") = 0,
            py::arg("store") = "", py::arg("store_pages") = 0,
            py::arg("model") = "", py::arg("tiers") = "",
-           py::arg("token_tier") = "device",
+           py::arg("token_tier") = "device", py::arg("codes") = "f8E4M3FN",
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
@@ -440,7 +450,10 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            "host_pages, file_pages or store_pages do); token_tier: "
            "'device' (with refine, each page's token tier moves with its "
            "pools) or 'host' (the token tier stays in host memory, pinned "
-           "on a GPU, for every page; the tiers hold the pools only).")
+           "on a GPU, for every page; the tiers hold the pools only); "
+           "codes: the pooled pages' code type, 'f8E4M3FN', 'i8' or 'i4' "
+           "(two a byte, D even; E * (D / 2 + 4) bytes a page; the token "
+           "tier stays FP8).")
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
@@ -458,7 +471,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
       .def("block_table", &Cache::blockTable, py::arg("sequence"))
       .def("pages", &Cache::pages, py::arg("layer"),
            "A copy of one layer's pages by id, int8 (pages of every tier, "
-           "E * (D + 4)).")
+           "E * (D + 4), or E * (D / 2 + 4) for i4 codes).")
       .def("token_pages", &Cache::tokenPages, py::arg("layer"),
            "A copy of one layer's token tier by page id, int8 (refine > 0; "
            "P * E tokens a page, P * E * (D + 4) bytes).")
@@ -501,6 +514,9 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                              [](const Cache &c) { return c.config.refine; })
       .def_property_readonly("token_tier",
                              [](const Cache &c) { return c.config.tokenTier; })
+      .def_property_readonly("codes", [](const Cache &c) {
+        return std::string(elementTypeName(c.config.codes));
+      })
       .def_property_readonly("device", &Cache::device)
       .def_property_readonly("per_channel_scores",
                              [](const Cache &c) { return c.config.perChannelScores; })

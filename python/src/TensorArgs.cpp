@@ -22,34 +22,25 @@ std::string typeText(const TensorType &type) {
 
 namespace {
 
-/// NumPy's kind and item size of each DType's storage format.
+/// NumPy's kind and item size of each DType's storage format, and the
+/// NumPy and torch names messages use (ElementTypes.def's columns).
 struct NumpyFormat {
   char kind;
   int itemsize;
-  const char *name;
-  const char *torchName;
+  std::string name;
+  std::string torchName;
 };
 
 NumpyFormat numpyFormat(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return {'f', 4, "float32", "torch.float32"};
-  case DType::F16:
-    return {'f', 2, "float16", "torch.float16"};
-  case DType::BF16:
-    return {'u', 2, "uint16 (bf16 bit patterns)", "torch.bfloat16"};
-  case DType::F8E4M3FN:
-    return {'u', 1, "uint8 (f8E4M3FN codes)", "torch.uint8 (f8E4M3FN codes)"};
-  case DType::I8:
-    return {'i', 1, "int8", "torch.int8"};
-  case DType::I32:
-    return {'i', 4, "int32", "torch.int32"};
-  case DType::I64:
-    return {'i', 8, "int64", "torch.int64"};
-  case DType::I4: // a page code type only: no tensor holds it
-    break;
-  }
-  return {'?', 0, "?", "?"};
+  const ElementTypeInfo &info = elementTypeInfo(dtype);
+  if (!info.allows(ElementUse::Tensor))
+    return {'?', 0, "?", "?"}; // a page code type only: no tensor holds it
+  // Floats NumPy lacks travel as their bit patterns.
+  std::string patterns = info.isFloat() && info.numpyKind != 'f'
+                             ? std::string(" (") + info.name + " bit patterns)"
+                             : "";
+  return {info.numpyKind, int(info.tensorBytes()), info.numpyName + patterns,
+          std::string("torch.") + info.torchName + patterns};
 }
 
 [[noreturn]] void typeError(const std::string &message) {
@@ -138,27 +129,13 @@ enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4 };
 constexpr int32_t kDLCPU = 1;
 
 bool dlpackMatches(DLDataType type, DType expected) {
-  if (type.lanes != 1)
+  const ElementTypeInfo &info = elementTypeInfo(expected);
+  if (type.lanes != 1 || !info.allows(ElementUse::Tensor) ||
+      type.bits != info.bits)
     return false;
-  switch (expected) {
-  case DType::F32:
-    return type.code == kDLFloat && type.bits == 32;
-  case DType::F16:
-    return type.code == kDLFloat && type.bits == 16;
-  case DType::BF16:
-    return (type.code == kDLBfloat || type.code == kDLUInt) && type.bits == 16;
-  case DType::F8E4M3FN:
-    return type.code == kDLUInt && type.bits == 8;
-  case DType::I8:
-    return type.code == kDLInt && type.bits == 8;
-  case DType::I32:
-    return type.code == kDLInt && type.bits == 32;
-  case DType::I64:
-    return type.code == kDLInt && type.bits == 64;
-  case DType::I4: // a page code type only: no tensor holds it
-    break;
-  }
-  return false;
+  // torch.bfloat16 says bfloat; NumPy's storage of bf16 says uint16.
+  return type.code == info.dlpackCode ||
+         (expected == DType::BF16 && type.code == kDLBfloat);
 }
 
 TensorRef fromDLPack(py::capsule capsule, DType expected,
@@ -207,25 +184,9 @@ BorrowedTensors::~BorrowedTensors() {
 }
 
 py::dtype numpyDType(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return py::dtype("float32");
-  case DType::F16:
-    return py::dtype("float16");
-  case DType::BF16:
-    return py::dtype("uint16");
-  case DType::F8E4M3FN:
-    return py::dtype("uint8");
-  case DType::I8:
-    return py::dtype("int8");
-  case DType::I32:
-    return py::dtype("int32");
-  case DType::I64:
-    return py::dtype("int64");
-  case DType::I4: // a page code type only: no tensor holds it
-    break;
-  }
-  return py::dtype("float32");
+  const ElementTypeInfo &info = elementTypeInfo(dtype);
+  return py::dtype(info.allows(ElementUse::Tensor) ? info.numpyName
+                                                   : "float32");
 }
 
 TensorRef toTensorRef(py::handle object, DType expected, bool writable,

@@ -35,7 +35,7 @@ func.func @slots_per_group(%k: tensor<18x128xbf16>, %s: tensor<18xf32>, %p: tens
 // -----
 
 func.func @codes_type(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<4x8448xi8>, %sl: tensor<4xi64>) {
-  // expected-error @+1 {{codes must be i8, i4 or f8E4M3FN, got 'f16'}}
+  // expected-error @+1 {{codes must be f8E4M3FN, i8 or i4, got 'f16'}}
   %r = indexpool.compress_paged %k, %s into %p at %sl {pool_size = 4 : i64, codes = f16} : (tensor<16x128xbf16>, tensor<16xf32>, tensor<4x8448xi8>, tensor<4xi64>) -> tensor<4x8448xi8>
   return
 }
@@ -59,7 +59,7 @@ func.func @i4_page_rank(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<
 // -----
 
 func.func @i4_odd_dim(%q: tensor<1x1x2x35xf32>, %w: tensor<1x1x2xf32>, %p: tensor<2x1400xi8>, %t: tensor<1x2xi32>, %l: tensor<1x1xi32>) {
-  // expected-error @+1 {{i4 codes are two a byte: D must be even, got 35}}
+  // expected-error @+1 {{D must be even for i4 codes (two a byte), got 35}}
   %r = indexpool.select_paged %q, %w pages(%p) block_table(%t) lengths(%l) {k = 2 : i64, pool_size = 4 : i64, codes = i4} : (tensor<1x1x2x35xf32>, tensor<1x1x2xf32>, tensor<2x1400xi8>, tensor<1x2xi32>, tensor<1x1xi32>) -> tensor<1x1x11xi32>
   return
 }

@@ -54,7 +54,7 @@
 // CHIP: indexpool-launch: error: {{.*}}chip.json:3:11: chip: expected a chip such as sm_80, sm_90 or sm_90a, got "ampere"
 // RUN: sed 's/"type": "i32", "shape": \[4, 64\]/"type": "f64", "shape": [4, 64]/' %S/Inputs/launch/expand.json > %t.type.json
 // RUN: not indexpool-launch %t.type.json 2>&1 | FileCheck %s --check-prefix=TYPE --implicit-check-not=error:
-// TYPE: indexpool-launch: error: {{.*}}type.json:7:52: buffers[0].type: unknown element type "f64" (expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)
+// TYPE: indexpool-launch: error: {{.*}}type.json:7:52: buffers[0].type: unknown element type "f64" (known: f32, f16, bf16, f8E4M3FN, i8, i32 or i64)
 // RUN: sed -e 's/\[4, 256\]/[4, 255]/' -e 's/"bytes": 4096/"bytes": 4080/' %S/Inputs/launch/expand.json > %t.shape.json
 // RUN: not indexpool-launch %t.shape.json 2>&1 | FileCheck %s --check-prefix=SHAPE --implicit-check-not=error:
 // SHAPE: indexpool-launch: error: {{.*}}shape.json:16:62: computes[0].results[0]: buffer 1 is [4, 255], but result 'tokens' of expand is [4, 256]

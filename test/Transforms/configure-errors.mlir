@@ -21,7 +21,7 @@
 
 // RUN: not indexpool-opt %s --indexpool-configure="chip=sm_90 tuning-db=%S/Inputs/tuning-db-bad-chip.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ENTRYCHIP
-// ENTRYCHIP: error: tuning-db '{{.*}}tuning-db-bad-chip.json' entry 2: unknown chip 'sm_91'; known chips: sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120
+// ENTRYCHIP: error: tuning-db '{{.*}}tuning-db-bad-chip.json' entry 2: unknown chip 'sm_91'; known chips: cpu, sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, sm_120
 
 // RUN: not indexpool-opt %s --indexpool-configure="chip=sm_90 tuning-db=%S/Inputs/tuning-db-bad-op.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OP

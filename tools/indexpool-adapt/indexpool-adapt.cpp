@@ -50,15 +50,12 @@ static cl::opt<int64_t>
          cl::desc("Tokens selected per query (a multiple of every P)"),
          cl::cat(category));
 
-static cl::opt<PoolFormat> format(
-    "format", cl::init(PoolFormat::FP8),
-    cl::desc("How pooled keys are stored (and counted)"),
-    cl::values(clEnumValN(PoolFormat::None, "none",
-                          "f32 (pool): 4 D' / P bytes per token"),
-               clEnumValN(PoolFormat::FP8, "fp8",
-                          "f8E4M3FN codes + f32 scale: (D' + 4) / P"),
-               clEnumValN(PoolFormat::I8, "i8",
-                          "int8 codes + f32 scale: (D' + 4) / P")),
+static cl::opt<std::string> format(
+    "format", cl::init("fp8"), cl::value_desc("none|fp8|CODE TYPE"),
+    cl::desc("How pooled keys are stored (and counted): none (f32, the pool "
+             "op: 4 D' / P bytes per token), fp8 or a code type (codes + f32 "
+             "scale: the page entry's bytes / P; indexpool-fidelity's "
+             "--format)"),
     cl::cat(category));
 
 static cl::opt<bool>
@@ -147,13 +144,17 @@ int main(int argc, char **argv) {
       !status)
     return fail(status.message());
   options.k = topK;
-  options.format = format;
+  std::string formatError;
+  std::optional<PoolFormat> poolFormat = parsePoolFormat(format, formatError);
+  if (!poolFormat)
+    return fail("--format: " + formatError);
+  options.format = *poolFormat;
   options.rotate = rotate;
   options.last = last;
   options.group = group;
   options.objective = objective;
   // Fail before measuring rather than after.
-  if (!emitFile.empty() && format == PoolFormat::None)
+  if (!emitFile.empty() && (!poolFormat->codes || poolFormat->paged()))
     return fail("--emit needs --format=fp8 or i8: compress stores codes and "
                 "scales, --format=none has none");
 

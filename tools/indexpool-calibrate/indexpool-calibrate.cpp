@@ -89,12 +89,11 @@ static cl::opt<int64_t>
             cl::desc("Measure before / after on the last M positions"),
             cl::cat(category));
 
-static cl::opt<PoolFormat> format(
-    "format", cl::init(PoolFormat::None),
-    cl::desc("How pooled keys are stored in the held-out measurement"),
-    cl::values(clEnumValN(PoolFormat::None, "none", "f32 (pool)"),
-               clEnumValN(PoolFormat::FP8, "fp8", "f8E4M3FN codes (compress)"),
-               clEnumValN(PoolFormat::I8, "i8", "int8 codes (compress)")),
+static cl::opt<std::string> format(
+    "format", cl::init("none"), cl::value_desc("none|fp8|CODE TYPE"),
+    cl::desc("How pooled keys are stored in the held-out measurement: none "
+             "(f32, the pool op), fp8 or a code type (indexpool-fidelity's "
+             "--format)"),
     cl::cat(category));
 
 static cl::opt<bool>
@@ -169,7 +168,11 @@ int main(int argc, char **argv) {
   options.normScores = scoreMode == ScoreMode::Norm;
   options.train = train;
   options.heldOut = heldOut;
-  options.format = format;
+  std::string formatError;
+  std::optional<PoolFormat> poolFormat = parsePoolFormat(format, formatError);
+  if (!poolFormat)
+    return fail("--format: " + formatError);
+  options.format = *poolFormat;
   options.rotate = rotate;
   options.gate = gateKind;
   if ((gateKind != GateKind::None) != !gateOutput.empty())

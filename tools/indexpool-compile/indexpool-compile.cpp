@@ -84,7 +84,7 @@ static cl::list<std::string> inputShapes(
              "any, a dynamic function compiles for every size)"),
     cl::cat(category));
 static cl::opt<int64_t> threadsPerBlock(
-    "threads-per-block", cl::init(256),
+    "threads-per-block", cl::init(::indexpool::target::kDefaultThreadsPerBlock),
     cl::desc("Threads per block of every kernel, instead of the chip's "
              "launch configuration (--indexpool-configure) for ops without "
              "one; a multiple of 32 up to 1024"),

@@ -46,18 +46,13 @@ static cl::opt<int64_t> topK(
              "a query with n < K tokens before it is compared on min(K, n)"),
     cl::cat(category));
 
-static cl::opt<PoolFormat> format(
-    "format", cl::init(PoolFormat::None),
-    cl::desc("How pooled keys are stored: the pool op's f32 keys, or the "
-             "compress op's codes with one f32 scale per key (the keys the "
-             "angles see are then codes * scale)"),
-    cl::values(clEnumValN(PoolFormat::None, "none", "f32 (pool)"),
-               clEnumValN(PoolFormat::FP8, "fp8", "f8E4M3FN codes (compress)"),
-               clEnumValN(PoolFormat::I8, "i8", "int8 codes (compress)"),
-               clEnumValN(PoolFormat::I4, "i4",
-                          "int4 codes in [-7, 7], two a byte "
-                          "(compress_paged and select_paged with codes = "
-                          "i4; an odd D gets a zero channel)")),
+static cl::opt<std::string> format(
+    "format", cl::init("none"), cl::value_desc("none|fp8|CODE TYPE"),
+    cl::desc("How pooled keys are stored: none, the pool op's f32 keys; or "
+             "codes with one f32 scale per key (the keys the angles see are "
+             "then codes * scale): fp8 (= f8E4M3FN) or any code type "
+             "(f8E4M3FN, i8: compress; i4, two a byte: compress_paged and "
+             "select_paged, an odd D getting a zero channel)"),
     cl::cat(category));
 
 static cl::opt<bool> rotate(
@@ -210,7 +205,11 @@ int main(int argc, char **argv) {
   options.biasPath = fileOf(biasFile);
   options.poolSize = poolSize;
   options.k = topK;
-  options.format = format;
+  std::string formatError;
+  std::optional<PoolFormat> poolFormat = parsePoolFormat(format, formatError);
+  if (!poolFormat)
+    return fail("--format: " + formatError);
+  options.format = *poolFormat;
   options.rotate = rotate;
   options.normScores = scoreMode == ScoreMode::Norm;
   options.last = last;

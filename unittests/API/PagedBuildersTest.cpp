@@ -508,7 +508,7 @@ TEST(PagedBuildersAPITest, BadSpecsGiveAStatus) {
   compress.layout.codeType = DType::I4;
   EXPECT_FALSE(buildCompressPaged(compress, status));
   EXPECT_EQ(status.message(),
-            "i4 codes are two a byte: dim must be even, got 37");
+            "dim must be even for i4 codes (two a byte), got 37");
   compress = CompressPagedSpec();
   compress.layout.pageEntries = 0;
   EXPECT_FALSE(buildCompressPaged(compress, status));

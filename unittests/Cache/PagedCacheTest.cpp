@@ -55,6 +55,16 @@ protected:
 
   std::vector<float> random(size_t n) { return randomNormal(rng, n); }
 
+  /// The bytes of a snapshot of the cache written to `path` (empty when
+  /// writing fails; the test then fails on its size).
+  std::vector<char> snapshotBytes(const std::string &path,
+                                  std::uint64_t generation) {
+    std::string error;
+    EXPECT_TRUE(writeSnapshot(*cache, path, generation, error)) << error;
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+  }
+
   /// One decode step of n tokens for `batch`, recorded in the histories.
   void step(const std::vector<SequenceId> &batch, std::int64_t n) {
     std::vector<std::vector<float>> keys, scores;
@@ -677,17 +687,14 @@ TEST_F(PagedCacheTest, AVersion3SnapshotRestoresWithoutATokenTier) {
   std::string error;
   const std::string path = ::testing::TempDir() + "/version3-" +
                            std::to_string(getpid());
-  ASSERT_TRUE(writeSnapshot(*cache, path, 5, error)) << error;
-  std::vector<char> file;
-  {
-    std::ifstream in(path, std::ios::binary);
-    file.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  std::vector<char> file = snapshotBytes(path, 5);
   ASSERT_GT(file.size(), 144u);
-  ASSERT_EQ(file[8], 4) << "this build writes version 4";
+  ASSERT_EQ(file[8], 5) << "this build writes version 5";
   std::vector<char> old(file.begin(), file.begin() + 128);
   old[8] = 3;
   old[12] = char(136);
+  old[125] = 0; // version 5's code type: version 3 had none
+
   const std::uint64_t hash = XXH64(old.data(), 128, 0);
   for (int i = 0; i < 8; ++i)
     old.push_back(char(hash >> (8 * i)));
@@ -717,6 +724,54 @@ TEST_F(PagedCacheTest, AVersion3SnapshotRestoresWithoutATokenTier) {
   cache = std::move(restored);
   step({a}, 6);
   checkPages(a);
+}
+
+TEST_F(PagedCacheTest, AVersion4SnapshotRestoresWithFp8Codes) {
+  // Version 4 had no code type (FP8 pages): the same file with version 4
+  // and no code bits restores into the FP8 cache; its header says so. A
+  // code type the table lacks is refused with the known ones listed.
+  SequenceId a = cache->add();
+  step({a}, 13);
+  std::string error;
+  const std::string path = ::testing::TempDir() + "/version4-" +
+                           std::to_string(getpid());
+  std::vector<char> file = snapshotBytes(path, 3);
+  ASSERT_GT(file.size(), 144u);
+  auto rewrite = [&](char version, char codes) {
+    std::vector<char> bytes = file;
+    bytes[8] = version;
+    bytes[125] = codes; // bits 8-15 of the pooling word at 124
+    const std::uint64_t hash = XXH64(bytes.data(), 136, 0);
+    for (int i = 0; i < 8; ++i)
+      bytes[size_t(136 + i)] = char(hash >> (8 * i));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+  };
+  CacheConfig header;
+  std::uint64_t generation = 0;
+  rewrite(5, char(ElementType::F16));
+  EXPECT_FALSE(readSnapshotHeader(path, header, generation, error));
+  EXPECT_NE(error.find("unknown code type \"f16\" (known: f8E4M3FN, i8 or "
+                       "i4)"),
+            std::string::npos)
+      << error;
+  rewrite(5, char(100));
+  EXPECT_FALSE(readSnapshotHeader(path, header, generation, error));
+  EXPECT_NE(error.find("unknown code type \"row 100\""), std::string::npos)
+      << error;
+  rewrite(4, 0);
+  ASSERT_TRUE(readSnapshotHeader(path, header, generation, error)) << error;
+  EXPECT_EQ(header.codes, ElementType::F8E4M3FN);
+  CacheConfig i8 = config;
+  i8.codes = ElementType::I8;
+  EXPECT_FALSE(restoreSnapshot(path, i8, makeCpuCacheKernels(i8, 1, error),
+                               generation, error));
+  auto restored = restoreSnapshot(
+      path, config, makeCpuCacheKernels(config, 2, error), generation, error);
+  std::remove(path.c_str());
+  ASSERT_TRUE(restored) << error;
+  for (std::int64_t l = 0; l < config.layers; ++l)
+    EXPECT_EQ(restored->logicalPages(l), cache->logicalPages(l));
 }
 
 TEST_F(RefineCacheTest, TheBackgroundCompressorWritesBothTiers) {

@@ -313,7 +313,7 @@ TEST(QuantizeTest, ShapeChecks) {
   EXPECT_EQ(checkQuantize(f32({4}, Values(4, 1)), ElementType::I8, 1e-4),
             "quantize: x must be [N, D], got [4]");
   EXPECT_EQ(checkQuantize(f32({1, 4}, Values(4, 1)), ElementType::BF16, 1e-4),
-            "quantize: the quantized type must be i8 or f8E4M3FN, got bf16");
+            "quantize: the quantized type must be f8E4M3FN or i8, got bf16");
   EXPECT_NE(checkQuantize(f32({1, 4}, Values(4, 1)), ElementType::I8, -1), "");
 }
 

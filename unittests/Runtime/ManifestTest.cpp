@@ -172,7 +172,11 @@ TEST(ManifestTest, EveryMistakeIsOneLineNamingTheField) {
             "\"fatbin\"");
   EXPECT_EQ(errorOf(edited("\"type\": \"bf16\"", "\"type\": \"f64\"")),
             "m.json:7:52: buffers[0].type: unknown element type \"f64\" "
-            "(expected f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
+            "(known: f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
+  // A page code type is no tensor's element type.
+  EXPECT_EQ(errorOf(edited("\"type\": \"bf16\"", "\"type\": \"i4\"")),
+            "m.json:7:52: buffers[0].type: unknown element type \"i4\" "
+            "(known: f32, f16, bf16, f8E4M3FN, i8, i32 or i64)");
   EXPECT_EQ(errorOf(edited("[64, 128]", "[64, -128]")),
             "m.json:7:74: buffers[0].shape[1]: expected an integer in [0, "
             "1099511627776], got -128");

@@ -12,6 +12,8 @@
 #ifndef INDEXPOOL_API_TENSOR_H
 #define INDEXPOOL_API_TENSOR_H
 
+#include "indexpool/Vocabulary/ElementTypes.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -20,37 +22,18 @@
 
 namespace indexpool {
 
-/// The element types of IndexPool functions' arguments and results, and I4,
-/// a code type of the page layouts only (PageLayout::codeType: codes two a
-/// byte in i8 pages); no argument or result is I4.
-enum class DType : int32_t { F32, F16, BF16, F8E4M3FN, I8, I32, I64, I4 };
+/// The element types of IndexPool functions' arguments and results
+/// (ElementTypes.def), and the code types of the page layouts only, such as
+/// I4 (PageLayout::codeType: codes two a byte in i8 pages); no argument or
+/// result is of a type without ElementUse::Tensor.
+using DType = ElementType;
 
-/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64",
-/// "i4".
-inline const char *dtypeName(DType dtype) {
-  switch (dtype) {
-  case DType::F32: return "f32";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F8E4M3FN: return "f8E4M3FN";
-  case DType::I8: return "i8";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::I4: return "i4";
-  }
-  return "unknown";
-}
+/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", ...
+constexpr const char *dtypeName(DType dtype) { return elementTypeName(dtype); }
 
-/// Bytes per element of the storage format (I4: 0, no tensor holds it).
-inline size_t dtypeBytes(DType dtype) {
-  switch (dtype) {
-  case DType::F32: case DType::I32: return 4;
-  case DType::F16: case DType::BF16: return 2;
-  case DType::F8E4M3FN: case DType::I8: return 1;
-  case DType::I64: return 8;
-  case DType::I4: return 0;
-  }
-  return 0;
+/// Bytes per element of the storage format (0 for a type no tensor holds).
+constexpr size_t dtypeBytes(DType dtype) {
+  return size_t(elementTypeInfo(dtype).tensorBytes());
 }
 
 /// The largest rank a TensorRef holds (IndexPool's tensors have rank <= 3).

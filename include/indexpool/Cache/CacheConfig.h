@@ -13,6 +13,8 @@
 #ifndef INDEXPOOL_CACHE_CACHECONFIG_H
 #define INDEXPOOL_CACHE_CACHECONFIG_H
 
+#include "indexpool/Vocabulary/PageLayout.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +29,9 @@ struct CacheConfig {
   std::uint64_t pages = 1024;    // the device tier's pages
   std::int64_t heads = 64;       // H of the queries
   std::int64_t k = 512;          // pooled entries a select keeps
+  // The pooled entries' code type: a row of ElementTypes.def with the
+  // PagedCode use (f8E4M3FN, i8, i4). The token tier keeps FP8 codes.
+  ElementType codes = ElementType::F8E4M3FN;
 
   // Lower tiers (0 pages: no such tier). Pages a call needs are moved to
   // the device tier first; the policy picks which pages make room.
@@ -75,12 +80,19 @@ struct CacheConfig {
            : bias == "channel" ? poolSize * dim
                                : -1;
   }
-  /// E * (D + 4): FP8 codes then f32 scales.
-  std::int64_t pageBytes() const { return pageEntries * (dim + 4); }
-  /// P * E * (D + 4): a token tier's page (P * E tokens, one entry each).
-  std::int64_t tokenPageBytes() const {
-    return poolSize * pageEntries * (dim + 4);
+  /// The pooled layers' pages: E entries of D `codes`, codes first.
+  vocab::PageLayout pooledLayout() const {
+    return {pageEntries, dim, codes, /*scalesFirst=*/false};
   }
+  /// A token tier's page: P * E tokens, one FP8 entry each.
+  vocab::PageLayout tokenLayout() const {
+    return {poolSize * pageEntries, dim, ElementType::F8E4M3FN,
+            /*scalesFirst=*/false};
+  }
+  /// E * (D + 4) for one-byte codes (-1 on overflow; verify refuses it).
+  std::int64_t pageBytes() const { return pooledLayout().pageBytes(); }
+  /// P * E * (D + 4).
+  std::int64_t tokenPageBytes() const { return tokenLayout().pageBytes(); }
   /// The arrays a page id has bytes in ("stored layers"): the L pooled
   /// layers, then with refine the L token-tier layers (stored layer L + l
   /// is layer l's token tier).
@@ -114,6 +126,12 @@ struct CacheConfig {
   std::uint64_t totalPages() const {
     return pages + hostPages + filePages + storePages;
   }
+
+  /// "" when a cache can have this configuration, else why not ("cache
+  /// configuration: ..."): the sizes, the code type, the bias, the token
+  /// tier, the tiers' page budgets and their bytes against this machine's
+  /// memory (PagedCache::create checks its kernels and page store too).
+  std::string verify() const;
 };
 
 } // namespace indexpool::cache

@@ -2,6 +2,7 @@
 #ifndef INDEXPOOL_CONVERSION_PASSES_H
 #define INDEXPOOL_CONVERSION_PASSES_H
 
+#include "indexpool/Target/Chips.h"
 #include "mlir/Pass/Pass.h"
 
 #include <string>
@@ -77,7 +78,7 @@ struct GPUPipelineOptions {
   std::string cudaToolkit = "/usr/local/cuda";
   /// Threads per block of the kernels of ops without an #indexpool.launch
   /// (a multiple of 32; register-heavy kernels take at most 256).
-  int64_t threadsPerBlock = 256;
+  int64_t threadsPerBlock = ::indexpool::target::kDefaultThreadsPerBlock;
   /// compileForGPU: run --indexpool-configure for the chip first when the
   /// function's ops carry no #indexpool.launch.
   bool configureUnconfigured = true;

@@ -24,49 +24,52 @@
 
 namespace mlir::indexpool {
 
-/// The element types of the ops: those of the reference (one enum for the
-/// compiler and the runtimes).
-using Element = ::indexpool::ref::ElementType;
-constexpr int kNumElements = 7;
+/// The element types of the ops: the rows of ElementTypes.def (one enum
+/// for the compiler and the runtimes).
+using Element = ::indexpool::ElementType;
+constexpr int kNumElements = ::indexpool::kNumElementTypes;
 
-/// The MLIR spelling of `e`: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32",
-/// "i64" (ref::elementTypeName, here constexpr and without linking the
-/// reference).
+/// The MLIR spelling of `e` (the table's Name).
 constexpr const char *elementName(Element e) {
-  constexpr const char *names[kNumElements] = {
-      "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64"};
-  return names[int(e)];
+  return ::indexpool::elementTypeName(e);
 }
 
 /// Inverse of elementName; std::nullopt for any other spelling.
 inline std::optional<Element> parseElement(std::string_view name) {
-  for (int i = 0; i < kNumElements; ++i)
-    if (name == elementName(Element(i)))
-      return Element(i);
-  return std::nullopt;
+  return ::indexpool::parseElementType(name);
 }
 
 /// A set of allowed element types with the words a message uses for it
 /// ("f32, f16 or bf16"): the same words as the IndexPool_Tensor<"..."> of
 /// the ODS definition.
 struct ElementSet {
-  uint8_t bits;
+  uint32_t bits;
   const char *text;
 
   constexpr bool contains(Element e) const { return (bits >> unsigned(e)) & 1; }
 };
 
-constexpr uint8_t bitOf(Element e) { return uint8_t(1u << unsigned(e)); }
+constexpr uint32_t bitOf(Element e) { return 1u << unsigned(e); }
+static_assert(::indexpool::kNumElementTypes <= 32, "ElementSet's bits");
+
+/// The types of the table with one of `uses` (ElementUse).
+constexpr uint32_t bitsWithUse(uint8_t uses) {
+  uint32_t bits = 0;
+  for (const ::indexpool::ElementTypeInfo &info : ::indexpool::kElementTypes)
+    if (info.allows(uses))
+      bits |= bitOf(info.type);
+  return bits;
+}
 
 constexpr ElementSet kKeyTypes = {
-    uint8_t(bitOf(Element::F32) | bitOf(Element::F16) | bitOf(Element::BF16)),
+    uint32_t(bitOf(Element::F32) | bitOf(Element::F16) | bitOf(Element::BF16)),
     "f32, f16 or bf16"};
 constexpr ElementSet kQuantTypes = {
-    uint8_t(bitOf(Element::I8) | bitOf(Element::F8E4M3FN)), "i8 or f8E4M3FN"};
+    bitsWithUse(::indexpool::ElementUse::DenseCode), "i8 or f8E4M3FN"};
 constexpr ElementSet kQueryTypes = {
-    uint8_t(kKeyTypes.bits | bitOf(Element::F8E4M3FN)),
+    uint32_t(kKeyTypes.bits | bitOf(Element::F8E4M3FN)),
     "f32, f16, bf16 or f8E4M3FN"};
-constexpr ElementSet kCacheTypes = {uint8_t(kKeyTypes.bits | kQuantTypes.bits),
+constexpr ElementSet kCacheTypes = {uint32_t(kKeyTypes.bits | kQuantTypes.bits),
                                     "f32, f16, bf16, i8 or f8E4M3FN"};
 constexpr ElementSet kF32Types = {bitOf(Element::F32), "f32"};
 constexpr ElementSet kI32Types = {bitOf(Element::I32), "i32"};

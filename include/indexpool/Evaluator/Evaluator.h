@@ -20,6 +20,7 @@
 #ifndef INDEXPOOL_EVALUATOR_EVALUATOR_H
 #define INDEXPOOL_EVALUATOR_EVALUATOR_H
 
+#include "indexpool/Dialect/ElementTypes.h"
 #include "indexpool/Reference/HostTensor.h"
 #include "indexpool/Reference/RandomInputs.h"
 #include "indexpool/Runtime/Compare.h"
@@ -57,9 +58,8 @@ using ::indexpool::runtime::SelectionContext;
 // Types
 //===----------------------------------------------------------------------===//
 
-/// The reference element type of an MLIR element type (f32, f16, bf16,
-/// f8E4M3FN, i8, i32); std::nullopt for any other type.
-std::optional<ref::ElementType> toElementType(Type type);
+// toElementType (Dialect/ElementTypes.h): the reference element type of an
+// MLIR element type.
 
 /// "op-name at file:line:col" (or just the op name without a file location):
 /// how every message of the evaluator names the op it is about.

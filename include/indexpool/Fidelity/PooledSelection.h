@@ -14,22 +14,48 @@
 
 #include "indexpool/API/Status.h"
 #include "indexpool/Fidelity/Metrics.h"
+#include "indexpool/Vocabulary/ElementTypes.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace indexpool::fidelity {
 
-/// How pooled keys are stored: f32 (the pool op), or FP8 / INT8 codes with
-/// one f32 scale per pooled key (the compress op). I4: INT4 codes in
-/// [-7, 7], two a byte, one f32 scale per pooled key; not a format of the
-/// ops: the compiled pool (+ hadamard), then quantized on the host as the
-/// quantize op quantizes (scale max|x| / 7 in f32, codes rounded to
-/// nearest even), and ranked on the host (see selectTokens).
-enum class PoolFormat { None, FP8, I8, I4 };
-/// "none", "fp8", "i8", "i4".
-const char *poolFormatName(PoolFormat format);
+/// How pooled keys are stored: f32 (the pool op), or codes of a code type
+/// of ElementTypes.def with one f32 scale per pooled key. Types quantize
+/// produces (DenseCode: f8E4M3FN, i8) go through the compress and select
+/// ops; the others exist only in pages (i4: two codes a byte), so they go
+/// through compress_paged and select_paged (pool g at slot g).
+struct PoolFormat {
+  /// std::nullopt: f32 pooled keys.
+  std::optional<ElementType> codes;
+
+  /// The formats the tools name; every other code type is parsePoolFormat's.
+  static const PoolFormat None, FP8, I8, I4;
+
+  /// Codes that exist only in pages (compress_paged / select_paged).
+  bool paged() const {
+    return codes && !elementTypeInfo(*codes).allows(ElementUse::DenseCode);
+  }
+  bool operator==(const PoolFormat &o) const { return codes == o.codes; }
+  bool operator!=(const PoolFormat &o) const { return !(*this == o); }
+};
+inline const PoolFormat PoolFormat::None{std::nullopt};
+inline const PoolFormat PoolFormat::FP8{ElementType::F8E4M3FN};
+inline const PoolFormat PoolFormat::I8{ElementType::I8};
+inline const PoolFormat PoolFormat::I4{ElementType::I4};
+
+/// "none", "fp8" (f8E4M3FN, as the reports have always named it), or the
+/// code type's name ("i8", "i4").
+std::string poolFormatName(PoolFormat format);
+/// Inverse of poolFormatName, also taking "f8E4M3FN" and any paged code
+/// type's name; std::nullopt (with `error` naming the known ones) for
+/// anything else.
+std::optional<PoolFormat> parsePoolFormat(std::string_view name,
+                                          std::string &error);
 
 /// How the first stage ranks pools for a query q (rotated as the keys are).
 ///   Mean      q . p_g, the shipped select (score + topk + expand).
@@ -90,21 +116,22 @@ struct PooledKeys {
   int64_t groups = 0;
   int64_t dim = 0;
   PoolFormat format = PoolFormat::None;
-  /// None: the pooled keys [G, D] f32. FP8 / I8 / I4: the codes, one a
-  /// byte [G, D] (I4's as int8 values; stored two a byte), and the scales
-  /// [G].
+  /// None: the pooled keys [G, D] f32. Codes: their bit patterns
+  /// (ref::encodeCode), one a byte [G, D] (paged ones are stored packed),
+  /// and the scales [G].
   std::vector<float> values;
   std::vector<uint8_t> codes;
   std::vector<float> scales;
   /// MaxAware: r_g per pool as stored (radiusFormat's value), [G] (empty
   /// otherwise).
   std::vector<float> radii;
-  /// I4: the pages compress_paged wrote (codes = i4, kI4PageEntries
-  /// entries a page, pool g at slot g), which select_paged reads; `codes`
-  /// and `scales` are unpacked from them.
+  /// Paged codes (PoolFormat::paged): the pages compress_paged wrote
+  /// (kI4PageEntries entries a page, pool g at slot g), which select_paged
+  /// reads; `codes` and `scales` are unpacked from them.
   std::vector<int8_t> pages;
-  /// I4: the D of the pages, dim rounded up to even (an odd dim gets a zero
-  /// channel, which adds nothing to a score).
+  /// Paged codes: the D of the pages, dim rounded up to a whole number of
+  /// bytes (an odd dim of codes two a byte gets a zero channel, which adds
+  /// nothing to a score).
   int64_t pageDim = 0;
 
   /// The pooled keys in float64: the f32 values, or codes * scale.

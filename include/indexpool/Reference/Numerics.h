@@ -9,28 +9,33 @@
 #ifndef INDEXPOOL_REFERENCE_NUMERICS_H
 #define INDEXPOOL_REFERENCE_NUMERICS_H
 
+#include "indexpool/Vocabulary/ElementTypes.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace indexpool::ref {
 
-/// The element types of the indexpool ops. I64 (slots of the paged layout)
-/// holds integers exactly up to 2^53, far beyond any slot or length. I4 is
-/// a code type of the paged layout only (codes two a byte in the pages); a
-/// host tensor of I4 codes holds them one a double like any other.
-enum class ElementType { F32, F16, BF16, F8E4M3FN, I8, I32, I64, I4 };
+/// The element types of the indexpool ops: ElementTypes.def's rows. I64
+/// (slots of the paged layout) holds integers exactly up to 2^53, far
+/// beyond any slot or length. I4 is a code type of the paged layout only
+/// (codes two a byte in the pages); a host tensor of I4 codes holds them one
+/// a double like any other.
+using ElementType = ::indexpool::ElementType;
+using ::indexpool::elementTypeName;
+using ::indexpool::parseElementType;
 
-/// The MLIR spelling: "f32", "f16", "bf16", "f8E4M3FN", "i8", "i32", "i64",
-/// "i4".
-const char *elementTypeName(ElementType type);
-/// Inverse of elementTypeName; std::nullopt for any other string.
-std::optional<ElementType> parseElementType(std::string_view name);
-/// Storage size of one element in bytes (f8E4M3FN and i8: 1, i64: 8; i4: 1,
-/// as a host tensor holds it, though a page packs two a byte).
-int64_t elementTypeBytes(ElementType type);
-/// True for F32, F16, BF16 and F8E4M3FN.
-bool isFloatType(ElementType type);
+/// Storage size of one element in bytes (the table's bits / 8; 1 for
+/// codes packed below a byte, as a host tensor holds them one each).
+inline int64_t elementTypeBytes(ElementType type) {
+  int bits = elementTypeInfo(type).bits;
+  return bits < 8 ? 1 : bits / 8;
+}
+/// True for the table's Float rows.
+inline bool isFloatType(ElementType type) {
+  return elementTypeInfo(type).isFloat();
+}
 
 // Round-to-nearest-even from a double. NaN stays NaN and the sign of zero is
 // kept. The IEEE formats (f32, bf16, f16) overflow to +-inf; f8E4M3FN has no
@@ -58,6 +63,13 @@ double decodeF16(uint16_t bits);
 uint8_t encodeF8E4M3FN(double x);
 double decodeF8E4M3FN(uint8_t bits);
 
+/// A code type's bit pattern (the low `bits` bits of ElementTypes.def's
+/// row, as a page stores it) of a value the type holds: i8 and i4 two's
+/// complement, f8E4M3FN its encoding. decodeCode is the inverse (the bits
+/// above the type's are ignored). Only code types (qmax > 0).
+uint32_t encodeCode(ElementType type, double value);
+double decodeCode(ElementType type, uint32_t bits);
+
 /// The constants of the quantized formats, named once for every layer (the
 /// reference, the CPU and GPU code generators, the verifier's messages).
 /// f8E4M3FN: largest finite 448, smallest normal 2^-6, smallest subnormal
@@ -66,14 +78,16 @@ constexpr double kF8E4M3FNMax = 448.0;
 constexpr double kF8E4M3FNMinNormal = 0x1p-6;
 constexpr double kF8E4M3FNMinSubnormal = 0x1p-9;
 constexpr uint8_t kF8E4M3FNNaN = 0x7F;
-/// i8 codes are symmetric: [-127, 127] (-128 is never produced).
-constexpr double kI8Max = 127.0;
-/// i4 codes likewise: [-7, 7] (-8 is never produced).
-constexpr double kI4Max = 7.0;
+/// The largest code magnitudes of the code types (ElementTypes.def's Qmax
+/// column, named here for the code generators' constants).
+constexpr double kI8Max = elementTypeInfo(ElementType::I8).qmax;
+constexpr double kI4Max = elementTypeInfo(ElementType::I4).qmax;
+static_assert(kF8E4M3FNMax == elementTypeInfo(ElementType::F8E4M3FN).qmax);
 
-/// The largest quantized magnitude: kI8Max for I8, kI4Max for I4,
-/// kF8E4M3FNMax for F8E4M3FN.
-double qmax(ElementType quantizedType);
+/// The largest quantized magnitude of a code type (the table's Qmax).
+inline double qmax(ElementType quantizedType) {
+  return elementTypeInfo(quantizedType).qmax;
+}
 
 /// The f32 scale of indexpool.quantize for a row whose absmax (already
 /// max'ed with min_absmax) is `absmax`: absmax / qmax, or with `pow2Scale`

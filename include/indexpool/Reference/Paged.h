@@ -18,33 +18,17 @@
 #define INDEXPOOL_REFERENCE_PAGED_H
 
 #include "indexpool/Reference/Reference.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 namespace indexpool::ref {
 
-/// Where the entries of a page are.
-struct PageLayout {
-  /// Pooled entries per page (E).
-  int64_t entries = 64;
-  /// Elements of one pooled key (D).
-  int64_t dim = 128;
-  /// The code type: F8E4M3FN, I8 or I4 (two codes a byte: code 2i in the
-  /// low nibble, 2i + 1 in the high one, two's complement; D even).
-  ElementType codes = ElementType::F8E4M3FN;
-  /// false: E x D code bytes then E x 4 scale bytes (the production order).
-  bool scalesFirst = false;
+/// Where the entries of a page are (Vocabulary/PageLayout.h).
+using PageLayout = ::indexpool::vocab::PageLayout;
 
-  /// The bytes of one entry's codes: D, or D / 2 for I4.
-  int64_t codeBytes() const;
-  /// E * (codeBytes + 4), or -1 when that overflows int64.
-  int64_t pageBytes() const;
-  /// The byte offsets of entry e's codes and scale inside its page.
-  int64_t codesOffset(int64_t e) const;
-  int64_t scaleOffset(int64_t e) const;
-};
-
-/// Layout rules: E >= 1, D >= 1, codes F8E4M3FN, I8 or I4 (D even); ""
-/// when they hold.
-std::string checkPageLayout(const PageLayout &layout);
+/// The layout's rules (PageLayout::check); "" when they hold.
+inline std::string checkPageLayout(const PageLayout &layout) {
+  return layout.check();
+}
 
 //===----------------------------------------------------------------------===//
 // Entries in pages

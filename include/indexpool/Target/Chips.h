@@ -54,6 +54,10 @@ struct ChipInfo {
 /// device's own limits are checked at launch.
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// Threads per block of a kernel whose op has no #indexpool.launch: the
+/// default of every threads-per-block option (ConversionPasses.td's
+/// default names it).
+constexpr int64_t kDefaultThreadsPerBlock = 256;
 constexpr std::array<int64_t, 3> kMaxGridDims = {2147483647, 65535, 65535};
 constexpr std::array<int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
 
@@ -72,6 +76,15 @@ bool parseChipName(std::string_view name, int &major, int &minor,
 
 /// The entry named `name` ("sm_90"), or nullptr when there is none.
 const ChipInfo *lookupChip(std::string_view name);
+
+/// The one message for a chip the table does not have: "unknown chip
+/// 'sm_75'; known chips: sm_80, sm_86, ..." (`extra` names other accepted
+/// values first, such as "cpu").
+std::string unknownChipMessage(std::string_view name,
+                               std::string_view extra = "");
+
+/// lookupChip, with `error` set to unknownChipMessage when there is none.
+const ChipInfo *findChip(std::string_view name, std::string &error);
 
 /// Every chip, in order of compute capability.
 const std::vector<ChipInfo> &allChips();

@@ -2,6 +2,7 @@
 
 #include "Kernels.h"
 
+#include "indexpool/Dialect/ElementTypes.h"
 #include "indexpool/Reference/Numerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -261,10 +262,13 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                                              const QuantizeParams &params) {
   ImplicitLocOpBuilder &b = e.builder();
   Type codeType = memrefType(codes).getElementType();
-  double qmaxValue = params.qmax > 0 ? params.qmax
-                     : isa<Float8E4M3FNType>(codeType)
-                         ? ::indexpool::ref::kF8E4M3FNMax
-                         : ::indexpool::ref::kI8Max;
+  // The codes' element type's qmax (ElementTypes.def) unless given.
+  double qmaxValue =
+      params.qmax > 0
+          ? params.qmax
+          : ::indexpool::elementTypeInfo(
+                toElementType(codeType).value_or(::indexpool::ElementType::I8))
+                .qmax;
 
   Value maxAbs = e.chunks(dimD, {e.f32Splat(0.0)},
                           [&](Chunk c, ValueRange acc) -> SmallVector<Value> {

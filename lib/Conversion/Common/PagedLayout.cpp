@@ -13,11 +13,13 @@ using namespace mlir::indexpool::loops;
 Value PageEntries::codeBytes(Emitter &e, Value dimD) const {
   if (!packed())
     return dimD;
-  return arith::DivUIOp::create(e.builder(), dimD, e.index(2));
+  return arith::DivUIOp::create(e.builder(), dimD,
+                                e.index(codeInfo().codesPerByte()));
 }
 
 Value PageEntries::codesAt(Emitter &e, Value entry, Value dimD) const {
-  return e.add(e.index(scalesFirst ? 4 * entries : 0),
+  return e.add(e.index(scalesFirst ? ::indexpool::vocab::kScaleBytes * entries
+                                    : 0),
                e.mul(entry, codeBytes(e, dimD)));
 }
 

@@ -11,6 +11,8 @@
 #define INDEXPOOL_LIB_CONVERSION_COMMON_PAGEDLAYOUT_H
 
 #include "Emitter.h"
+#include "indexpool/Dialect/ElementTypes.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 #include <utility>
 
@@ -24,8 +26,17 @@ struct PageEntries {
   bool scalesFirst;
   Type codeType; // f8E4M3FN, i8 or i4
 
-  /// i4: two codes a byte (code 2i in the low nibble of byte i).
-  bool packed() const { return codeType.isInteger(4); }
+  /// The vocabulary's row of the code type (ElementTypes.def).
+  const ::indexpool::ElementTypeInfo &codeInfo() const {
+    return ::indexpool::elementTypeInfo(
+        toElementType(codeType).value_or(::indexpool::ElementType::I8));
+  }
+  /// The layout of a page of `dim` codes (Vocabulary/PageLayout.h).
+  ::indexpool::vocab::PageLayout vocabLayout(int64_t dim) const {
+    return {entries, dim, codeInfo().type, scalesFirst};
+  }
+  /// Codes below a byte, packed (code 2i in the low nibble of byte i).
+  bool packed() const { return codeInfo().bits < 8; }
   /// The bytes of one entry's codes: D, or D / 2 when packed.
   Value codeBytes(Emitter &e, Value dimD) const;
 

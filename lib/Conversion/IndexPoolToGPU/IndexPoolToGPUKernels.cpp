@@ -494,7 +494,7 @@ static void emitMarkedPagedKernels(Operation *op, ImplicitLocOpBuilder &b,
   auto chipName = op->getAttrOfType<StringAttr>(loops::kPagedChipAttrName);
   const ::indexpool::target::ChipInfo *chip =
       ::indexpool::target::lookupChip(chipName.getValue());
-  int64_t threads = 256;
+  int64_t threads = ::indexpool::target::kDefaultThreadsPerBlock;
   if (auto attr = op->getAttrOfType<IntegerAttr>(loops::kPagedThreadsAttrName))
     threads = attr.getInt();
   KernelOptions options{chip->hasFp8Convert, threads, chip};
@@ -618,9 +618,9 @@ struct IndexPoolToGPUKernels
     if (!info)
       return emitError(loc)
              << "indexpool-to-gpu-kernels: "
-             << (chip.empty() ? "needs chip=NAME"
-                              : "unknown chip '" + chip + "'")
-             << "; known chips: " << ::indexpool::target::knownChipNames();
+             << (chip.empty() ? "needs chip=NAME; known chips: " +
+                                    ::indexpool::target::knownChipNames()
+                              : ::indexpool::target::unknownChipMessage(chip));
     std::string rule =
         ::indexpool::target::threadsPerBlockRule(threadsPerBlock);
     if (!rule.empty())

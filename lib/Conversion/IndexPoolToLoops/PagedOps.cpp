@@ -67,8 +67,8 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
   ImplicitLocOpBuilder &b = e.builder();
   Value zero = e.index(0);
   QuantizeParams quantize = params;
-  if (layout.packed())
-    quantize.qmax = ::indexpool::ref::kI4Max;
+  if (layout.packed()) // computed into an i8 row: the packed type's qmax
+    quantize.qmax = layout.codeInfo().qmax;
   emitCompressGroup(e, pool, g, rotate, quantize, scratch.row, scratch.codes,
                     scratch.scale, zero);
   Value dimD = e.dim(scratch.row, 0);

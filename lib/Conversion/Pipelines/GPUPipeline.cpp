@@ -127,9 +127,9 @@ mlir::indexpool::gpuPipelineOptionsFor(StringRef chip, std::string &error) {
   namespace target = ::indexpool::target;
   const target::ChipInfo *info = target::lookupChip(chip);
   if (!info) {
-    error = (chip.empty() ? std::string("no chip given")
-                          : "unknown chip '" + chip.str() + "'") +
-            "; known chips: " + target::knownChipNames();
+    error = chip.empty() ? "no chip given; known chips: " +
+                               target::knownChipNames()
+                         : target::unknownChipMessage(chip.str());
     return failure();
   }
   GPUPipelineOptions options;
@@ -162,7 +162,7 @@ struct GPUPipelineCLOptions
       *this, "threads-per-block",
       llvm::cl::desc("Threads per block of ops without an #indexpool.launch "
                      "(a multiple of 32 up to 1024)"),
-      llvm::cl::init(256)};
+      llvm::cl::init(::indexpool::target::kDefaultThreadsPerBlock)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "indexpool/Vocabulary/PageLayout.h"
 #include "indexpool/Conversion/KernelManifest.h"
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
@@ -106,7 +107,9 @@ static std::pair<json::Object, json::Object> describe(Operation *op,
       break;
     case PropertyKind::Type: // e.g. the paged ops' `codes`: FP8 by default
       props[property.name] =
-          attr ? typeName(cast<TypeAttr>(attr).getValue()) : "f8E4M3FN";
+          attr ? typeName(cast<TypeAttr>(attr).getValue())
+               : ::indexpool::elementTypeName(
+                     ::indexpool::vocab::PageLayout().codes);
       break;
     }
   }
@@ -378,26 +381,20 @@ static int64_t elementBytesOf(MemRefType type) {
                                 : 8;
 }
 
-static FailureOr<json::Object>
-buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
-              const GPUPipelineOptions &options, StringRef binaryPath,
-              std::string &error) {
-  auto host = compiled.lookupSymbol<func::FuncOp>(original.getSymName());
-  auto unsupported = [&](Operation *op, StringRef why) {
-    error = "the compiled host part of @" + original.getSymName().str() +
-            " has '" + op->getName().getStringRef().str() + "' (" + why.str() +
-            "): a manifest holds only allocations, views, sizes and kernel "
-            "launches";
-    return failure();
-  };
+namespace {
+/// The manifest's buffers, kernels and launches, gathered op by op from
+/// the compiled host part of `original` (`host`); `error` says why not.
+struct HostManifest {
+  HostManifest(func::FuncOp original, func::FuncOp host, Computes &computes,
+               std::string &error)
+      : original(original), host(host), computes(computes), error(error) {
+    sizes.addInputs(host);
+  }
+
+  func::FuncOp original, host;
+  Computes &computes;
+  std::string &error;
   SizeTable sizes;
-  sizes.addInputs(host);
-  auto sizeOf = [&](Operation *op, Value v) -> FailureOr<json::Value> {
-    FailureOr<json::Value> size = sizes.operand(v);
-    if (failed(size))
-      return unsupported(op, sizes.error);
-    return size;
-  };
 
   // Buffers: arguments keep the ids of the original arguments, returned
   // allocations the ids of the values the original returns, other
@@ -406,13 +403,85 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
   DenseMap<int64_t, json::Array> shapes;
   DenseMap<int64_t, MemRefType> types;
   json::Array buffers;
-  auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
-  auto originalReturn =
-      cast<func::ReturnOp>(original.getBody().front().getTerminator());
+  func::ReturnOp originalReturn;
   DenseMap<Value, unsigned> returned;
   // Results written in place of an argument (the paged ops' pages and
   // tails): result number -> argument number.
   SmallVector<std::pair<unsigned, unsigned>> inPlace;
+  int64_t nextId = 0;
+  json::Array launches;
+  // Each launched kernel's parameter signature, from the launch's operand
+  // types: the gpu dialect verified them against the gpu.func's arguments
+  // (gpu.launch_func's verifier) before the kernels became a binary.
+  json::Array kernels;
+  llvm::StringMap<json::Array> signatures;
+  // The bytes a kernel may reach through a pointer parameter: its memref's
+  // static size, or the whole buffer for the 1-element views that stand
+  // for buffers of dynamic size (--indexpool-kernel-size-params).
+  DenseMap<Value, size_t> reach;
+  std::vector<json::Value> reachBytes;
+
+  /// Fails with the message for an op the manifest cannot hold.
+  LogicalResult unsupported(Operation *op, StringRef why);
+  /// The size operand of host value `v`, which `op` uses.
+  FailureOr<json::Value> sizeOf(Operation *op, Value v);
+  /// Fails for a buffer the reader would reject as too large.
+  LogicalResult tooLarge(MemRefType type);
+  /// Which host results are returned allocations and which are written in
+  /// place of an argument (`returned`, `inPlace`).
+  LogicalResult findResults();
+  /// The inputs' buffers, then the outputs written in place of them.
+  LogicalResult addArguments();
+  /// Every op of the host part: buffers, views, launches, sizes.
+  LogicalResult addHostOps();
+  /// An allocation's buffer (an output's or a temporary).
+  LogicalResult addAllocation(memref::AllocOp alloc);
+  /// A view of a buffer from its first element (the whole buffer).
+  LogicalResult addBufferView(memref::ReinterpretCastOp view);
+  /// A kernel launch: its kernel's signature (once) and the launch.
+  LogicalResult addLaunch(gpu::LaunchFuncOp launch);
+  /// The launch's grid and block sizes, within CUDA's limits.
+  LogicalResult launchDims(gpu::LaunchFuncOp launch, const std::string &which,
+                           json::Array &gridSizes, json::Array &blockSizes);
+  /// The launch's dynamic shared memory bytes.
+  FailureOr<int64_t> sharedMemoryBytes(gpu::LaunchFuncOp launch,
+                                       const std::string &which);
+  /// The launch's parameters and its kernel's signature.
+  LogicalResult launchParams(gpu::LaunchFuncOp launch,
+                             const std::string &which, json::Array &params,
+                             json::Array &signature);
+};
+} // namespace
+
+LogicalResult HostManifest::unsupported(Operation *op, StringRef why) {
+  error = "the compiled host part of @" + original.getSymName().str() +
+          " has '" + op->getName().getStringRef().str() + "' (" + why.str() +
+          "): a manifest holds only allocations, views, sizes and kernel "
+          "launches";
+  return failure();
+}
+
+FailureOr<json::Value> HostManifest::sizeOf(Operation *op, Value v) {
+  FailureOr<json::Value> size = sizes.operand(v);
+  if (failed(size))
+    return unsupported(op, sizes.error);
+  return size;
+}
+
+// What the reader rejects is refused here, at compile time, rather than
+// written into a manifest that indexpool-launch would not load (dynamic
+// sizes are checked when the runtime knows them).
+LogicalResult HostManifest::tooLarge(MemRefType type) {
+  error = "@" + original.getSymName().str() + " has a buffer of type " +
+          typeName(type) + ", more than the 2^40 elements a manifest " +
+          "buffer may have";
+  return failure();
+}
+
+LogicalResult HostManifest::findResults() {
+  auto ret = cast<func::ReturnOp>(host.getBody().front().getTerminator());
+  originalReturn =
+      cast<func::ReturnOp>(original.getBody().front().getTerminator());
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     auto arg = dyn_cast<BlockArgument>(v);
     bool computed = originalReturn.getOperand(i).getDefiningOp() != nullptr;
@@ -430,15 +499,10 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
     }
     returned[v] = i;
   }
-  // What the reader rejects is refused here, at compile time, rather than
-  // written into a manifest that indexpool-launch would not load (dynamic
-  // sizes are checked when the runtime knows them).
-  auto tooLarge = [&](MemRefType type) {
-    error = "@" + original.getSymName().str() + " has a buffer of type " +
-            typeName(type) + ", more than the 2^40 elements a manifest " +
-            "buffer may have";
-    return failure();
-  };
+  return success();
+}
+
+LogicalResult HostManifest::addArguments() {
   for (auto [i, arg] : llvm::enumerate(host.getArguments())) {
     buffer[arg] = i;
     auto type = cast<MemRefType>(arg.getType());
@@ -469,52 +533,15 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
                                    {"in_place_of",
                                     buffer.lookup(host.getArgument(arg))}});
   }
-  int64_t nextId = computes.next;
-  json::Array launches;
-  // Each launched kernel's parameter signature, from the launch's operand
-  // types: the gpu dialect verified them against the gpu.func's arguments
-  // (gpu.launch_func's verifier) before the kernels became a binary.
-  json::Array kernels;
-  llvm::StringMap<json::Array> signatures;
-  // The bytes a kernel may reach through a pointer parameter: its memref's
-  // static size, or the whole buffer for the 1-element views that stand
-  // for buffers of dynamic size (--indexpool-kernel-size-params).
-  DenseMap<Value, size_t> reach;
-  std::vector<json::Value> reachBytes;
+  nextId = computes.next;
+  return success();
+}
+
+LogicalResult HostManifest::addHostOps() {
   for (Operation &op : host.getBody().front()) {
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      MemRefType type = alloc.getType();
-      if (type.hasStaticShape() && !bufferBytes(type))
-        return tooLarge(type);
-      json::Array shape;
-      auto dynamic = alloc.getDynamicSizes().begin();
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        if (!type.isDynamicDim(d)) {
-          shape.push_back(type.getDimSize(d));
-          continue;
-        }
-        FailureOr<json::Value> size = sizeOf(&op, *dynamic++);
-        if (failed(size))
-          return failure();
-        shape.push_back(std::move(*size));
-      }
-      json::Object entry{{"type", typeName(type.getElementType())},
-                         {"shape", json::Array(shape)}};
-      int64_t id;
-      auto it = returned.find(alloc.getResult());
-      if (it != returned.end()) {
-        id = computes.ids.lookup(originalReturn.getOperand(it->second));
-        entry["role"] = "output";
-        entry["index"] = int64_t(it->second);
-      } else {
-        id = nextId++;
-        entry["role"] = "temporary";
-      }
-      entry["id"] = id;
-      buffer[alloc] = id;
-      shapes[id] = std::move(shape);
-      types[id] = type;
-      buffers.push_back(std::move(entry));
+      if (failed(addAllocation(alloc)))
+        return failure();
       continue;
     }
     if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp>(
@@ -527,150 +554,13 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
       continue;
     }
     if (auto view = dyn_cast<memref::ReinterpretCastOp>(op)) {
-      // The pointer to a buffer's first element (a buffer of dynamic size
-      // passed to a kernel): the buffer itself, all of it reachable.
-      auto it = buffer.find(view.getSource());
-      if (it == buffer.end() || view.getStaticOffsets().size() != 1 ||
-          view.getStaticOffsets()[0] != 0)
-        return unsupported(&op, "a view that is not a buffer from its start");
-      buffer[view] = it->second;
-      json::Value bytes = elementBytesOf(types[it->second]);
-      for (const json::Value &size : shapes[it->second])
-        bytes = sizes.mul(std::move(bytes), size);
-      reach[view] = reachBytes.size();
-      reachBytes.push_back(std::move(bytes));
+      if (failed(addBufferView(view)))
+        return failure();
       continue;
     }
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-      gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-      std::string kernelName = launch.getKernelName().getValue().str();
-      std::string which = "@" + original.getSymName().str() + ": kernel '" +
-                          kernelName + "'";
-      json::Array gridSizes, blockSizes;
-      // Static sizes, for the checks below (-1: known at run time).
-      std::array<int64_t, 6> known;
-      std::array<Value, 6> dims = {grid.x,  grid.y,  grid.z,
-                                   block.x, block.y, block.z};
-      for (auto [i, v] : llvm::enumerate(dims)) {
-        if (i >= 3) {
-          std::optional<int64_t> size = constantInt(v);
-          if (!size)
-            return unsupported(&op, "a block size computed at run time");
-          known[i] = *size;
-          blockSizes.push_back(*size);
-          continue;
-        }
-        FailureOr<json::Value> size = sizeOf(&op, v);
-        if (failed(size))
-          return failure();
-        known[i] = size->getAsInteger().value_or(-1);
-        gridSizes.push_back(std::move(*size));
-      }
-      // CUDA's limits (Target/Chips.h), as the reader checks them; a grid
-      // computed at run time is checked by the runtime.
-      using target::kMaxBlockDims, target::kMaxGridDims,
-          target::kMaxThreadsPerBlock;
-      auto range = [](int64_t max) {
-        return "[1, " + std::to_string(max) + "]";
-      };
-      auto gridText = [&](int i) {
-        return known[i] < 0 ? std::string("?") : std::to_string(known[i]);
-      };
-      for (int i = 0; i < 3; ++i) {
-        if (known[i] >= 0 && (known[i] < 1 || known[i] > kMaxGridDims[i])) {
-          error = which + " would launch a grid of [" + gridText(0) + ", " +
-                  gridText(1) + ", " + gridText(2) +
-                  "] blocks; CUDA allows x in " + range(kMaxGridDims[0]) +
-                  ", y in " + range(kMaxGridDims[1]) + " and z in " +
-                  range(kMaxGridDims[2]);
-          return failure();
-        }
-        // Each block size is checked before the product (which fits then).
-        if (known[3 + i] < 1 || known[3 + i] > kMaxBlockDims[i] ||
-            (i == 2 &&
-             known[3] * known[4] * known[5] > kMaxThreadsPerBlock)) {
-          error = which + " would launch blocks of [" +
-                  std::to_string(known[3]) + ", " + std::to_string(known[4]) +
-                  ", " + std::to_string(known[5]) +
-                  "] threads; CUDA allows x in " + range(kMaxBlockDims[0]) +
-                  ", y in " + range(kMaxBlockDims[1]) + ", z in " +
-                  range(kMaxBlockDims[2]) + " and at most " +
-                  std::to_string(kMaxThreadsPerBlock) + " threads per block";
-          return failure();
-        }
-      }
-      int64_t shared = 0;
-      if (Value dyn = launch.getDynamicSharedMemorySize()) {
-        std::optional<int64_t> bytes = constantInt(dyn);
-        if (!bytes)
-          return unsupported(&op, "shared memory size computed at run time");
-        shared = *bytes;
-        if (shared < 0 || shared > std::numeric_limits<int32_t>::max()) {
-          error = which + " would launch with " + std::to_string(shared) +
-                  " bytes of dynamic shared memory";
-          return failure();
-        }
-      }
-      json::Array params, signature;
-      // --indexpool-record-param-alignment's findings, one per parameter.
-      ArrayRef<int64_t> alignments;
-      if (auto attr = launch->getAttrOfType<DenseI64ArrayAttr>(
-              "indexpool.param_alignment"))
-        alignments = attr.asArrayRef();
-      for (Value arg : launch.getKernelOperands()) {
-        std::optional<StringRef> kind = paramKind(arg.getType());
-        if (!kind) {
-          error = which + " takes a parameter of type " +
-                  typeName(arg.getType()) +
-                  ", which a manifest cannot pass (buffer, i32, i64 or f32)";
-          return failure();
-        }
-        json::Object entry{{"kind", *kind}};
-        if (auto it = reach.find(arg); it != reach.end())
-          entry["bytes"] = reachBytes[it->second];
-        else if (auto memref = dyn_cast<MemRefType>(arg.getType());
-                 memref && memref.hasStaticShape())
-          if (std::optional<int64_t> bytes = bufferBytes(memref))
-            entry["bytes"] = *bytes;
-        if (size_t i = signature.size();
-            *kind == "buffer" && i < alignments.size() && alignments[i] > 1)
-          entry["align"] = alignments[i];
-        signature.push_back(std::move(entry));
-        if (auto it = buffer.find(arg); it != buffer.end()) {
-          params.push_back(json::Object{{"buffer", it->second}});
-          continue;
-        }
-        if (*kind == "buffer")
-          return unsupported(&op, "a kernel's buffer that is not a buffer "
-                                  "of the function");
-        if (std::optional<json::Object> constant = constantParam(arg, *kind)) {
-          params.push_back(std::move(*constant));
-          continue;
-        }
-        if (*kind == "f32")
-          return unsupported(&op, "an f32 kernel parameter computed at run "
-                                  "time");
-        // A size (the kernel's sizes are parameters).
-        FailureOr<json::Value> size = sizeOf(&op, arg);
-        if (failed(size))
-          return failure();
-        params.push_back(json::Object{{*kind, std::move(*size)}});
-      }
-      auto [known_, inserted] = signatures.try_emplace(kernelName, signature);
-      if (inserted) {
-        kernels.push_back(json::Object{{"name", kernelName},
-                                       {"params", std::move(signature)}});
-      } else if (known_->second != signature) {
-        error = which + " is launched with two different signatures";
+      if (failed(addLaunch(launch)))
         return failure();
-      }
-      launches.push_back(json::Object{
-          {"kernel", kernelName},
-          {"grid", std::move(gridSizes)},
-          {"block", std::move(blockSizes)},
-          {"shared_memory_bytes", shared},
-          {"params", std::move(params)}});
       continue;
     }
     if (isa<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(op))
@@ -682,6 +572,230 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
       continue;
     return unsupported(&op, "not a kernel launch");
   }
+  return success();
+}
+
+LogicalResult HostManifest::addAllocation(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (type.hasStaticShape() && !bufferBytes(type))
+    return tooLarge(type);
+  json::Array shape;
+  auto dynamic = alloc.getDynamicSizes().begin();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      shape.push_back(type.getDimSize(d));
+      continue;
+    }
+    FailureOr<json::Value> size = sizeOf(alloc, *dynamic++);
+    if (failed(size))
+      return failure();
+    shape.push_back(std::move(*size));
+  }
+  json::Object entry{{"type", typeName(type.getElementType())},
+                     {"shape", json::Array(shape)}};
+  int64_t id;
+  auto it = returned.find(alloc.getResult());
+  if (it != returned.end()) {
+    id = computes.ids.lookup(originalReturn.getOperand(it->second));
+    entry["role"] = "output";
+    entry["index"] = int64_t(it->second);
+  } else {
+    id = nextId++;
+    entry["role"] = "temporary";
+  }
+  entry["id"] = id;
+  buffer[alloc] = id;
+  shapes[id] = std::move(shape);
+  types[id] = type;
+  buffers.push_back(std::move(entry));
+  return success();
+}
+
+LogicalResult HostManifest::addBufferView(memref::ReinterpretCastOp view) {
+  // The pointer to a buffer's first element (a buffer of dynamic size
+  // passed to a kernel): the buffer itself, all of it reachable.
+  auto it = buffer.find(view.getSource());
+  if (it == buffer.end() || view.getStaticOffsets().size() != 1 ||
+      view.getStaticOffsets()[0] != 0)
+    return unsupported(view, "a view that is not a buffer from its start");
+  buffer[view] = it->second;
+  json::Value bytes = elementBytesOf(types[it->second]);
+  for (const json::Value &size : shapes[it->second])
+    bytes = sizes.mul(std::move(bytes), size);
+  reach[view] = reachBytes.size();
+  reachBytes.push_back(std::move(bytes));
+  return success();
+}
+
+LogicalResult HostManifest::addLaunch(gpu::LaunchFuncOp launch) {
+  std::string kernelName = launch.getKernelName().getValue().str();
+  std::string which = "@" + original.getSymName().str() + ": kernel '" +
+                      kernelName + "'";
+  json::Array gridSizes, blockSizes;
+  if (failed(launchDims(launch, which, gridSizes, blockSizes)))
+    return failure();
+  FailureOr<int64_t> shared = sharedMemoryBytes(launch, which);
+  if (failed(shared))
+    return failure();
+  json::Array params, signature;
+  if (failed(launchParams(launch, which, params, signature)))
+    return failure();
+  auto [known_, inserted] = signatures.try_emplace(kernelName, signature);
+  if (inserted) {
+    kernels.push_back(json::Object{{"name", kernelName},
+                                   {"params", std::move(signature)}});
+  } else if (known_->second != signature) {
+    error = which + " is launched with two different signatures";
+    return failure();
+  }
+  launches.push_back(json::Object{
+      {"kernel", kernelName},
+      {"grid", std::move(gridSizes)},
+      {"block", std::move(blockSizes)},
+      {"shared_memory_bytes", *shared},
+      {"params", std::move(params)}});
+  return success();
+}
+
+LogicalResult HostManifest::launchDims(gpu::LaunchFuncOp launch,
+                                       const std::string &which,
+                                       json::Array &gridSizes,
+                                       json::Array &blockSizes) {
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  // Static sizes, for the checks below (-1: known at run time).
+  std::array<int64_t, 6> known;
+  std::array<Value, 6> dims = {grid.x,  grid.y,  grid.z,
+                               block.x, block.y, block.z};
+  for (auto [i, v] : llvm::enumerate(dims)) {
+    if (i >= 3) {
+      std::optional<int64_t> size = constantInt(v);
+      if (!size)
+        return unsupported(launch, "a block size computed at run time");
+      known[i] = *size;
+      blockSizes.push_back(*size);
+      continue;
+    }
+    FailureOr<json::Value> size = sizeOf(launch, v);
+    if (failed(size))
+      return failure();
+    known[i] = size->getAsInteger().value_or(-1);
+    gridSizes.push_back(std::move(*size));
+  }
+  // CUDA's limits (Target/Chips.h), as the reader checks them; a grid
+  // computed at run time is checked by the runtime.
+  using target::kMaxBlockDims, target::kMaxGridDims,
+      target::kMaxThreadsPerBlock;
+  auto range = [](int64_t max) {
+    return "[1, " + std::to_string(max) + "]";
+  };
+  auto gridText = [&](int i) {
+    return known[i] < 0 ? std::string("?") : std::to_string(known[i]);
+  };
+  for (int i = 0; i < 3; ++i) {
+    if (known[i] >= 0 && (known[i] < 1 || known[i] > kMaxGridDims[i])) {
+      error = which + " would launch a grid of [" + gridText(0) + ", " +
+              gridText(1) + ", " + gridText(2) +
+              "] blocks; CUDA allows x in " + range(kMaxGridDims[0]) +
+              ", y in " + range(kMaxGridDims[1]) + " and z in " +
+              range(kMaxGridDims[2]);
+      return failure();
+    }
+    // Each block size is checked before the product (which fits then).
+    if (known[3 + i] < 1 || known[3 + i] > kMaxBlockDims[i] ||
+        (i == 2 &&
+         known[3] * known[4] * known[5] > kMaxThreadsPerBlock)) {
+      error = which + " would launch blocks of [" +
+              std::to_string(known[3]) + ", " + std::to_string(known[4]) +
+              ", " + std::to_string(known[5]) +
+              "] threads; CUDA allows x in " + range(kMaxBlockDims[0]) +
+              ", y in " + range(kMaxBlockDims[1]) + ", z in " +
+              range(kMaxBlockDims[2]) + " and at most " +
+              std::to_string(kMaxThreadsPerBlock) + " threads per block";
+      return failure();
+    }
+  }
+  return success();
+}
+
+FailureOr<int64_t>
+HostManifest::sharedMemoryBytes(gpu::LaunchFuncOp launch,
+                                const std::string &which) {
+  int64_t shared = 0;
+  if (Value dyn = launch.getDynamicSharedMemorySize()) {
+    std::optional<int64_t> bytes = constantInt(dyn);
+    if (!bytes)
+      return unsupported(launch, "shared memory size computed at run time");
+    shared = *bytes;
+    if (shared < 0 || shared > std::numeric_limits<int32_t>::max()) {
+      error = which + " would launch with " + std::to_string(shared) +
+              " bytes of dynamic shared memory";
+      return failure();
+    }
+  }
+  return shared;
+}
+
+LogicalResult HostManifest::launchParams(gpu::LaunchFuncOp launch,
+                                         const std::string &which,
+                                         json::Array &params,
+                                         json::Array &signature) {
+  // --indexpool-record-param-alignment's findings, one per parameter.
+  ArrayRef<int64_t> alignments;
+  if (auto attr = launch->getAttrOfType<DenseI64ArrayAttr>(
+          "indexpool.param_alignment"))
+    alignments = attr.asArrayRef();
+  for (Value arg : launch.getKernelOperands()) {
+    std::optional<StringRef> kind = paramKind(arg.getType());
+    if (!kind) {
+      error = which + " takes a parameter of type " +
+              typeName(arg.getType()) +
+              ", which a manifest cannot pass (buffer, i32, i64 or f32)";
+      return failure();
+    }
+    json::Object entry{{"kind", *kind}};
+    if (auto it = reach.find(arg); it != reach.end())
+      entry["bytes"] = reachBytes[it->second];
+    else if (auto memref = dyn_cast<MemRefType>(arg.getType());
+             memref && memref.hasStaticShape())
+      if (std::optional<int64_t> bytes = bufferBytes(memref))
+        entry["bytes"] = *bytes;
+    if (size_t i = signature.size();
+        *kind == "buffer" && i < alignments.size() && alignments[i] > 1)
+      entry["align"] = alignments[i];
+    signature.push_back(std::move(entry));
+    if (auto it = buffer.find(arg); it != buffer.end()) {
+      params.push_back(json::Object{{"buffer", it->second}});
+      continue;
+    }
+    if (*kind == "buffer")
+      return unsupported(launch, "a kernel's buffer that is not a buffer "
+                                 "of the function");
+    if (std::optional<json::Object> constant = constantParam(arg, *kind)) {
+      params.push_back(std::move(*constant));
+      continue;
+    }
+    if (*kind == "f32")
+      return unsupported(launch, "an f32 kernel parameter computed at run "
+                                 "time");
+    // A size (the kernel's sizes are parameters).
+    FailureOr<json::Value> size = sizeOf(launch, arg);
+    if (failed(size))
+      return failure();
+    params.push_back(json::Object{{*kind, std::move(*size)}});
+  }
+  return success();
+}
+
+static FailureOr<json::Object>
+buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
+              const GPUPipelineOptions &options, StringRef binaryPath,
+              std::string &error) {
+  auto host = compiled.lookupSymbol<func::FuncOp>(original.getSymName());
+  HostManifest parts(original, host, computes, error);
+  if (failed(parts.findResults()) || failed(parts.addArguments()) ||
+      failed(parts.addHostOps()))
+    return failure();
 
   json::Object manifest{
       {"format_version", runtime::kManifestFormatVersion},
@@ -690,11 +804,11 @@ buildManifest(func::FuncOp original, ModuleOp compiled, Computes &computes,
       {"binary",
        json::Object{{"path", binaryPath.str()},
                     {"format", options.format == "bin" ? "cubin" : "ptx"}}}};
-  if (!sizes.entries.empty())
-    manifest["sizes"] = std::move(sizes.entries);
-  manifest["buffers"] = std::move(buffers);
-  manifest["kernels"] = std::move(kernels);
-  manifest["launches"] = std::move(launches);
+  if (!parts.sizes.entries.empty())
+    manifest["sizes"] = std::move(parts.sizes.entries);
+  manifest["buffers"] = std::move(parts.buffers);
+  manifest["kernels"] = std::move(parts.kernels);
+  manifest["launches"] = std::move(parts.launches);
   manifest["computes"] = std::move(computes.ops);
   manifest["values"] = std::move(computes.values);
   return manifest;

@@ -14,7 +14,7 @@ using namespace mlir;
 
 namespace {
 struct IndexPoolAlignSharedBuffers
-    : indexpool::impl::IndexPoolAlignSharedBuffersBase<
+    : mlir::indexpool::impl::IndexPoolAlignSharedBuffersBase<
           IndexPoolAlignSharedBuffers> {
   using Base::Base;
 

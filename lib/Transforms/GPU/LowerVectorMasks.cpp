@@ -18,7 +18,7 @@ using namespace mlir;
 
 namespace {
 struct IndexPoolLowerVectorMasks
-    : indexpool::impl::IndexPoolLowerVectorMasksBase<
+    : mlir::indexpool::impl::IndexPoolLowerVectorMasksBase<
           IndexPoolLowerVectorMasks> {
   using Base::Base;
 

@@ -53,7 +53,7 @@ static std::string ptxIdentifier(StringRef name) {
 
 namespace {
 struct IndexPoolMergeKernelModules
-    : indexpool::impl::IndexPoolMergeKernelModulesBase<
+    : mlir::indexpool::impl::IndexPoolMergeKernelModulesBase<
           IndexPoolMergeKernelModules> {
   using Base::Base;
 
@@ -72,7 +72,7 @@ struct IndexPoolMergeKernelModules
   LogicalResult dropEmptyLaunches() {
     SmallVector<gpu::LaunchFuncOp> empty;
     WalkResult result = getOperation().walk([&](gpu::LaunchFuncOp launch) {
-      FailureOr<bool> isEmpty = indexpool::checkLaunchLimits(
+      FailureOr<bool> isEmpty = mlir::indexpool::checkLaunchLimits(
           launch.getLoc(), launch.getGridSizeOperandValues(),
           launch.getBlockSizeOperandValues());
       if (failed(isEmpty))

@@ -2,8 +2,9 @@
 //
 // The mma.sync kernel (MmaScoreKernel.cpp) and the wgmma kernel
 // (WgmmaScoreKernel.cpp) decode FP8 keys and finish their logits with the
-// same operations in the same order: the parts below, so that a logit does
-// not depend on which kernel or which tile position produced it.
+// same operations in the same order: the parts below (MmaScoreParts.cpp), so
+// that a logit does not depend on which kernel or which tile position
+// produced it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_LIB_CONVERSION_INDEXPOOLTOGPU_KERNELS_MMASCOREPARTS_H
@@ -16,6 +17,17 @@
 #include <array>
 
 namespace mlir::indexpool::gpukernels {
+
+/// f32 values that are bf16 values, as bf16 (their top halves).
+Value truncExact(ImplicitLocOpBuilder &b, Value v);
+
+/// Two e4m3 codes (vector<2xi8>) as bf16 bits (vector<2xi16>) with
+/// cvt.rn.f16x2.e4m3x2 (sm_89+).
+Value hardwareFp8ToBf16(ImplicitLocOpBuilder &b, Value codes);
+
+/// e4m3 codes (vector<n x i8>) as f32 with integer operations and one
+/// multiply (chips without cvt.rn.f16x2.e4m3x2).
+Value softwareFp8ToF32(ImplicitLocOpBuilder &b, Value codes);
 
 /// e4m3 codes (vector<n x i8>, n even) as the bits of the same values in
 /// bf16 (vector<n x i16>), exactly: cvt.rn.f16x2.e4m3x2 with `hardwareFp8`

@@ -221,11 +221,11 @@ static void emitPagedScoreKernel(ImplicitLocOpBuilder &b, Value pages,
     // entry's codes read straight from its page.
     MmaKeys keys;
     keys.codeType = layout.codeType;
-    // An entry's codes start at page * E (D + 4) + (scales first: 4 E) +
-    // entry * D bytes.
-    int64_t start = std::gcd(layout.entries * (d + 4), d);
+    // An entry's codes start at page * pageBytes + codesOffset(entry).
+    ::indexpool::vocab::PageLayout bytes = layout.vocabLayout(d);
+    int64_t start = std::gcd(bytes.pageBytes(), bytes.codeBytes());
     if (layout.scalesFirst)
-      start = std::gcd(start, 4 * layout.entries);
+      start = std::gcd(start, bytes.codesOffset(0));
     keys.alignBytes = std::min<int64_t>(16, start & -start);
     keys.perQuery = true;
     keys.count = rows.count;

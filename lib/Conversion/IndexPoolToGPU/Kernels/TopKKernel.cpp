@@ -299,23 +299,111 @@ mlir::indexpool::gpukernels::partTopKLaunch(const KernelLaunch &launch) {
   return topk;
 }
 
-void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
-                                                 Value logits, Value valid,
-                                                 Value values, Value indices,
-                                                 const KernelLaunch &launch) {
-  Emitter e(b, 1, /*stackScopes=*/false);
-  const int64_t threads = launch.threadsPerBlock;
-  const int64_t items = launch.itemsPerBlock ? launch.itemsPerBlock : 1;
-  const bool gridStride = launch.gridStride.value_or(false);
+namespace {
+/// What the four launches share, emitted once before them: the operands,
+/// the launch's shape, the temporaries and the segments of each row.
+struct TopKPlan {
+  TopKPlan(ImplicitLocOpBuilder &b, Emitter &e, Value logits, Value valid,
+           Value values, Value indices)
+      : b(b), e(e), logits(logits), valid(valid), values(values),
+        indices(indices) {}
+
+  ImplicitLocOpBuilder &b;
+  Emitter &e;
+  Value logits, valid, values, indices;
+  int64_t threads = 0, items = 0, k = 0;
+  bool gridStride = false, sharedWinners = false;
+  Value zero, one, step, dimM, dimN;
+  // Per row the prefix histogram and, after it (at counterAt), the
+  // candidate count; the candidate columns; the winners' keys beyond
+  // shared memory (null when they stay there).
+  Value prefix, columns, globalWinners, counterAt;
+  // A wave of blocks; the segments of a row, their length, and the blocks
+  // of the histogram and filter kernels.
+  Value wave, segments, segmentLength, segmentBlocks;
+
+  /// An i64 constant.
+  Value c64(int64_t x) { return arith::ConstantIntOp::create(b, x, 64); }
+  /// Emits the sizes, the temporaries and the segments of `launch`.
+  void emitSetup(const KernelLaunch &launch);
+  /// Inside a kernel: the columns of row m that count (valid[m] clamped to
+  /// [0, N]).
+  Value rowLength(Value m);
+  /// Inside a kernel: the lane (i32) of thread `tid`.
+  Value laneOf(Value tid);
+  /// Every column [begin, end) of `ids.block`'s segment, with every lane of
+  /// a warp in every step (the warp operations need the whole warp): `body`
+  /// gets the row, the column (clamped into the segment) and whether it is
+  /// one.
+  void eachSegmentColumn(const KernelIds &ids,
+                         function_ref<void(Value m)> atRow,
+                         function_ref<void(Value m, Value n, Value in)> body);
+  /// 1. Zeroes the histograms and counters, one element per thread.
+  void emitZeroKernel();
+  /// 2. The prefix histograms.
+  void emitHistogramKernel();
+  /// 3. The candidates: every column at or above the row's threshold bin.
+  void emitFilterKernel();
+  /// 4. The exact selection among each row's candidates.
+  void emitSelectKernel();
+};
+
+/// A block of stage 4: its shared buffers, the thread and its lane,
+/// whether it is thread 0, and the candidate keys the cache holds.
+struct SelectBlock {
+  Value hist, state, counter, cache, winners;
+  Value tid, lane, first;
+  int64_t cachedKeys;
+};
+
+/// Stage 4 for row `m` in one block: the plan, the block, and (set by
+/// emit) the row's candidates.
+struct SelectRow : TopKPlan, SelectBlock {
+  SelectRow(const TopKPlan &plan, const SelectBlock &block, Value m)
+      : TopKPlan(plan), SelectBlock(block), m(m) {}
+
+  Value m;
+  // kk = min(k, len); the candidates, their count rounded up to the block
+  // and the last one; whether their keys are cached; index 2 of `state`.
+  Value kk, count, roundedCount, lastCandidate, cached, two;
+
+  /// The whole row: the candidates' keys, the radix passes, the winners.
+  void emit();
+  /// Candidate i's column (index).
+  Value columnOf(Value i);
+  /// Column n's selection key.
+  Value keyOf(Value n);
+  /// Candidate i's key: from the cache when the row's candidates fit it
+  /// (the same for the whole block), else gathered.
+  Value candidateKey(Value i);
+  /// Winner `slot`'s key, in shared memory or in the global temporary (as
+  /// two i32 words: the manifest's runtimes know 32-bit integers).
+  void storeWinner(Value slot, Value key);
+  Value loadWinner(Value slot);
+  /// One radix pass: the histogram of the digits at `pass`, then the bin
+  /// holding the still-missing winner recorded in `state`.
+  void radixPass(int64_t pass);
+  /// The kk winners: every candidate key at or above the kk-th largest.
+  void gatherWinners();
+  /// Each winner at its rank in values and indices.
+  void rankWinners();
+};
+} // namespace
+
+void TopKPlan::emitSetup(const KernelLaunch &launch) {
+  threads = launch.threadsPerBlock;
+  items = launch.itemsPerBlock ? launch.itemsPerBlock : 1;
+  gridStride = launch.gridStride.value_or(false);
   const int64_t perThread = launch.elementsPerThread
                                 ? launch.elementsPerThread
                                 : kDefaultColumnsPerThread;
-  const int64_t k = cast<MemRefType>(values.getType()).getDimSize(1);
-  MLIRContext *ctx = b.getContext();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type(), index = b.getIndexType();
-  auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, x, 64); };
-  Value zero = e.index(0), one = e.index(1), step = e.index(threads);
-  Value dimM = e.dim(logits, 0), dimN = e.dim(logits, 1);
+  k = cast<MemRefType>(values.getType()).getDimSize(1);
+  Type i32 = b.getI32Type();
+  zero = e.index(0);
+  one = e.index(1);
+  step = e.index(threads);
+  dimM = e.dim(logits, 0);
+  dimN = e.dim(logits, 1);
 
   // Temporaries: per row the prefix histogram and, after it, the candidate
   // count; the candidate columns; the winners' keys beyond shared memory.
@@ -324,64 +412,61 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
     return Value(memref::AllocOp::create(b, type, dynamic,
                                          b.getI64IntegerAttr(64)));
   };
-  Value prefix = temp(kPrefixBins + 1, i32, {dimM});
-  Value columns = temp(ShapedType::kDynamic, i32, {dimM, dimN});
-  const bool sharedWinners = k <= kSharedWinners;
-  Value globalWinners = sharedWinners ? Value() : temp(2 * k, i32, {dimM});
-  Value counterAt = e.index(kPrefixBins);
+  prefix = temp(kPrefixBins + 1, i32, {dimM});
+  columns = temp(ShapedType::kDynamic, i32, {dimM, dimN});
+  sharedWinners = k <= kSharedWinners;
+  globalWinners = sharedWinners ? Value() : temp(2 * k, i32, {dimM});
+  counterAt = e.index(kPrefixBins);
 
   // Segments per row: a wave of blocks over all rows, no segment shorter
   // than threads x perThread columns, at least one.
-  Value wave = createDeviceWave(b, b.getLoc(), launch.blocksPerSM(threads));
+  wave = mlir::indexpool::createDeviceWave(b, b.getLoc(),
+                                           launch.blocksPerSM(threads));
   Value byLength =
       arith::CeilDivUIOp::create(b, dimN, e.index(threads * perThread));
   Value byWave =
       arith::CeilDivUIOp::create(b, wave, arith::MaxUIOp::create(b, dimM, one));
-  Value segments = arith::MaxUIOp::create(
+  segments = arith::MaxUIOp::create(
       b, arith::MinUIOp::create(b, byLength, byWave), one);
-  Value segmentLength = arith::CeilDivUIOp::create(b, dimN, segments);
-  Value segmentBlocks = e.mul(dimM, segments);
+  segmentLength = arith::CeilDivUIOp::create(b, dimN, segments);
+  segmentBlocks = e.mul(dimM, segments);
+}
 
-  // Inside a kernel: the columns of row m that count (valid[m] clamped to
-  // [0, N]), and kk = min(k, len).
-  auto rowLength = [&](Value m) {
-    if (!valid)
-      return dimN;
-    Value v = arith::IndexCastOp::create(
-        b, index, memref::LoadOp::create(b, valid, ValueRange{m}));
-    return Value(
-        arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN));
-  };
-  auto laneOf = [&](Value tid) {
-    return Value(arith::IndexCastUIOp::create(
-        b, i32, arith::RemUIOp::create(b, tid, e.index(kWarpSize))));
-  };
-  // Every column [begin, end) of `ids.block`'s segment, with every lane of
-  // a warp in every step (the warp operations need the whole warp): `body`
-  // gets the row, the column (clamped into the segment) and whether it is
-  // one.
-  auto eachSegmentColumn = [&](const KernelIds &ids,
-                               function_ref<void(Value m)> atRow,
-                               function_ref<void(Value m, Value n, Value in)>
-                                   body) {
-    Value m = arith::DivUIOp::create(b, ids.block, segments);
-    Value s = arith::RemUIOp::create(b, ids.block, segments);
-    Value len = rowLength(m);
-    Value begin = arith::MinUIOp::create(b, e.mul(s, segmentLength), len);
-    Value end = arith::MinUIOp::create(b, e.add(begin, segmentLength), len);
-    Value count = arith::SubIOp::create(b, end, begin);
-    Value rounded = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
-    Value last = arith::SubIOp::create(b, arith::MaxUIOp::create(b, end, one),
-                                       one);
-    atRow(m);
-    e.forLoop(ids.thread, rounded, step, [&](Value j) {
-      Value n = e.add(begin, j);
-      Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, end);
-      body(m, arith::MinUIOp::create(b, n, last), in);
-    });
-  };
+Value TopKPlan::rowLength(Value m) {
+  if (!valid)
+    return dimN;
+  Value v = arith::IndexCastOp::create(
+      b, b.getIndexType(), memref::LoadOp::create(b, valid, ValueRange{m}));
+  return Value(
+      arith::MinSIOp::create(b, arith::MaxSIOp::create(b, v, zero), dimN));
+}
 
-  // 1. Zero the histograms and counters, one element per thread.
+Value TopKPlan::laneOf(Value tid) {
+  return Value(arith::IndexCastUIOp::create(
+      b, b.getI32Type(), arith::RemUIOp::create(b, tid, e.index(kWarpSize))));
+}
+
+void TopKPlan::eachSegmentColumn(
+    const KernelIds &ids, function_ref<void(Value m)> atRow,
+    function_ref<void(Value m, Value n, Value in)> body) {
+  Value m = arith::DivUIOp::create(b, ids.block, segments);
+  Value s = arith::RemUIOp::create(b, ids.block, segments);
+  Value len = rowLength(m);
+  Value begin = arith::MinUIOp::create(b, e.mul(s, segmentLength), len);
+  Value end = arith::MinUIOp::create(b, e.add(begin, segmentLength), len);
+  Value count = arith::SubIOp::create(b, end, begin);
+  Value rounded = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
+  Value last = arith::SubIOp::create(b, arith::MaxUIOp::create(b, end, one),
+                                     one);
+  atRow(m);
+  e.forLoop(ids.thread, rounded, step, [&](Value j) {
+    Value n = e.add(begin, j);
+    Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, end);
+    body(m, arith::MinUIOp::create(b, n, last), in);
+  });
+}
+
+void TopKPlan::emitZeroKernel() {
   Value prefixElements = e.mul(dimM, e.index(kPrefixBins + 1));
   launchKernel(b, arith::CeilDivUIOp::create(b, prefixElements, step), one,
                threads, TypeRange{}, [&](const KernelIds &ids) {
@@ -394,10 +479,12 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
       memref::StoreOp::create(b, e.i32(0), prefix, ValueRange{row, col});
     });
   });
+}
 
-  // 2. The prefix histograms.
+void TopKPlan::emitHistogramKernel() {
+  Type i32 = b.getI32Type();
   launchKernel(b, segmentBlocks, one, threads,
-               {sharedBuffer(ctx, kPrefixBins, i32)},
+               {sharedBuffer(b.getContext(), kPrefixBins, i32)},
                [&](const KernelIds &ids) {
     Value hist = ids.shared[0];
     Value lane = laneOf(ids.thread);
@@ -422,10 +509,12 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
       });
     });
   });
+}
 
-  // 3. The candidates: every column at or above the row's threshold bin.
+void TopKPlan::emitFilterKernel() {
+  Type i32 = b.getI32Type();
   launchKernel(b, segmentBlocks, one, threads,
-               {sharedBuffer(ctx, kPrefixBins, i32)},
+               {sharedBuffer(b.getContext(), kPrefixBins, i32)},
                [&](const KernelIds &ids) {
     Value hist = ids.shared[0];
     Value lane = laneOf(ids.thread);
@@ -454,8 +543,11 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
           appendInWarp(b, e, columns, prefix, m, counterAt, passes, n, lane);
         });
   });
+}
 
-  // 4. The exact selection among each row's candidates.
+void TopKPlan::emitSelectKernel() {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
   SmallVector<Type> shared{sharedBuffer(ctx, kBins, i32),
                            sharedBuffer(ctx, 3, i64),
                            sharedBuffer(ctx, 1, i32)};
@@ -494,200 +586,235 @@ void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
         });
       });
     };
-    // Winner `slot`'s key, in shared memory or in the global temporary (as
-    // two i32 words: the manifest's runtimes know 32-bit integers).
-    auto storeWinner = [&](Value m, Value slot, Value key) {
-      if (sharedWinners) {
-        memref::StoreOp::create(b, key, winners, ValueRange{slot});
-        return;
-      }
-      Value at = e.mul(slot, e.index(2));
-      Value high = arith::TruncIOp::create(
-          b, i32, arith::ShRUIOp::create(b, key, c64(32)));
-      memref::StoreOp::create(b, high, globalWinners, ValueRange{m, at});
-      memref::StoreOp::create(b, arith::TruncIOp::create(b, i32, key),
-                              globalWinners, ValueRange{m, e.add(at, one)});
-    };
-    auto loadWinner = [&](Value m, Value slot) -> Value {
-      if (sharedWinners)
-        return memref::LoadOp::create(b, winners, ValueRange{slot});
-      Value at = e.mul(slot, e.index(2));
-      Value high = memref::LoadOp::create(b, globalWinners, ValueRange{m, at});
-      Value low = memref::LoadOp::create(b, globalWinners,
-                                         ValueRange{m, e.add(at, one)});
-      return arith::OrIOp::create(
-          b, arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, high),
-                                   c64(32)),
-          arith::ExtUIOp::create(b, i64, low));
-    };
+    SelectBlock block{hist, state, counter, cache,
+                      winners, tid, lane, first, cachedKeys};
+    eachRow([&](Value m) { SelectRow(*this, block, m).emit(); });
+  });
+}
 
-    eachRow([&](Value m) {
-    Value kk = arith::MinUIOp::create(b, e.index(k), rowLength(m));
-    Value count = arith::IndexCastUIOp::create(
-        b, index, memref::LoadOp::create(b, prefix, ValueRange{m, counterAt}));
-    Value roundedCount = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
-    Value lastCandidate = arith::SubIOp::create(
-        b, arith::MaxUIOp::create(b, count, one), one);
-    auto columnOf = [&](Value i) {
-      return Value(arith::IndexCastUIOp::create(
-          b, index, memref::LoadOp::create(b, columns, ValueRange{m, i})));
-    };
-    auto keyOf = [&](Value n) {
-      return selectionKey(
-          b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
-    };
-    // Candidate i's key: from the cache when the row's candidates fit it
-    // (the same for the whole block), else gathered.
-    Value cached = arith::CmpIOp::create(b, arith::CmpIPredicate::ule, count,
-                                         e.index(cachedKeys));
-    e.ifThen(cached, [&]() {
-      e.forLoop(tid, count, step, [&](Value i) {
-        memref::StoreOp::create(b, keyOf(columnOf(i)), cache, ValueRange{i});
-      });
-    });
-    auto candidateKey = [&](Value i) {
-      auto pick = scf::IfOp::create(b, TypeRange{i64}, cached,
-                                    /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(pick.thenBlock());
-      scf::YieldOp::create(
-          b, ValueRange{memref::LoadOp::create(b, cache, ValueRange{i})});
-      b.setInsertionPointToStart(pick.elseBlock());
-      scf::YieldOp::create(b, ValueRange{keyOf(columnOf(i))});
-      return pick.getResult(0);
-    };
-
-    // state = {digits found so far, how many still to find below them,
-    // whether the rest are known}.
-    Value two = e.index(2);
-    e.ifThen(first, [&]() {
-      memref::StoreOp::create(b, c64(0), state, ValueRange{zero});
-      memref::StoreOp::create(b, c64(0), state, ValueRange{two});
-      memref::StoreOp::create(b, arith::IndexCastUIOp::create(b, i64, kk),
-                              state, ValueRange{one});
-      memref::StoreOp::create(b, e.i32(0), counter, ValueRange{zero});
-    });
-    barrier(b);
-
-    for (int64_t pass = 0; pass < 64 / kRadixBits; ++pass) {
-      int64_t shift = 64 - kRadixBits * (pass + 1);
-      // Once a bin holds exactly the winners still missing, all of it wins
-      // and the digits below do not matter (distinct keys: after the 32
-      // value bits at the latest). The flag is the same for the whole
-      // block, so the barriers inside stay uniform.
-      Value open = arith::CmpIOp::create(
-          b, arith::CmpIPredicate::eq,
-          memref::LoadOp::create(b, state, ValueRange{two}), c64(0));
-      auto passIf = scf::IfOp::create(b, open, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard inPass(b);
-      b.setInsertionPointToStart(passIf.thenBlock());
-      e.forLoop(tid, e.index(kBins), step, [&](Value i) {
-        memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
-      });
-      barrier(b);
-      Value found = memref::LoadOp::create(b, state, ValueRange{zero});
-      e.forLoop(tid, roundedCount, step, [&](Value i) {
-        Value inRange =
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
-        Value key = candidateKey(arith::MinUIOp::create(b, i, lastCandidate));
-        Value counts = inRange;
-        if (pass != 0) {
-          Value differs = arith::ShRUIOp::create(
-              b, arith::XOrIOp::create(b, key, found),
-              c64(shift + kRadixBits));
-          counts = arith::AndIOp::create(
-              b, counts,
-              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, differs,
-                                    c64(0)));
-        }
-        Value digit = arith::TruncIOp::create(
-            b, i32,
-            arith::AndIOp::create(
-                b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1)));
-        countInWarp(b, e, hist, digit, counts, lane, kBins);
-      });
-      barrier(b);
-      // Every warp finds the bin holding the still-missing winner (the
-      // highest with at least that many items at or above it; warp
-      // operations are uniform over the block), thread 0 records it.
-      {
-        Value remaining = memref::LoadOp::create(b, state, ValueRange{one});
-        auto [bin, above] = highestBinReaching(
-            b, e, hist, lane, arith::TruncIOp::create(b, i32, remaining), kBins);
-        Value binIndex = arith::IndexCastUIOp::create(b, index, bin);
-        Value digit = arith::ExtUIOp::create(b, i64, bin);
-        Value next = arith::OrIOp::create(
-            b, found, arith::ShLIOp::create(b, digit, c64(shift)));
-        Value missing = arith::SubIOp::create(
-            b, remaining, arith::ExtUIOp::create(b, i64, above));
-        Value whole = arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq,
-            arith::ExtUIOp::create(
-                b, i64, memref::LoadOp::create(b, hist, ValueRange{binIndex})),
-            missing);
-        // Every warp has read the state before thread 0 updates it.
-        barrier(b);
-        e.ifThen(first, [&]() {
-          memref::StoreOp::create(b, next, state, ValueRange{zero});
-          memref::StoreOp::create(b, missing, state, ValueRange{one});
-          memref::StoreOp::create(b, arith::ExtUIOp::create(b, i64, whole),
-                                  state, ValueRange{two});
-        });
-      }
-      barrier(b);
-    }
-
-    // The kk winners: every candidate key at or above the kk-th largest.
-    Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
+void SelectRow::emit() {
+  Type i64 = b.getI64Type(), index = b.getIndexType();
+  kk = arith::MinUIOp::create(b, e.index(k), rowLength(m));
+  count = arith::IndexCastUIOp::create(
+      b, index, memref::LoadOp::create(b, prefix, ValueRange{m, counterAt}));
+  roundedCount = e.mul(arith::CeilDivUIOp::create(b, count, step), step);
+  lastCandidate = arith::SubIOp::create(
+      b, arith::MaxUIOp::create(b, count, one), one);
+  cached = arith::CmpIOp::create(b, arith::CmpIPredicate::ule, count,
+                                 e.index(cachedKeys));
+  e.ifThen(cached, [&]() {
     e.forLoop(tid, count, step, [&](Value i) {
-      Value key = candidateKey(i);
-      Value wins =
-          arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold);
-      e.ifThen(wins, [&]() {
-        Value slot = memref::AtomicRMWOp::create(
-            b, arith::AtomicRMWKind::addi, e.i32(1), counter, ValueRange{zero});
-        storeWinner(m, arith::IndexCastUIOp::create(b, index, slot), key);
-      });
-    });
-    barrier(b);
-    e.forLoop(tid, kk, step, [&](Value i) {
-      Value key = loadWinner(m, i);
-      // Its rank: the winners with a larger key, kRankUnroll at a time,
-      // then the rest.
-      auto countAhead = [&](Value from, Value to, Value stride, int64_t width,
-                            Value rank) {
-        return e.forLoop(
-            from, to, stride, {rank},
-            [&](Value j, ValueRange acc) -> SmallVector<Value> {
-              Value sum = acc[0];
-              for (int64_t u = 0; u < width; ++u) {
-                Value ahead = arith::CmpIOp::create(
-                    b, arith::CmpIPredicate::ugt,
-                    loadWinner(m, e.add(j, e.index(u))), key);
-                sum = arith::AddIOp::create(
-                    b, sum, arith::SelectOp::create(b, ahead, one, zero));
-              }
-              return {sum};
-            })[0];
-      };
-      Value unrolled = e.mul(
-          arith::DivUIOp::create(b, kk, e.index(kRankUnroll)), e.index(kRankUnroll));
-      Value rank = countAhead(zero, unrolled, e.index(kRankUnroll), kRankUnroll, zero);
-      rank = countAhead(unrolled, kk, one, 1, rank);
-      Value column = arith::XOrIOp::create(
-          b, arith::TruncIOp::create(b, i32, key), e.i32(-1));
-      Value n = arith::IndexCastUIOp::create(b, index, column);
-      memref::StoreOp::create(b,
-                              memref::LoadOp::create(b, logits, ValueRange{m, n}),
-                              values, ValueRange{m, rank});
-      memref::StoreOp::create(b, column, indices, ValueRange{m, rank});
-    });
-    // Slots no column filled.
-    e.forLoop(e.add(kk, tid), e.index(k), step, [&](Value j) {
-      memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
-                              values, ValueRange{m, j});
-      memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});
-    });
+      memref::StoreOp::create(b, keyOf(columnOf(i)), cache, ValueRange{i});
     });
   });
+
+  // state = {digits found so far, how many still to find below them,
+  // whether the rest are known}.
+  two = e.index(2);
+  e.ifThen(first, [&]() {
+    memref::StoreOp::create(b, c64(0), state, ValueRange{zero});
+    memref::StoreOp::create(b, c64(0), state, ValueRange{two});
+    memref::StoreOp::create(b, arith::IndexCastUIOp::create(b, i64, kk),
+                            state, ValueRange{one});
+    memref::StoreOp::create(b, e.i32(0), counter, ValueRange{zero});
+  });
+  barrier(b);
+
+  for (int64_t pass = 0; pass < 64 / kRadixBits; ++pass)
+    radixPass(pass);
+
+  gatherWinners();
+  rankWinners();
+  // Slots no column filled.
+  e.forLoop(e.add(kk, tid), e.index(k), step, [&](Value j) {
+    memref::StoreOp::create(b, e.f32(-std::numeric_limits<double>::infinity()),
+                            values, ValueRange{m, j});
+    memref::StoreOp::create(b, e.i32(-1), indices, ValueRange{m, j});
+  });
+}
+
+Value SelectRow::columnOf(Value i) {
+  return Value(arith::IndexCastUIOp::create(
+      b, b.getIndexType(),
+      memref::LoadOp::create(b, columns, ValueRange{m, i})));
+}
+
+Value SelectRow::keyOf(Value n) {
+  return selectionKey(
+      b, memref::LoadOp::create(b, logits, ValueRange{m, n}), n);
+}
+
+Value SelectRow::candidateKey(Value i) {
+  Type i64 = b.getI64Type();
+  auto pick = scf::IfOp::create(b, TypeRange{i64}, cached,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(pick.thenBlock());
+  scf::YieldOp::create(
+      b, ValueRange{memref::LoadOp::create(b, cache, ValueRange{i})});
+  b.setInsertionPointToStart(pick.elseBlock());
+  scf::YieldOp::create(b, ValueRange{keyOf(columnOf(i))});
+  return pick.getResult(0);
+}
+
+void SelectRow::storeWinner(Value slot, Value key) {
+  Type i32 = b.getI32Type();
+  if (sharedWinners) {
+    memref::StoreOp::create(b, key, winners, ValueRange{slot});
+    return;
+  }
+  Value at = e.mul(slot, e.index(2));
+  Value high = arith::TruncIOp::create(
+      b, i32, arith::ShRUIOp::create(b, key, c64(32)));
+  memref::StoreOp::create(b, high, globalWinners, ValueRange{m, at});
+  memref::StoreOp::create(b, arith::TruncIOp::create(b, i32, key),
+                          globalWinners, ValueRange{m, e.add(at, one)});
+}
+
+Value SelectRow::loadWinner(Value slot) {
+  Type i64 = b.getI64Type();
+  if (sharedWinners)
+    return memref::LoadOp::create(b, winners, ValueRange{slot});
+  Value at = e.mul(slot, e.index(2));
+  Value high = memref::LoadOp::create(b, globalWinners, ValueRange{m, at});
+  Value low = memref::LoadOp::create(b, globalWinners,
+                                     ValueRange{m, e.add(at, one)});
+  return arith::OrIOp::create(
+      b, arith::ShLIOp::create(b, arith::ExtUIOp::create(b, i64, high),
+                               c64(32)),
+      arith::ExtUIOp::create(b, i64, low));
+}
+
+void SelectRow::radixPass(int64_t pass) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), index = b.getIndexType();
+  int64_t shift = 64 - kRadixBits * (pass + 1);
+  // Once a bin holds exactly the winners still missing, all of it wins
+  // and the digits below do not matter (distinct keys: after the 32
+  // value bits at the latest). The flag is the same for the whole
+  // block, so the barriers inside stay uniform.
+  Value open = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      memref::LoadOp::create(b, state, ValueRange{two}), c64(0));
+  auto passIf = scf::IfOp::create(b, open, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard inPass(b);
+  b.setInsertionPointToStart(passIf.thenBlock());
+  e.forLoop(tid, e.index(kBins), step, [&](Value i) {
+    memref::StoreOp::create(b, e.i32(0), hist, ValueRange{i});
+  });
+  barrier(b);
+  Value found = memref::LoadOp::create(b, state, ValueRange{zero});
+  e.forLoop(tid, roundedCount, step, [&](Value i) {
+    Value inRange =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, count);
+    Value key = candidateKey(arith::MinUIOp::create(b, i, lastCandidate));
+    Value counts = inRange;
+    if (pass != 0) {
+      Value differs = arith::ShRUIOp::create(
+          b, arith::XOrIOp::create(b, key, found),
+          c64(shift + kRadixBits));
+      counts = arith::AndIOp::create(
+          b, counts,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, differs,
+                                c64(0)));
+    }
+    Value digit = arith::TruncIOp::create(
+        b, i32,
+        arith::AndIOp::create(
+            b, arith::ShRUIOp::create(b, key, c64(shift)), c64(kBins - 1)));
+    countInWarp(b, e, hist, digit, counts, lane, kBins);
+  });
+  barrier(b);
+  // Every warp finds the bin holding the still-missing winner (the
+  // highest with at least that many items at or above it; warp
+  // operations are uniform over the block), thread 0 records it.
+  {
+    Value remaining = memref::LoadOp::create(b, state, ValueRange{one});
+    auto [bin, above] = highestBinReaching(
+        b, e, hist, lane, arith::TruncIOp::create(b, i32, remaining), kBins);
+    Value binIndex = arith::IndexCastUIOp::create(b, index, bin);
+    Value digit = arith::ExtUIOp::create(b, i64, bin);
+    Value next = arith::OrIOp::create(
+        b, found, arith::ShLIOp::create(b, digit, c64(shift)));
+    Value missing = arith::SubIOp::create(
+        b, remaining, arith::ExtUIOp::create(b, i64, above));
+    Value whole = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq,
+        arith::ExtUIOp::create(
+            b, i64, memref::LoadOp::create(b, hist, ValueRange{binIndex})),
+        missing);
+    // Every warp has read the state before thread 0 updates it.
+    barrier(b);
+    e.ifThen(first, [&]() {
+      memref::StoreOp::create(b, next, state, ValueRange{zero});
+      memref::StoreOp::create(b, missing, state, ValueRange{one});
+      memref::StoreOp::create(b, arith::ExtUIOp::create(b, i64, whole),
+                              state, ValueRange{two});
+    });
+  }
+  barrier(b);
+}
+
+void SelectRow::gatherWinners() {
+  Type index = b.getIndexType();
+  Value threshold = memref::LoadOp::create(b, state, ValueRange{zero});
+  e.forLoop(tid, count, step, [&](Value i) {
+    Value key = candidateKey(i);
+    Value wins =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, threshold);
+    e.ifThen(wins, [&]() {
+      Value slot = memref::AtomicRMWOp::create(
+          b, arith::AtomicRMWKind::addi, e.i32(1), counter, ValueRange{zero});
+      storeWinner(arith::IndexCastUIOp::create(b, index, slot), key);
+    });
+  });
+  barrier(b);
+}
+
+void SelectRow::rankWinners() {
+  Type i32 = b.getI32Type(), index = b.getIndexType();
+  e.forLoop(tid, kk, step, [&](Value i) {
+    Value key = loadWinner(i);
+    // Its rank: the winners with a larger key, kRankUnroll at a time,
+    // then the rest.
+    auto countAhead = [&](Value from, Value to, Value stride, int64_t width,
+                          Value rank) {
+      return e.forLoop(
+          from, to, stride, {rank},
+          [&](Value j, ValueRange acc) -> SmallVector<Value> {
+            Value sum = acc[0];
+            for (int64_t u = 0; u < width; ++u) {
+              Value ahead = arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::ugt,
+                  loadWinner(e.add(j, e.index(u))), key);
+              sum = arith::AddIOp::create(
+                  b, sum, arith::SelectOp::create(b, ahead, one, zero));
+            }
+            return {sum};
+          })[0];
+    };
+    Value unrolled = e.mul(
+        arith::DivUIOp::create(b, kk, e.index(kRankUnroll)), e.index(kRankUnroll));
+    Value rank = countAhead(zero, unrolled, e.index(kRankUnroll), kRankUnroll, zero);
+    rank = countAhead(unrolled, kk, one, 1, rank);
+    Value column = arith::XOrIOp::create(
+        b, arith::TruncIOp::create(b, i32, key), e.i32(-1));
+    Value n = arith::IndexCastUIOp::create(b, index, column);
+    memref::StoreOp::create(b,
+                            memref::LoadOp::create(b, logits, ValueRange{m, n}),
+                            values, ValueRange{m, rank});
+    memref::StoreOp::create(b, column, indices, ValueRange{m, rank});
+  });
+}
+
+void mlir::indexpool::gpukernels::emitTopKKernel(ImplicitLocOpBuilder &b,
+                                                 Value logits, Value valid,
+                                                 Value values, Value indices,
+                                                 const KernelLaunch &launch) {
+  Emitter e(b, 1, /*stackScopes=*/false);
+  TopKPlan plan(b, e, logits, valid, values, indices);
+  plan.emitSetup(launch);
+  plan.emitZeroKernel();
+  plan.emitHistogramKernel();
+  plan.emitFilterKernel();
+  plan.emitSelectKernel();
 }

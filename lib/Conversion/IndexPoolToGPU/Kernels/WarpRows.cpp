@@ -3,6 +3,7 @@
 #include "WarpRows.h"
 #include "GPUKernels.h"
 
+#include "indexpool/Dialect/ElementTypes.h"
 #include "indexpool/Reference/Numerics.h"
 
 #include "Common/Kernels.h"
@@ -251,9 +252,11 @@ QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
   bool fp8 = isa<Float8E4M3FNType>(codeType);
   // i4 codes (the paged layout's) are computed as i8 values in [-7, 7].
   bool i4 = codeType.isInteger(4);
-  double qmaxValue = fp8  ? ::indexpool::ref::kF8E4M3FNMax
-                     : i4 ? ::indexpool::ref::kI4Max
-                          : ::indexpool::ref::kI8Max;
+  // The code type's qmax (ElementTypes.def).
+  double qmaxValue =
+      ::indexpool::elementTypeInfo(
+          toElementType(codeType).value_or(::indexpool::ElementType::I8))
+          .qmax;
   Type stored = i4 ? b.getI8Type() : codeType;
   // absmax over the lane's values, then across the row's lanes.
   Value maxAbs = e.f32(0.0);
