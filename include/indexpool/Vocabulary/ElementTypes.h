@@ -64,9 +64,10 @@ struct ElementTypeInfo {
   }
   /// Codes in one byte of a page: 8 / bits below 8 bits, else 1.
   constexpr int64_t codesPerByte() const { return bits < 8 ? 8 / bits : 1; }
-  /// Bytes of `count` packed codes (rounded up to whole bytes).
+  /// Bytes of `count` packed codes (rounded up to whole bytes; for codes of
+  /// a byte or less it cannot overflow, whatever count >= 0 a page says).
   constexpr int64_t packedBytes(int64_t count) const {
-    return bits < 8 ? (count + codesPerByte() - 1) / codesPerByte()
+    return bits < 8 ? count / codesPerByte() + (count % codesPerByte() != 0)
                     : count * (bits / 8);
   }
 };
