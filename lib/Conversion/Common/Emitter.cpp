@@ -320,6 +320,24 @@ Value Emitter::fromF32(Value v, Type element) {
                                  math::RoundEvenOp::create(b, clamped));
 }
 
+Value Emitter::encodePackedCode(Value q, Type codeType) {
+  assert(codeType.isInteger(4) && "a code type packed below a byte");
+  // Two's complement: the low bits of the i8 value are the code's.
+  return fromF32(q, b.getI8Type());
+}
+
+Value Emitter::decodePackedCode(Value bits, Type codeType) {
+  Type type = bits.getType();
+  Type f32Type = withElement(type, b.getF32Type());
+  int width = int(codeType.getIntOrFloatBitWidth());
+  Value up = intConstantLike(type, 8 - width);
+  assert(codeType.isInteger(4) && "a code type packed below a byte");
+  // Sign-extended: to the byte's top, back with an arithmetic shift.
+  return arith::SIToFPOp::create(
+      b, f32Type,
+      arith::ShRSIOp::create(b, arith::ShLIOp::create(b, bits, up), up));
+}
+
 Value Emitter::roundTrip(Value v, Type element) {
   if (element.isF32())
     return v;

@@ -123,6 +123,15 @@ public:
   /// element -> f32 (exact).
   Value toF32(Value v);
 
+  /// Codes below a byte (ElementTypes.def's rows under 8 bits: i4, packed
+  /// two a byte in the pages) travel in i8 lanes that hold a code's bits in
+  /// their low bits. encodePackedCode: q (f32, scalar or vector, within the
+  /// code type's +-qmax or NaN) as those i8 bits, rounded as the reference
+  /// rounds to `codeType`. decodePackedCode: the f32 value of the code in the
+  /// low bits of each i8 of `bits` (the bits above it are ignored).
+  Value encodePackedCode(Value q, Type codeType);
+  Value decodePackedCode(Value bits, Type codeType);
+
   /// e^x for f32 scalars or vectors with x <= 0 (softmax arguments after the
   /// max is subtracted): within 2 ulp; 0 below -87.3 (no subnormals), NaN
   /// stays NaN. About half the instructions of a general-range exp.

@@ -261,14 +261,13 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
                                              Value scales, Value n,
                                              const QuantizeParams &params) {
   ImplicitLocOpBuilder &b = e.builder();
-  Type codeType = memrefType(codes).getElementType();
-  // The codes' element type's qmax (ElementTypes.def) unless given.
+  Type codeType = params.packedCodes ? params.packedCodes
+                                     : memrefType(codes).getElementType();
+  // The code type's qmax (ElementTypes.def).
   double qmaxValue =
-      params.qmax > 0
-          ? params.qmax
-          : ::indexpool::elementTypeInfo(
-                toElementType(codeType).value_or(::indexpool::ElementType::I8))
-                .qmax;
+      ::indexpool::elementTypeInfo(
+          toElementType(codeType).value_or(::indexpool::ElementType::I8))
+          .qmax;
 
   Value maxAbs = e.chunks(dimD, {e.f32Splat(0.0)},
                           [&](Chunk c, ValueRange acc) -> SmallVector<Value> {
@@ -292,7 +291,14 @@ void mlir::indexpool::loops::emitQuantizeRow(Emitter &e,
     Value q = inverseV ? Value(arith::MulFOp::create(b, load(c), inverseV))
                        : Value(arith::DivFOp::create(b, load(c), scaleV));
     q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
-    e.storeF32(q, codes, {n, c.offset}, c.mask);
+    if (!params.packedCodes)
+      return e.storeF32(q, codes, {n, c.offset}, c.mask);
+    Value bits = e.encodePackedCode(q, params.packedCodes);
+    SmallVector<Value, 2> at{n, c.offset};
+    if (c.mask)
+      vector::MaskedStoreOp::create(b, codes, at, c.mask, bits);
+    else
+      vector::StoreOp::create(b, bits, codes, at);
   });
 }
 

@@ -65,9 +65,10 @@ Value emitRowScale(Emitter &e, Value absmax, double qmax, bool pow2Scale);
 struct QuantizeParams {
   bool pow2Scale;
   double minAbsmax;
-  /// The largest code; 0: that of the codes' element type (i8 127,
-  /// f8E4M3FN 448). i4 codes (7) are computed into an i8 row.
-  double qmax = 0.0;
+  /// A code type packed below a byte (i4): the codes are computed into an
+  /// i8 row as its bits (Emitter::encodePackedCode), with its qmax. Null:
+  /// codes of the row's own element type.
+  Type packedCodes = {};
 };
 void emitQuantizeRow(Emitter &e, function_ref<Value(Chunk)> load, Value dimD,
                      Value codes, Value scales, Value n,

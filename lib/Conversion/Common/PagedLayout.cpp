@@ -86,15 +86,16 @@ std::pair<Value, Value> mlir::indexpool::loops::locateEntry(
   return {page, arith::RemUIOp::create(b, j, e.index(layout.entries))};
 }
 
-/// Chunk `c` of an i4 entry's codes as f32: lane i is code offset + i, the
-/// low (even) or high (odd) nibble of byte (offset + i) / 2, sign-extended
-/// by a left shift into the byte's top and an arithmetic right shift. A
-/// gather, which also serves the masked tail and any vector width; the
-/// decode is once per entry, the scoring H times as much work.
-static Value loadI4Codes(Emitter &e, Value pages, Value page, Value at,
-                         Chunk c) {
+/// Chunk `c` of a packed entry's codes as f32: lane i is code offset + i,
+/// in the low (even) or high (odd) nibble of byte (offset + i) / 2, moved
+/// to the low bits and decoded (Emitter::decodePackedCode). A gather, which
+/// also serves the masked tail and any vector width; the decode is once per
+/// entry, the scoring H times as much work.
+static Value loadPackedCodes(Emitter &e, const PageEntries &layout,
+                             Value pages, Value page, Value at, Chunk c) {
   ImplicitLocOpBuilder &b = e.builder();
   int64_t vl = e.width();
+  int64_t bits = layout.codeInfo().bits;
   VectorType indexType = e.vecType(b.getIndexType());
   VectorType bytesType = e.vecType(b.getI8Type());
   VectorType maskType = e.vecType(b.getI1Type());
@@ -112,20 +113,21 @@ static Value loadI4Codes(Emitter &e, Value pages, Value page, Value at,
   Value lane = arith::AddIOp::create(
       b, vector::BroadcastOp::create(b, indexType, c.offset),
       arith::ConstantOp::create(b, b.getIndexVectorAttr(iota)));
-  Value byteOf = arith::ShRUIOp::create(b, lane, indexSplat(1));
+  Value perByte = indexSplat(layout.codeInfo().codesPerByte());
+  Value byteOf = arith::DivUIOp::create(b, lane, perByte);
   Value mask = c.mask ? c.mask
                       : Value(arith::ConstantOp::create(
                             b, DenseElementsAttr::get(maskType, true)));
   Value bytes =
       vector::GatherOp::create(b, bytesType, pages, ValueRange{page, at},
                                byteOf, mask, byteSplat(0), llvm::MaybeAlign());
-  Value even = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, lane, indexSplat(1)), indexSplat(0));
-  Value toTop = arith::SelectOp::create(b, even, byteSplat(4), byteSplat(0));
-  Value codes = arith::ShRSIOp::create(
-      b, arith::ShLIOp::create(b, bytes, toTop), byteSplat(4));
-  return arith::SIToFPOp::create(b, e.f32Vec(), codes);
+  // Code i of a byte sits at bit i * bits (ElementTypes.def).
+  Value shift = arith::MulIOp::create(
+      b, arith::IndexCastOp::create(b, bytesType,
+                                    arith::RemUIOp::create(b, lane, perByte)),
+      byteSplat(bits));
+  return e.decodePackedCode(arith::ShRUIOp::create(b, bytes, shift),
+                            layout.codeType);
 }
 
 Value mlir::indexpool::loops::loadCodes(Emitter &e, const PageEntries &layout,
@@ -133,7 +135,7 @@ Value mlir::indexpool::loops::loadCodes(Emitter &e, const PageEntries &layout,
                                         Chunk c) {
   ImplicitLocOpBuilder &b = e.builder();
   if (layout.packed())
-    return loadI4Codes(e, pages, page, at, c);
+    return loadPackedCodes(e, layout, pages, page, at, c);
   SmallVector<Value, 2> indices{page, e.add(at, c.offset)};
   if (layout.codeType.isInteger(8))
     return e.loadF32(pages, indices, c.mask);
@@ -176,7 +178,7 @@ Value mlir::indexpool::loops::codeBytes(ImplicitLocOpBuilder &b, Value codes) {
   return arith::BitcastOp::create(b, bytes, codes);
 }
 
-Value mlir::indexpool::loops::packI4(ImplicitLocOpBuilder &b, Value low,
+Value mlir::indexpool::loops::packNibbles(ImplicitLocOpBuilder &b, Value low,
                                      Value high) {
   auto constant = [&](int64_t v) -> Value {
     if (auto vector = dyn_cast<VectorType>(low.getType()))
@@ -189,7 +191,7 @@ Value mlir::indexpool::loops::packI4(ImplicitLocOpBuilder &b, Value low,
   return arith::OrIOp::create(b, lowNibble, highNibble);
 }
 
-Value mlir::indexpool::loops::packI4Codes(ImplicitLocOpBuilder &b,
+Value mlir::indexpool::loops::packNibbleCodes(ImplicitLocOpBuilder &b,
                                           Value codes) {
   int64_t n = cast<VectorType>(codes.getType()).getNumElements();
   SmallVector<int64_t> even, odd;
@@ -197,7 +199,7 @@ Value mlir::indexpool::loops::packI4Codes(ImplicitLocOpBuilder &b,
     even.push_back(i);
     odd.push_back(i + 1);
   }
-  return packI4(b, vector::ShuffleOp::create(b, codes, codes, even),
+  return packNibbles(b, vector::ShuffleOp::create(b, codes, codes, even),
                 vector::ShuffleOp::create(b, codes, codes, odd));
 }
 

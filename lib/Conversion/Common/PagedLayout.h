@@ -78,8 +78,8 @@ std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
                                     Value numPages);
 
 /// The D codes of an entry as f32, chunk `c` of them (`at`: the entry's
-/// codesAt): the page bytes read as the code type (i4: each lane's nibble,
-/// sign-extended).
+/// codesAt): the page bytes read as the code type (packed codes: each
+/// lane's bits, decodePackedCode).
 Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
                 Value at, Chunk c);
 
@@ -90,12 +90,14 @@ Value loadScale(Emitter &e, Value pages, Value page, Value at);
 /// stores.
 Value codeBytes(ImplicitLocOpBuilder &b, Value codes);
 
-/// Two i4 codes (i8 values in [-8, 7], scalars or vectors) as the byte
-/// that holds them: `low` in bits 3..0, `high` in bits 7..4.
-Value packI4(ImplicitLocOpBuilder &b, Value low, Value high);
+/// Two 4-bit codes (i8 lanes holding their bits low: encodePackedCode's,
+/// scalars or vectors) as the byte that holds them: `low` in bits 3..0,
+/// `high` in bits 7..4.
+Value packNibbles(ImplicitLocOpBuilder &b, Value low, Value high);
 
-/// A vector of 2n i4 codes (i8 values) as the n bytes that hold them.
-Value packI4Codes(ImplicitLocOpBuilder &b, Value codes);
+/// A vector of 2n 4-bit codes (i8 lanes, as packNibbles) as the n bytes
+/// that hold them.
+Value packNibbleCodes(ImplicitLocOpBuilder &b, Value codes);
 
 /// Writes the f32 `scale` as 4 little-endian bytes at pages[page, at ..].
 void storeScale(Emitter &e, Value scale, Value pages, Value page, Value at);

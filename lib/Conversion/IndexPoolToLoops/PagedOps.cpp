@@ -35,7 +35,7 @@ using namespace mlir::indexpool::loops;
 namespace {
 
 /// The per-thread scratch of one group compressed into a page: the f32 row
-/// of emitCompressGroup, its codes [1, D] (i4 codes as i8 values) and its
+/// of emitCompressGroup, its codes [1, D] (packed codes as i8 bits) and its
 /// scale [1]. Allocated once per row of a parallel loop, inside its stack
 /// scope: a stack scope must sit directly in a parallel loop's body when it
 /// is lowered.
@@ -67,8 +67,8 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
   ImplicitLocOpBuilder &b = e.builder();
   Value zero = e.index(0);
   QuantizeParams quantize = params;
-  if (layout.packed()) // computed into an i8 row: the packed type's qmax
-    quantize.qmax = layout.codeInfo().qmax;
+  if (layout.packed()) // computed into an i8 row, as the code's bits
+    quantize.packedCodes = layout.codeType;
   emitCompressGroup(e, pool, g, rotate, quantize, scratch.row, scratch.codes,
                     scratch.scale, zero);
   Value dimD = e.dim(scratch.row, 0);
@@ -80,7 +80,7 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
     Value byte;
     if (layout.packed()) {
       Value even = e.mul(i, e.index(2));
-      byte = packI4(b, codeAt(even), codeAt(e.add(even, e.index(1))));
+      byte = packNibbles(b, codeAt(even), codeAt(e.add(even, e.index(1))));
     } else {
       byte = codeBytes(b, codeAt(i));
     }

@@ -75,12 +75,14 @@ static void storeIntoPage(Emitter &e, const WarpRow &row,
   for (auto [chunkCodes, chunkOffset] : llvm::zip(q.codes, row.offsets)) {
     Value codes = chunkCodes, offset = chunkOffset;
     e.ifThen(active, [&]() {
-      // Byte-aligned only: page_bytes may be dynamic. i4: the lane's (even
-      // count of) codes two a byte, at half its offset.
-      Value bytes = layout.packed() ? loops::packI4Codes(b, codes)
+      // Byte-aligned only: page_bytes may be dynamic. Packed codes: the
+      // lane's (even count of) codes two a byte, at half its offset.
+      Value bytes = layout.packed() ? loops::packNibbleCodes(b, codes)
                                     : loops::codeBytes(b, codes);
       Value at = layout.packed()
-                     ? Value(arith::DivUIOp::create(b, offset, e.index(2)))
+                     ? Value(arith::DivUIOp::create(
+                           b, offset,
+                           e.index(layout.codeInfo().codesPerByte())))
                      : offset;
       vector::StoreOp::create(b, bytes, pages,
                               ValueRange{page, e.add(codesAt, at)});
@@ -157,9 +159,9 @@ bool mlir::indexpool::gpukernels::canSelectPaged(MemRefType query) {
 bool mlir::indexpool::gpukernels::canSelectPagedMma(MemRefType query,
                                                     Type codeType,
                                                     const MmaChip &chip) {
-  // i4 entries are decoded on the CUDA cores (the tensor-core loads read
-  // whole code bytes as elements).
-  if (codeType.isInteger(4))
+  // Packed entries (codes below a byte) are decoded on the CUDA cores (the
+  // tensor-core loads read whole code bytes as elements).
+  if (codeType.getIntOrFloatBitWidth() < 8)
     return false;
   if (query.getRank() != 4 || query.isDynamicDim(2) || query.isDynamicDim(3))
     return false;

@@ -250,14 +250,14 @@ QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
     bool pow2Scale, double minAbsmax, bool useHardwareFp8) {
   ImplicitLocOpBuilder &b = e.builder();
   bool fp8 = isa<Float8E4M3FNType>(codeType);
-  // i4 codes (the paged layout's) are computed as i8 values in [-7, 7].
-  bool i4 = codeType.isInteger(4);
+  // Codes packed below a byte (the paged layout's) are computed as their
+  // bits in i8 lanes (Emitter::encodePackedCode).
+  bool packed = codeType.getIntOrFloatBitWidth() < 8;
   // The code type's qmax (ElementTypes.def).
   double qmaxValue =
       ::indexpool::elementTypeInfo(
           toElementType(codeType).value_or(::indexpool::ElementType::I8))
           .qmax;
-  Type stored = i4 ? b.getI8Type() : codeType;
   // absmax over the lane's values, then across the row's lanes.
   Value maxAbs = e.f32(0.0);
   for (Value v : x)
@@ -284,7 +284,8 @@ QuantizedRow mlir::indexpool::gpukernels::quantizedRow(
     q = arith::MaximumFOp::create(b, arith::MinimumFOp::create(b, q, hi), lo);
     result.codes.push_back(fp8 && useHardwareFp8 && lay.elems >= 2
                                ? hardwareFp8(b, q, scaleIsNaN)
-                               : e.fromF32(q, stored));
+                               : packed ? e.encodePackedCode(q, codeType)
+                                        : e.fromF32(q, codeType));
   }
   return result;
 }
