@@ -402,32 +402,8 @@ private:
   std::shared_ptr<PagedCache> cache;
 };
 
-} // namespace
-
-void indexpool::python::bindCache(py::module &m) {
-  py::class_<Cache>(m, "Cache", R"(The pooled indexer caches of many sequences (docs/cache.md): L layers
-of paged FP8 keys within a page budget, sequences added, forked (sharing
-pages, copy-on-write) and freed, decode steps appended and selected through
-the paged kernels compiled for the CPU, and crash-safe snapshots.)")
-      .def(py::init<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                    std::uint64_t, std::int64_t, std::int64_t, int,
-                    std::uint64_t, std::uint64_t, const std::string &,
-                    const std::string &, bool, std::optional<Floats>,
-                    float, const std::string &, std::int64_t,
-                    const std::string &, std::uint64_t, const std::string &,
-                    const std::string &, const std::string &,
-                    const std::string &>(),
-           py::arg("layers") = 1, py::arg("dim") = 128,
-           py::arg("pool_size") = 4, py::arg("page_entries") = 64,
-           py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
-           py::arg("threads") = 0, py::arg("host_pages") = 0,
-           py::arg("file_pages") = 0, py::arg("file_path") = "",
-           py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
-           py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
-           py::arg("device") = "cpu", py::arg("refine") = 0,
-           py::arg("store") = "", py::arg("store_pages") = 0,
-           py::arg("model") = "", py::arg("tiers") = "",
-           py::arg("token_tier") = "device", py::arg("codes") = "f8E4M3FN",
+/// Cache.__init__'s text up to its code types (bindCache appends them).
+constexpr const char *kCacheInitDoc =
            "pages: the device tier's budget; host_pages and file_pages: "
            "lower tiers (0: none; the file tier's file is created at "
            "file_path); policy: lru, lru-k, lru-k:K or lru-k:K:PERIOD; "
@@ -451,9 +427,41 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            "'device' (with refine, each page's token tier moves with its "
            "pools) or 'host' (the token tier stays in host memory, pinned "
            "on a GPU, for every page; the tiers hold the pools only); "
-           "codes: the pooled pages' code type, 'f8E4M3FN', 'i8' or 'i4' "
-           "(two a byte, D even; E * (D / 2 + 4) bytes a page; the token "
-           "tier stays FP8).")
+           "codes: the pooled pages' code type, ";
+
+} // namespace
+
+void indexpool::python::bindCache(py::module &m) {
+  // The code types from ElementTypes.def; pybind11 copies the text.
+  std::string initDoc =
+      std::string(kCacheInitDoc) +
+      elementTypeList(ElementUse::PagedCode) +
+      " (below a byte: two a byte, D even, E * (D / 2 + 4) bytes a page; "
+      "the token tier stays FP8).";
+  py::class_<Cache>(m, "Cache", R"(The pooled indexer caches of many sequences (docs/cache.md): L layers
+of paged FP8 keys within a page budget, sequences added, forked (sharing
+pages, copy-on-write) and freed, decode steps appended and selected through
+the paged kernels compiled for the CPU, and crash-safe snapshots.)")
+      .def(py::init<std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                    std::uint64_t, std::int64_t, std::int64_t, int,
+                    std::uint64_t, std::uint64_t, const std::string &,
+                    const std::string &, bool, std::optional<Floats>,
+                    float, const std::string &, std::int64_t,
+                    const std::string &, std::uint64_t, const std::string &,
+                    const std::string &, const std::string &,
+                    const std::string &>(),
+           py::arg("layers") = 1, py::arg("dim") = 128,
+           py::arg("pool_size") = 4, py::arg("page_entries") = 64,
+           py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
+           py::arg("threads") = 0, py::arg("host_pages") = 0,
+           py::arg("file_pages") = 0, py::arg("file_path") = "",
+           py::arg("policy") = "lru-k", py::arg("per_channel_scores") = false,
+           py::arg("bias") = py::none(), py::arg("temperature") = 1.0f,
+           py::arg("device") = "cpu", py::arg("refine") = 0,
+           py::arg("store") = "", py::arg("store_pages") = 0,
+           py::arg("model") = "", py::arg("tiers") = "",
+           py::arg("token_tier") = "device", py::arg("codes") = "f8E4M3FN",
+           initDoc.c_str())
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
