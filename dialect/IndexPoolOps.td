@@ -482,12 +482,15 @@ def IndexPool_CompressPagedOp : IndexPool_Op<"compress_paged"> {
     `pages` is `[pages, E * (D + 4)]` i8, one row of bytes per page: the
     `E = page_entries` (default 64) entries' codes, `E x D` bytes, then their
     f32 scales, `4 * E` bytes little-endian (with `scales_first`, the scales
-    first). `codes` is the code type, `f8E4M3FN` (default), `i8` or `i4`.
-    `i4` codes are those of `quantize` with qmax = 7 (in [-7, 7]), two a
-    byte: code `2i` in bits 3..0 of byte `i`, code `2i + 1` in bits 7..4,
-    two's complement; an entry's codes are then `D / 2` bytes, a page
+    first). `codes` is the code type, `f8E4M3FN` (default), `i8`, `i4` or
+    `f4E2M1FN`. `i4` codes are those of `quantize` with qmax = 7 (in
+    [-7, 7]), two's complement; `f4E2M1FN` codes (OCP FP4: 0, 0.5, 1, 1.5,
+    2, 3, 4, 6 and their negatives, no NaN: a NaN row's codes are +0 and its
+    scale NaN) those of `quantize` with qmax = 6, rounded to nearest even.
+    Both are 4 bits, two a byte: code `2i` in bits 3..0 of byte `i`, code
+    `2i + 1` in bits 7..4; an entry's codes are then `D / 2` bytes, a page
     `E * (D / 2 + 4)` bytes, and D must be even. At D = 128 and E = 64 a
-    page is 8448 bytes (4352 with `i4`), the production layout. Slots must be
+    page is 8448 bytes (4352 with 4-bit codes), the production layout. Slots must be
     below `pages * E` and distinct; `indexpool-run` checks them at run time
     (docs/serving-layout.md).
 

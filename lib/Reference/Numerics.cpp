@@ -24,6 +24,9 @@ struct FloatFormat {
   // FN formats (f8E4M3FN): no infinities, only the all-ones pattern is NaN,
   // and overflow saturates to the largest finite value.
   bool finiteOnly;
+  // Formats without NaN either (f4E2M1FN): every pattern is a number, and
+  // a NaN rounds to +0, as for the integer codes.
+  bool noNaN = false;
 
   int bias() const { return (1 << (exponentBits - 1)) - 1; }
   int maxExponentField() const { return (1 << exponentBits) - 1; }
@@ -34,7 +37,7 @@ struct FloatFormat {
     // IEEE reserves the all-ones exponent for inf/NaN; FN formats use it for
     // numbers too, except all-ones mantissa (NaN).
     int maxExp = finiteOnly ? maxExponentField() - bias() : bias();
-    int lostUlps = finiteOnly ? 2 : 1;
+    int lostUlps = finiteOnly && !noNaN ? 2 : 1;
     return std::ldexp((1 << (mantissaBits + 1)) - lostUlps,
                       maxExp - mantissaBits);
   }
@@ -44,6 +47,7 @@ constexpr FloatFormat kF32{8, 23, false};
 constexpr FloatFormat kBF16{8, 7, false};
 constexpr FloatFormat kF16{5, 10, false};
 constexpr FloatFormat kF8E4M3FN{4, 3, true};
+constexpr FloatFormat kF4E2M1FN{2, 1, true, /*noNaN=*/true};
 
 /// Round a finite y >= 0 to an integer, ties to even. Exact: y - floor(y)
 /// loses nothing for a double. Independent of the FP environment's mode.
@@ -59,7 +63,7 @@ double roundHalfEven(double y) {
 
 double roundToFormat(double x, const FloatFormat &format) {
   if (std::isnan(x))
-    return x;
+    return format.noNaN ? 0.0 : x;
   double magnitude = std::fabs(x);
   if (std::isinf(magnitude))
     return format.finiteOnly ? std::copysign(format.maxFinite(), x) : x;
@@ -112,7 +116,7 @@ double decodeFormat(uint32_t bits, const FloatFormat &format) {
   int exponentField = int(bits >> mantissaBits) & format.maxExponentField();
   bool negative = (bits >> (format.exponentBits + mantissaBits)) & 1;
   double magnitude;
-  if (exponentField == format.maxExponentField() &&
+  if (exponentField == format.maxExponentField() && !format.noNaN &&
       (!format.finiteOnly || mantissa == format.mantissaMask()))
     magnitude = mantissa == 0 && !format.finiteOnly
                     ? std::numeric_limits<double>::infinity()
@@ -143,6 +147,8 @@ uint32_t encodeCode(ElementType type, double value) {
     return uint8_t(int8_t(roundToI8(value)));
   case ElementType::I4:
     return uint32_t(int(roundToI4(value))) & 0xF;
+  case ElementType::F4E2M1FN:
+    return encodeFormat(value, kF4E2M1FN);
   default:
     assert(false && "the bits of a type that holds no codes");
     return 0;
@@ -157,6 +163,8 @@ double decodeCode(ElementType type, uint32_t bits) {
     return double(int8_t(uint8_t(bits)));
   case ElementType::I4: // sign-extend the nibble
     return double(int8_t(uint8_t(bits << 4)) >> 4);
+  case ElementType::F4E2M1FN:
+    return decodeFormat(bits & 0xF, kF4E2M1FN);
   default:
     assert(false && "the value of a type that holds no codes");
     return 0;
@@ -198,6 +206,8 @@ double roundTo(double x, ElementType type) {
     return roundToI64(x);
   case ElementType::I4:
     return roundToI4(x);
+  case ElementType::F4E2M1FN:
+    return roundToFormat(x, kF4E2M1FN);
   }
   return x;
 }

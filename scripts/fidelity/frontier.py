@@ -153,6 +153,15 @@ def configurations(quick):
     c += pair
     c.append(per_head("per-head-i4-p4-c21-e5m2", "per-head choice i4 + refine",
                       pair))
+    # FP4 E2M1 pooled keys at the same bytes as INT4 (two codes a byte, an
+    # f32 scale): the codes' grid, not their size, differs.
+    fp4 = [config("mean-f4-p4-c22", "f4E2M1FN + refine", 4, 22, "token-fp8",
+                  fmt="f4E2M1FN"),
+           config("gate-f4-p4-c22", "gate f4E2M1FN + refine", 4, 22,
+                  "token-fp8", gate=True, fmt="f4E2M1FN")]
+    c += fp4
+    c.append(per_head("per-head-f4-p4-c22",
+                      "per-head choice f4E2M1FN + refine", fp4))
     c.append(config("gate-p4", "gate", 4, gate=True))
     for r in (4, 8, 15):
         c.append(config(f"gate-p4-c{r}", "gate + refine", 4, r, "token-fp8",

@@ -32,7 +32,7 @@ TEST(ElementTypeTest, NamesRoundTrip) {
   for (ElementType type :
        {ElementType::F32, ElementType::F16, ElementType::BF16,
         ElementType::F8E4M3FN, ElementType::I8, ElementType::I32,
-        ElementType::I64, ElementType::I4})
+        ElementType::I64, ElementType::I4, ElementType::F4E2M1FN})
     EXPECT_EQ(parseElementType(elementTypeName(type)), type);
   EXPECT_STREQ(elementTypeName(ElementType::I4), "i4");
   EXPECT_STREQ(elementTypeName(ElementType::F8E4M3FN), "f8E4M3FN");
@@ -419,6 +419,56 @@ TEST(RoundToTest, Dispatches) {
   EXPECT_EQ(roundTo(9.0, ElementType::I4), 7);
   EXPECT_EQ(roundTo(-20.0, ElementType::I4), -8);
   EXPECT_EQ(roundTo(std::nan(""), ElementType::I4), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// f4E2M1FN (OCP FP4: 1 sign, 2 exponent bits of bias 1, 1 mantissa bit)
+//===----------------------------------------------------------------------===//
+
+TEST(F4E2M1FNTest, EveryCodeDecodesToTheOcpValue) {
+  // Codes 0..7 are 0, 0.5 (the subnormal), 1, 1.5, 2, 3, 4, 6; bit 3 is the
+  // sign; no pattern is NaN or infinite.
+  const double magnitudes[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  for (uint32_t code = 0; code < 16; ++code) {
+    double value = decodeCode(ElementType::F4E2M1FN, code);
+    EXPECT_EQ(std::fabs(value), magnitudes[code & 7]) << code;
+    EXPECT_EQ(std::signbit(value), code >= 8) << code;
+    EXPECT_EQ(encodeCode(ElementType::F4E2M1FN, value), code) << code;
+  }
+  // Bits above the code are ignored.
+  EXPECT_EQ(decodeCode(ElementType::F4E2M1FN, 0xF3), 1.5);
+}
+
+TEST(F4E2M1FNTest, TiesGoToTheEvenMantissa) {
+  auto code = [](double x) { return encodeCode(ElementType::F4E2M1FN, x); };
+  EXPECT_EQ(code(0.25), 0x0u);  // 0 | 0.5: 0
+  EXPECT_EQ(code(0.75), 0x2u);  // 0.5 | 1: 1
+  EXPECT_EQ(code(1.25), 0x2u);  // 1 | 1.5: 1
+  EXPECT_EQ(code(1.75), 0x4u);  // 1.5 | 2: 2
+  EXPECT_EQ(code(2.5), 0x4u);   // 2 | 3: 2
+  EXPECT_EQ(code(3.5), 0x6u);   // 3 | 4: 4
+  EXPECT_EQ(code(5.0), 0x6u);   // 4 | 6: 4
+  EXPECT_EQ(code(-2.5), 0xCu);
+  EXPECT_EQ(code(0.2500001), 0x1u); // past the tie
+  EXPECT_EQ(code(4.9999), 0x6u);
+  EXPECT_EQ(code(5.0001), 0x7u);
+}
+
+TEST(F4E2M1FNTest, SaturatesAndHasNoNaN) {
+  auto code = [](double x) { return encodeCode(ElementType::F4E2M1FN, x); };
+  EXPECT_EQ(code(7.0), 0x7u);
+  EXPECT_EQ(code(1e30), 0x7u);
+  EXPECT_EQ(code(-std::numeric_limits<double>::infinity()), 0xFu);
+  EXPECT_EQ(code(std::nan("")), 0x0u); // as the integer codes: +0
+  EXPECT_EQ(code(-std::nan("")), 0x0u);
+  EXPECT_EQ(code(-0.0), 0x8u);  // the sign of zero is kept
+  EXPECT_EQ(code(-0.1), 0x8u);
+  EXPECT_EQ(roundTo(std::nan(""), ElementType::F4E2M1FN), 0.0);
+  EXPECT_EQ(roundTo(2.9, ElementType::F4E2M1FN), 3.0);
+  EXPECT_EQ(qmax(ElementType::F4E2M1FN), 6.0);
+  EXPECT_EQ(quantizationScale(3.0, ElementType::F4E2M1FN, false), 0.5);
+  // 2^ceil(log2(6.5 / 6)) = 2.
+  EXPECT_EQ(quantizationScale(6.5, ElementType::F4E2M1FN, true), 2.0);
 }
 
 //===----------------------------------------------------------------------===//

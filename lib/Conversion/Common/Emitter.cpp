@@ -320,22 +320,75 @@ Value Emitter::fromF32(Value v, Type element) {
                                  math::RoundEvenOp::create(b, clamped));
 }
 
+// f4E2M1FN (ElementTypes.def): 1 sign, 2 exponent (bias 1), 1 mantissa
+// bit; the magnitudes 0, 0.5, 1, 1.5 | 2, 3 | 4, 6 are codes 0 .. 7, no
+// infinities, no NaN.
 Value Emitter::encodePackedCode(Value q, Type codeType) {
-  assert(codeType.isInteger(4) && "a code type packed below a byte");
-  // Two's complement: the low bits of the i8 value are the code's.
-  return fromF32(q, b.getI8Type());
+  if (codeType.isInteger()) // two's complement: the i8's low bits
+    return fromF32(q, b.getI8Type());
+  assert(isa<Float4E2M1FNType>(codeType) && "a code type packed below a byte");
+  Type type = q.getType();
+  Type i32Type = withElement(type, b.getI32Type());
+  auto cf = [&](double c) { return constantLike(type, c); };
+  auto ci = [&](int64_t c) { return intConstantLike(i32Type, c); };
+  auto roundEven = [&](Value x) { return math::RoundEvenOp::create(b, x); };
+  // A NaN code is +0 (the format has none); the sign is that of q.
+  Value isNan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, q, q);
+  Value clean = arith::SelectOp::create(b, isNan, cf(0.0), q);
+  Value r = math::AbsFOp::create(b, clean); // <= 6: q is clamped to qmax
+  // The code of r is its index on the grid, whose step is 1/2 below 2, 1
+  // below 4 and 2 up to 6: r * 2, r + 2 or r / 2 + 4 rounded half to even
+  // (an even index is an even mantissa, as round-to-nearest-even wants;
+  // 1.75 and 3.5 round up to the next binade's first code).
+  Value index = arith::SelectOp::create(
+      b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, r, cf(2.0)),
+      roundEven(arith::MulFOp::create(b, r, cf(2.0))),
+      arith::SelectOp::create(
+          b, arith::CmpFOp::create(b, arith::CmpFPredicate::OLT, r, cf(4.0)),
+          arith::AddFOp::create(b, roundEven(r), cf(2.0)),
+          arith::AddFOp::create(
+              b, roundEven(arith::MulFOp::create(b, r, cf(0.5))), cf(4.0))));
+  Value sign = arith::ShLIOp::create(
+      b,
+      arith::ShRUIOp::create(b, arith::BitcastOp::create(b, i32Type, clean),
+                             ci(31)),
+      ci(3));
+  Value code = arith::OrIOp::create(
+      b, arith::FPToSIOp::create(b, i32Type, index), sign);
+  return arith::TruncIOp::create(b, withElement(type, b.getI8Type()), code);
 }
 
 Value Emitter::decodePackedCode(Value bits, Type codeType) {
   Type type = bits.getType();
   Type f32Type = withElement(type, b.getF32Type());
-  int width = int(codeType.getIntOrFloatBitWidth());
-  Value up = intConstantLike(type, 8 - width);
-  assert(codeType.isInteger(4) && "a code type packed below a byte");
-  // Sign-extended: to the byte's top, back with an arithmetic shift.
-  return arith::SIToFPOp::create(
+  if (codeType.isInteger()) {
+    // Sign-extended: to the byte's top, back with an arithmetic shift.
+    Value up = intConstantLike(type, 8 - codeType.getIntOrFloatBitWidth());
+    return arith::SIToFPOp::create(
+        b, f32Type,
+        arith::ShRSIOp::create(b, arith::ShLIOp::create(b, bits, up), up));
+  }
+  assert(isa<Float4E2M1FNType>(codeType) && "a code type packed below a byte");
+  Type i32Type = withElement(type, b.getI32Type());
+  auto ci = [&](int64_t c) { return intConstantLike(i32Type, c); };
+  Value x = arith::ExtUIOp::create(b, i32Type, bits);
+  Value exp = arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, ci(1)),
+                                    ci(3));
+  Value man = arith::AndIOp::create(b, x, ci(1));
+  // As f32 bits: 2^(exp - 1) * (1 + man / 2), or man * 0.5 when exp is 0.
+  Value normal = arith::OrIOp::create(
+      b,
+      arith::ShLIOp::create(b, arith::AddIOp::create(b, exp, ci(kF32Bias - 1)),
+                            ci(23)),
+      arith::ShLIOp::create(b, man, ci(22)));
+  Value subnormal = arith::MulIOp::create(b, man, ci(0x3F000000)); // 0.5
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, ci(0));
+  Value sign = arith::ShLIOp::create(b, arith::AndIOp::create(b, x, ci(8)),
+                                     ci(28));
+  return arith::BitcastOp::create(
       b, f32Type,
-      arith::ShRSIOp::create(b, arith::ShLIOp::create(b, bits, up), up));
+      arith::OrIOp::create(
+          b, arith::SelectOp::create(b, isSub, subnormal, normal), sign));
 }
 
 Value Emitter::roundTrip(Value v, Type element) {
