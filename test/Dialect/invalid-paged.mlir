@@ -35,7 +35,7 @@ func.func @slots_per_group(%k: tensor<18x128xbf16>, %s: tensor<18xf32>, %p: tens
 // -----
 
 func.func @codes_type(%k: tensor<16x128xbf16>, %s: tensor<16xf32>, %p: tensor<4x8448xi8>, %sl: tensor<4xi64>) {
-  // expected-error @+1 {{codes must be f8E4M3FN, i8 or i4, got 'f16'}}
+  // expected-error @+1 {{codes must be f8E4M3FN, i8, i4 or f4E2M1FN, got 'f16'}}
   %r = indexpool.compress_paged %k, %s into %p at %sl {pool_size = 4 : i64, codes = f16} : (tensor<16x128xbf16>, tensor<16xf32>, tensor<4x8448xi8>, tensor<4xi64>) -> tensor<4x8448xi8>
   return
 }

@@ -28,7 +28,7 @@
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --refine=-1 2>&1 | FileCheck %s --check-prefix=REFINENEG
 // REFINENEG: indexpool-fidelity: error: --refine=-1 must be positive (0: no refinement)
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --format=bf16 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: indexpool-fidelity: error: --format: unknown pool format "bf16" (known: none, fp8, f8E4M3FN, i8 or i4)
+// FORMAT: indexpool-fidelity: error: --format: unknown pool format "bf16" (known: none, fp8, f8E4M3FN, i8, i4 or f4E2M1FN)
 
 // The first-stage variants and the token tier (first-stage.mlir).
 // RUN: /usr/bin/python3 -c "import numpy as np; np.save('%t/g9.npy', np.ones(9, np.float32))"

@@ -23,7 +23,7 @@
 // RUN: rm -rf %t && mkdir -p %t && cp %S/Inputs/launch/fake.ptx %t/
 // RUN: sed 's/"codes": "i8"/"codes": "f64"/' %S/Inputs/launch/paged-compress.json > %t/codes.json
 // RUN: not indexpool-launch %t/codes.json --random-inputs=1 2>&1 | FileCheck %s --check-prefix=CODES --implicit-check-not=error:
-// CODES: indexpool-launch: error: {{.*}}codes.json:28:49: computes[0].properties.codes: unknown code type "f64" (known: f8E4M3FN, i8 or i4)
+// CODES: indexpool-launch: error: {{.*}}codes.json:28:49: computes[0].properties.codes: unknown code type "f64" (known: f8E4M3FN, i8, i4 or f4E2M1FN)
 // One slot per group of P = 4 keys: 16 for 64 keys.
 // RUN: sed -e 's/"shape": \[16\]/"shape": [15]/' -e 's/"bytes": 128/"bytes": 120/' %S/Inputs/launch/paged-compress.json > %t/slots.json
 // RUN: not indexpool-launch %t/slots.json --random-inputs=1 2>&1 | FileCheck %s --check-prefix=SLOTS --implicit-check-not=error:

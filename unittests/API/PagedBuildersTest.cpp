@@ -501,7 +501,7 @@ TEST(PagedBuildersAPITest, BadSpecsGiveAStatus) {
   compress.layout.codeType = DType::BF16;
   EXPECT_FALSE(buildCompressPaged(compress, status));
   EXPECT_EQ(status.message(),
-            "layout.codeType must be f8E4M3FN, i8 or i4, got bf16");
+            "layout.codeType must be f8E4M3FN, i8, i4 or f4E2M1FN, got bf16");
   compress = CompressPagedSpec();
   compress.dim = 37;
   compress.rotate = false;

@@ -130,13 +130,13 @@ TEST(ManifestPagedErrorsTest, DefaultsAreTheDialects) {
 TEST(ManifestPagedErrorsTest, TheCodesTypeIsATypeName) {
   EXPECT_EQ(errorOf(edited("\"codes\": \"f8E4M3FN\"", "\"codes\": \"f64\"")),
             "m.json:28:65: computes[0].properties.codes: unknown code type "
-            "\"f64\" (known: f8E4M3FN, i8 or i4)");
+            "\"f64\" (known: f8E4M3FN, i8, i4 or f4E2M1FN)");
   EXPECT_EQ(errorOf(edited("\"codes\": \"f8E4M3FN\"", "\"codes\": \"f32\"")),
             "m.json:28:65: computes[0].properties.codes: unknown code type "
-            "\"f32\" (known: f8E4M3FN, i8 or i4)");
+            "\"f32\" (known: f8E4M3FN, i8, i4 or f4E2M1FN)");
   EXPECT_EQ(errorOf(edited("\"codes\": \"f8E4M3FN\"", "\"codes\": 8")),
             "m.json:28:65: computes[0].properties.codes: expected the name of "
-            "a code type, f8E4M3FN, i8 or i4, got 8");
+            "a code type, f8E4M3FN, i8, i4 or f4E2M1FN, got 8");
   EXPECT_EQ(errorOf(edited("\"page_entries\": 8, \"codes\"",
                            "\"page_entries\": true, \"codes\"")),
             "m.json:28:53: computes[0].properties.page_entries: expected an "
