@@ -33,7 +33,7 @@ fi
 
 # libFuzzer and the sanitizer runtimes of clang-22.
 PACKAGES=(cmake ninja-build clang-22 lld-22 libclang-rt-22-dev llvm-22-dev
-          libmlir-22-dev mlir-22-tools libomp-22-dev libxxhash-dev)
+          libmlir-22-dev mlir-22-tools libomp-22-dev libxxhash-dev libcli11-dev)
 source "$ROOT/scripts/install-packages.sh"
 install_missing "${PACKAGES[@]}"
 

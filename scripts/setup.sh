@@ -12,7 +12,7 @@ PACKAGES=(cmake ninja-build ccache python3
           libgtest-dev libgmock-dev libbenchmark-dev libomp-22-dev python3-numpy
           python3-psutil python3-pybind11 pybind11-dev python3-torch
           python3-pytest python3-matplotlib libxxhash-dev redis-server
-          libhiredis-dev stunnel4 openssl)
+          libhiredis-dev stunnel4 openssl libcli11-dev)
 
 source "$ROOT/scripts/install-packages.sh"
 install_missing "${PACKAGES[@]}"

@@ -18,7 +18,11 @@ COMPILE=$BUILD_DIR/bin/indexpool-compile
 export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 rm -rf "$OUT"
-mkdir -p "$OUT/bench" "$OUT/tests"
+mkdir -p "$OUT/bench" "$OUT/tests" "$OUT/cli11"
+# CLI11's headers (libcli11-dev, 400 KB): the tools' flag library needs
+# them, and the GPU machine has no package archive (run-on-device.sh passes
+# them to its runtime-only build).
+cp -r /usr/include/CLI "$OUT/cli11/"
 
 # compile_tests CHIP DIR FILE...: every function of the files for CHIP into
 # DIR; functions with host code the manifest cannot hold are listed.

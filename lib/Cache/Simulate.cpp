@@ -3,6 +3,7 @@
 #include "indexpool/Cache/Simulate.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 using namespace indexpool::cache;
@@ -131,4 +132,45 @@ indexpool::cache::resultsJson(const std::vector<SimulationResult> &results) {
     out += i + 1 < results.size() ? ",\n" : "\n";
   }
   return out + "]\n";
+}
+
+bool indexpool::cache::loadTrace(const std::string &source, Trace &trace,
+                                 std::string &error) {
+  if (source.rfind("gen:", 0) != 0)
+    return readTrace(source, trace, error);
+  std::string_view rest = std::string_view(source).substr(4);
+  std::uint64_t seed = 1;
+  size_t colon = rest.find(':');
+  if (colon != std::string_view::npos) {
+    std::string_view digits = rest.substr(colon + 1);
+    auto [end, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+    if (digits.empty() || ec != std::errc() ||
+        end != digits.data() + digits.size()) {
+      error = source + ": expected gen:KIND or gen:KIND:SEED";
+      return false;
+    }
+  }
+  return generateTrace(std::string(rest.substr(0, colon)), seed, trace, error);
+}
+
+std::optional<std::vector<indexpool::cache::SimulationResult>>
+indexpool::cache::runStudies(const std::vector<std::string> &sources,
+                             const Study &study, std::string &error) {
+  std::vector<SimulationResult> all;
+  for (const std::string &source : sources) {
+    Trace trace;
+    if (!loadTrace(source, trace, error))
+      return std::nullopt;
+    if (trace.references.empty()) {
+      error = source + ": the trace has no references";
+      return std::nullopt;
+    }
+    std::optional<std::vector<SimulationResult>> results =
+        runStudy(trace, study, error);
+    if (!results)
+      return std::nullopt;
+    all.insert(all.end(), results->begin(), results->end());
+  }
+  return all;
 }

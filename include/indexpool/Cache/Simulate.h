@@ -43,6 +43,17 @@ struct Study {
 std::optional<std::vector<SimulationResult>>
 runStudy(const Trace &trace, const Study &study, std::string &error);
 
+/// A trace file, or gen:KIND[:SEED] for a generated one (generateTrace);
+/// false with `error` set otherwise.
+bool loadTrace(const std::string &source, Trace &trace, std::string &error);
+
+/// runStudy on every trace of `sources` (loadTrace), in order: what
+/// indexpool-cache-sim prints. nullopt with `error` set (a trace that does
+/// not load or has no references, an invalid study).
+std::optional<std::vector<SimulationResult>>
+runStudies(const std::vector<std::string> &sources, const Study &study,
+           std::string &error);
+
 /// A Markdown table: a row per trace and budget, the tier-0 hit rate of
 /// each policy (and the host tier's, when there is one).
 std::string formatHitRates(const std::vector<SimulationResult> &results);
