@@ -27,6 +27,8 @@ struct Entry {
   std::string name, valueName, help;
   Flags::Reader read; // null for a flag
   bool *flag = nullptr;
+  bool required = false;
+  bool *given = nullptr;
   std::vector<std::string> values;
 
   /// "-o DIR" for a one-letter option, "--name=VALUE" otherwise.
@@ -102,6 +104,16 @@ Flags &Flags::option(std::string name, std::string valueName, std::string help,
                      Reader read) {
   impl->entries.push_back(
       {std::move(name), std::move(valueName), std::move(help), std::move(read)});
+  return *this;
+}
+
+Flags &Flags::required() {
+  impl->entries.back().required = true;
+  return *this;
+}
+
+Flags &Flags::given(bool &into) {
+  impl->entries.back().given = &into;
   return *this;
 }
 
@@ -235,6 +247,10 @@ std::optional<int> Flags::parse(int argc, const char *const *argv) {
       }
       continue;
     }
+    if (given == 0 && entry.required)
+      return fail(entry.label() + " is required");
+    if (given > 0 && entry.given)
+      *entry.given = true;
     // An occurrence without a value adds none.
     if (given > entry.values.size())
       return fail(entry.needsValue());
@@ -287,16 +303,25 @@ Flags::Reader Flags::choice(std::string &into,
                             std::vector<std::string> choices) {
   return [&into, choices](const std::string &option,
                           const std::string &value) {
-    if (std::find(choices.begin(), choices.end(), value) != choices.end()) {
-      into = value;
-      return std::string();
-    }
-    std::string known;
-    for (size_t i = 0; i < choices.size(); ++i)
-      known += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") +
-               choices[i];
-    return expectedMessage(option, value, known);
+    if (std::find(choices.begin(), choices.end(), value) == choices.end())
+      return expectedMessage(option, value, listText(choices));
+    into = value;
+    return std::string();
   };
+}
+
+Flags::Reader Flags::file(std::string &into) {
+  return [&into](const std::string &, const std::string &value) {
+    into = !value.empty() && value[0] == '@' ? value.substr(1) : value;
+    return std::string();
+  };
+}
+
+std::string Flags::listText(const std::vector<std::string> &items) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+  return text;
 }
 
 std::string Flags::expectedMessage(const std::string &option,

@@ -115,4 +115,4 @@
 // WRITE: indexpool-calibrate: error: -o: {{.*}}e.npy
 // RUN: not ls %t/e.npy
 // RUN: not indexpool-calibrate --keys=@%t/p/keys.npy --queries=@%t/p/queries.npy 2>&1 | FileCheck %s --check-prefix=NOOUT
-// NOOUT: for the -o option: must be specified at least once
+// NOOUT: indexpool-calibrate: error: -o FILE.npy is required

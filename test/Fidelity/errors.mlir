@@ -33,7 +33,7 @@
 // The first-stage variants and the token tier (first-stage.mlir).
 // RUN: /usr/bin/python3 -c "import numpy as np; np.save('%t/g9.npy', np.ones(9, np.float32))"
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --first-stage=max 2>&1 | FileCheck %s --check-prefix=STAGE
-// STAGE: Cannot find option named 'max'
+// STAGE: indexpool-fidelity: error: --first-stage=max: expected mean or max-aware
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --first-stage=max-aware --bound-weight=-0.5 2>&1 | FileCheck %s --check-prefix=WEIGHT
 // WEIGHT: indexpool-fidelity: error: --bound-weight=-0.5 must be a finite non-negative number
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --bound-weight=0.5 2>&1 | FileCheck %s --check-prefix=WEIGHTMEAN
@@ -45,7 +45,7 @@
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --gate=@%t/g9.npy --score=norm 2>&1 | FileCheck %s --check-prefix=GATENORM
 // GATENORM: indexpool-fidelity: error: --gate replaces the pooling scores: it cannot be combined with --score=norm
 // RUN: not indexpool-fidelity --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --refine=2 --refine-keys=token-bf16 2>&1 | FileCheck %s --check-prefix=TIER
-// TIER: Cannot find option named 'token-bf16'
+// TIER: indexpool-fidelity: error: --refine-keys=token-bf16: expected exact, i8, fp8, token-fp8 or token-i8
 // RUN: not indexpool-calibrate --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --train=32 --held-out=16 -o %t/b.npy --gate=mean-query 2>&1 | FileCheck %s --check-prefix=GATEOUT
 // GATEOUT: indexpool-calibrate: error: --gate needs --gate-output=FILE.npy
 // RUN: not indexpool-calibrate --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --train=32 --held-out=16 -o %t/b.npy --gate-output=%t/g.npy 2>&1 | FileCheck %s --check-prefix=GATEIN
@@ -53,4 +53,4 @@
 // RUN: not indexpool-calibrate --keys=@%t/k.npy --queries=@%t/k.npy --k=16 --train=32 --held-out=16 -o %t/b.npy --gate=channel --gate-output=%t/g.npy --score=norm 2>&1 | FileCheck %s --check-prefix=CALNORM
 // CALNORM: indexpool-calibrate: error: --gate replaces the pooling scores: it cannot be combined with --score=norm
 // RUN: not indexpool-calibrate --keys=@%t/k.npy --queries=@%t/k.npy -o %t/b.npy --gate=query --gate-output=%t/g.npy 2>&1 | FileCheck %s --check-prefix=GATEKIND
-// GATEKIND: Cannot find option named 'query'
+// GATEKIND: indexpool-calibrate: error: --gate=query: expected none, mean-query or channel

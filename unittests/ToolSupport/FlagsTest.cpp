@@ -108,4 +108,49 @@ TEST(FlagsTest, HelpListsEveryFlagAndVersionNamesTheTool) {
   EXPECT_EQ(version.output.rfind("tool (IndexPool ", 0), 0u);
 }
 
+TEST(FlagsTest, RequiredGivenFilesAndEnumChoices) {
+  enum class Stage { Mean, MaxAware };
+  auto parse = [](std::vector<std::string> args, std::string &keys,
+                  Stage &stage, bool &weightGiven, double &weight) {
+    Flags flags("tool", "does things", "[options]");
+    flags.option("--keys", "@FILE.npy", "the keys", Flags::file(keys))
+        .required()
+        .option("--first-stage", "mean|max-aware", "how",
+                Flags::choiceOf(stage, {{"mean", Stage::Mean},
+                                        {"max-aware", Stage::MaxAware}}))
+        .option("--bound-weight", "A", "weight",
+                Flags::number(weight, "a number"))
+        .given(weightGiven);
+    std::vector<const char *> argv{"tool"};
+    for (const std::string &arg : args)
+      argv.push_back(arg.c_str());
+    testing::internal::CaptureStderr();
+    std::optional<int> exit = flags.parse(int(argv.size()), argv.data());
+    return std::make_pair(exit, testing::internal::GetCapturedStderr());
+  };
+  std::string keys;
+  Stage stage = Stage::Mean;
+  bool given = false;
+  double weight = 1;
+  auto ok = parse({"--keys=@k.npy", "--first-stage=max-aware",
+                   "--bound-weight=0.25"},
+                  keys, stage, given, weight);
+  EXPECT_EQ(ok.first, std::nullopt) << ok.second;
+  EXPECT_EQ(keys, "k.npy");
+  EXPECT_EQ(stage, Stage::MaxAware);
+  EXPECT_TRUE(given);
+  EXPECT_EQ(weight, 0.25);
+  given = false;
+  EXPECT_EQ(parse({"--keys=k.npy"}, keys, stage, given, weight).first,
+            std::nullopt);
+  EXPECT_EQ(keys, "k.npy");
+  EXPECT_FALSE(given);
+  EXPECT_EQ(parse({}, keys, stage, given, weight).second,
+            "tool: error: --keys=@FILE.npy is required\n");
+  EXPECT_EQ(parse({"--keys=k", "--first-stage=max"}, keys, stage, given,
+                  weight)
+                .second,
+            "tool: error: --first-stage=max: expected mean or max-aware\n");
+}
+
 } // namespace

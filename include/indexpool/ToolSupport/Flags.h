@@ -46,6 +46,11 @@ public:
   /// option is read in order, and a list option appends).
   Flags &option(std::string name, std::string valueName, std::string help,
                 Reader read);
+  /// The option declared last must be given: "--name=VALUE is required".
+  Flags &required();
+  /// Sets `into` when the option declared last is given (its reader still
+  /// decides the value).
+  Flags &given(bool &into);
   /// --name: sets `into` (--name=false clears it).
   Flags &flag(std::string name, std::string help, bool &into);
   /// The positional arguments, in order into `into`; at most `max`. `noun`
@@ -83,6 +88,27 @@ public:
       return std::string();
     };
   }
+  /// A file name, with or without a leading '@' ("@keys.npy").
+  static Reader file(std::string &into);
+  /// One of `choices`' names, as its value; otherwise "--name=VALUE:
+  /// expected a, b or c".
+  template <typename E>
+  static Reader choiceOf(E &into, std::vector<std::pair<std::string, E>> choices) {
+    return [&into, choices](const std::string &option,
+                            const std::string &value) {
+      std::vector<std::string> names;
+      for (const auto &[name, choice] : choices) {
+        if (name == value) {
+          into = choice;
+          return std::string();
+        }
+        names.push_back(name);
+      }
+      return expectedMessage(option, value, listText(names));
+    };
+  }
+  /// "a, b or c".
+  static std::string listText(const std::vector<std::string> &items);
   /// A comma-separated list ("a,b,c"), replacing what `into` held.
   static Reader commaList(std::vector<std::string> &into);
   /// A comma-separated list of numbers of type T that `valid` accepts (null:
