@@ -79,7 +79,8 @@ std::string wrap(const std::string &text, size_t indent, size_t first,
 struct Flags::Impl {
   std::string tool, summary, usage, epilog;
   std::vector<Entry> entries;
-  std::string noun;
+  std::string noun, passThroughPrefix;
+  std::vector<std::string> *passThrough = nullptr;
   std::vector<std::string> *positionals = nullptr;
   size_t maxPositionals = 0;
 
@@ -129,6 +130,12 @@ Flags &Flags::positional(std::string noun, std::vector<std::string> &into,
   impl->noun = std::move(noun);
   impl->positionals = &into;
   impl->maxPositionals = max;
+  return *this;
+}
+
+Flags &Flags::passThrough(std::string prefix, std::vector<std::string> &into) {
+  impl->passThroughPrefix = std::move(prefix);
+  impl->passThrough = &into;
   return *this;
 }
 
@@ -220,10 +227,17 @@ std::optional<int> Flags::parse(int argc, const char *const *argv) {
                 indexpool::runtime::version());
     return 0;
   }
-  for (const std::string &extra : app.remaining())
-    if (extra != "--")
-      return fail("unknown option '" + extra.substr(0, extra.find('=')) +
-                  "' (see --help)");
+  for (const std::string &extra : app.remaining()) {
+    if (extra == "--")
+      continue;
+    if (impl->passThrough && !impl->passThroughPrefix.empty() &&
+        extra.rfind(impl->passThroughPrefix, 0) == 0) {
+      impl->passThrough->push_back(extra);
+      continue;
+    }
+    return fail("unknown option '" + extra.substr(0, extra.find('=')) +
+                "' (see --help)");
+  }
   if (positionals.size() > impl->maxPositionals) {
     std::string only = impl->maxPositionals == 0 ? ""
                        : impl->maxPositionals == 1
@@ -239,6 +253,8 @@ std::optional<int> Flags::parse(int argc, const char *const *argv) {
   for (Entry &entry : impl->entries) {
     size_t given = app.count(entry.name);
     if (entry.flag) {
+      if (!entry.values.empty() && entry.given)
+        *entry.given = true;
       for (const std::string &value : entry.values) {
         if (value != "true" && value != "false")
           return fail(entry.name + " takes no value (or =true, =false), got " +

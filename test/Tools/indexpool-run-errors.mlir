@@ -34,7 +34,7 @@
 // NOFUNCTION: indexpool-run: error: --function=NAME is required (the func.func to run)
 // NOFUNCTION-NEXT: rc=1
 // RUN: not indexpool-run %s --function=make_f32 --no-such-option 2>&1 | FileCheck %s --check-prefix=BADOPTION --implicit-check-not=error:
-// BADOPTION: indexpool-run: error: Unknown command line argument '--no-such-option'.
+// BADOPTION: indexpool-run: error: unknown option '--no-such-option' (see --help)
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --benchmark=many 2>&1 | FileCheck %s --check-prefix=BADNUMBER --implicit-check-not=error:
 // BADNUMBER: indexpool-run: error: --benchmark=many: expected a number of runs
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=-1 2>&1 | FileCheck %s --check-prefix=BADSEED --implicit-check-not=error:

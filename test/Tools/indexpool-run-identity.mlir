@@ -55,16 +55,16 @@
 
 // --help documents every option.
 // RUN: indexpool-run --help | FileCheck %s --check-prefix=HELP
-// HELP: USAGE: indexpool-run
-// HELP-DAG: --benchmark=<N>
-// HELP-DAG: --chip=<sm_XX>
-// HELP-DAG: --device=<cpu|cuda|gpu-emulator>
-// HELP-DAG: --function=<NAME>
-// HELP-DAG: --input=<@FILE.npy>
-// HELP-DAG: --input-shape=<I:AxBxC>
-// HELP-DAG: --output=<@FILE.npy>
-// HELP-DAG: --random-inputs=<SEED>
-// HELP-DAG: --vector-width=<LANES>
+// HELP: usage: indexpool-run
+// HELP-DAG: --benchmark=N
+// HELP-DAG: --chip=sm_XX
+// HELP-DAG: --device=cpu|cuda|gpu-emulator
+// HELP-DAG: --function=NAME
+// HELP-DAG: --input=@FILE.npy
+// HELP-DAG: --input-shape=I:AxBxC
+// HELP-DAG: --output=@FILE.npy
+// HELP-DAG: --random-inputs=SEED
+// HELP-DAG: --vector-width=LANES
 // HELP-DAG: --verify
 
 func.func @all_types(%a: tensor<4x8xf32>, %b: tensor<?x3xbf16>, %c: tensor<5xf16>,

@@ -48,11 +48,14 @@ public:
                 Reader read);
   /// The option declared last must be given: "--name=VALUE is required".
   Flags &required();
-  /// Sets `into` when the option declared last is given (its reader still
-  /// decides the value).
+  /// Sets `into` when the option or flag declared last is given (its
+  /// reader still decides the value).
   Flags &given(bool &into);
   /// --name: sets `into` (--name=false clears it).
   Flags &flag(std::string name, std::string help, bool &into);
+  /// Options that start with `prefix` ("--mlir-") are not this tool's:
+  /// collected as given, in order, into `into` (for another parser).
+  Flags &passThrough(std::string prefix, std::vector<std::string> &into);
   /// The positional arguments, in order into `into`; at most `max`. `noun`
   /// names one in messages ("one MANIFEST.json only").
   Flags &positional(std::string noun, std::vector<std::string> &into,
