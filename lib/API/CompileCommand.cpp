@@ -1,0 +1,242 @@
+//===- CompileCommand.cpp - indexpool-compile as a call -------------------===//
+
+#include "indexpool/API/CompileCommand.h"
+
+#include "indexpool/API/Compiler.h"
+#include "indexpool/API/Module.h"
+#include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Runtime/FileRead.h"
+#include "indexpool/Runtime/InputShape.h"
+#include "indexpool/Target/Chips.h"
+#include "indexpool/ToolSupport/Flags.h"
+#include "indexpool/ToolSupport/ToolError.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+
+using namespace indexpool;
+using tools::Flags;
+
+namespace {
+
+constexpr const char *kTool = "indexpool-compile";
+
+/// The --input-shape sizes of function `symbol` (with its @) as
+/// CompileOptions::inputShapes. Every argument with a dynamic size needs
+/// one: the messages name the option, which the API's cannot.
+Status inputShapesOf(const Module &module, const std::string &symbol,
+                     const std::vector<std::string> &inputShapes,
+                     CompileOptions &options) {
+  FunctionSignature signature;
+  if (Status s = module.signature(symbol, signature); !s)
+    return s;
+  std::map<size_t, std::vector<int64_t>> given;
+  std::string error;
+  for (const std::string &text : inputShapes)
+    if (!runtime::parseInputShape(text, signature.arguments.size(), given,
+                                  error, "argument"))
+      return Status::error(error);
+  for (auto [i, type] : llvm::enumerate(signature.arguments)) {
+    std::string argument =
+        "argument #" + std::to_string(i) + " of @" + signature.name;
+    auto it = given.find(i);
+    if (it == given.end()) {
+      if (llvm::is_contained(type.shape, -1))
+        return Status::error(argument +
+                             " has a dynamic size: give its shape with "
+                             "--input-shape=" +
+                             std::to_string(i) + ":AxB...");
+      continue;
+    }
+    // The API checks this too; here the message names the option.
+    bool fits = it->second.size() == type.shape.size();
+    for (size_t d = 0; fits && d < type.shape.size(); ++d)
+      fits = type.shape[d] < 0 || type.shape[d] == it->second[d];
+    if (!fits)
+      return Status::error("--input-shape: " +
+                           ref::shapeString(it->second) + " does not fit " +
+                           argument);
+    options.inputShapes.emplace_back(int(i), it->second);
+  }
+  return Status();
+}
+
+/// Compiles function `name` and writes its files into the output folder.
+Status compileFunction(const CompileCommand &command, const Module &module,
+                       const std::string &name, std::string &wrote) {
+  // The API drops one leading '@': with one added, a function whose name
+  // starts with '@' is still itself.
+  std::string symbol = "@" + name;
+  CompileOptions options;
+  options.binaryFormat = command.emit == "cubin" ? "cubin" : "ptx";
+  options.keepModuleText = command.emit == "mlir";
+  // An explicit block size replaces the chip's configuration.
+  options.threadsPerBlock = command.threadsPerBlock.value_or(0);
+  options.fuse = command.fuse;
+  options.tuningDB = command.tuningDb;
+  options.tensorCores = command.tensorCores;
+  // A function with dynamic sizes compiles once for every size (the
+  // manifest's sizes are formulas of the inputs' shapes); --input-shape
+  // specializes it for one shape instead.
+  if (!command.inputShapes.empty())
+    if (Status s = inputShapesOf(module, symbol, command.inputShapes, options);
+        !s)
+      return s;
+  GpuArtifact artifact;
+  if (Status s = compileForGpu(module, symbol, command.chip, options, artifact);
+      !s)
+    return s;
+  if (command.emit == "mlir") {
+    llvm::SmallString<256> path(command.outputDir);
+    llvm::sys::path::append(path, llvm::sys::path::stem(artifact.binaryName) +
+                                      ".mlir");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+    if (!ec) {
+      os << artifact.moduleText;
+      os.close();
+      ec = os.error();
+      // Cleared, or the stream's destructor would end the process.
+      os.clear_error();
+    }
+    if (ec)
+      return Status::error("cannot write " + std::string(path) + ": " +
+                           ec.message());
+    wrote = "wrote " + std::string(path);
+    return Status();
+  }
+  std::string binaryPath, manifestPath;
+  if (Status s = saveGpuArtifact(artifact, command.outputDir, &binaryPath,
+                                 &manifestPath);
+      !s)
+    return s;
+  wrote = "wrote " + binaryPath + " and " + manifestPath;
+  return Status();
+}
+
+} // namespace
+
+std::optional<int>
+indexpool::readCompileCommandLine(int argc, const char *const *argv,
+                                  CompileCommand &command) {
+  std::vector<std::string> input;
+  int threads = target::kDefaultThreadsPerBlock;
+  bool threadsGiven = false;
+  Flags flags(kTool,
+              "GPU kernels and a JSON manifest for a runtime outside MLIR",
+              "FILE.mlir --chip=sm_XX -o DIR [options]");
+  flags.positional("FILE.mlir", input, 1)
+      .option("--chip", "sm_XX", "target GPU: " + target::knownChipNames(),
+              Flags::text(command.chip))
+      .required()
+      .option("--emit", "ptx|cubin|mlir",
+              "what to write next to the manifest: ptx, cubin (ptxas from "
+              "CUDA_HOME) or mlir (the compiled module, no manifest)",
+              [&](const std::string &, const std::string &value) {
+                command.emit = value;
+                return value == "ptx" || value == "cubin" || value == "mlir"
+                           ? std::string()
+                           : "--emit must be ptx, cubin or mlir, got '" +
+                                 value + "'";
+              })
+      .option("-o", "DIR", "output folder (created)",
+              Flags::text(command.outputDir))
+      .required()
+      .option("--function", "NAME",
+              "compile only this function (default: every public function)",
+              Flags::text(command.function))
+      .option("--input-shape", "I:AxBxC",
+              "compile --function specialized for argument I of shape AxBxC "
+              "(then every argument with a dynamic size needs one; without "
+              "any, a dynamic function compiles for every size)",
+              Flags::list(command.inputShapes))
+      .option("--threads-per-block", "N",
+              "threads per block of every kernel, instead of the chip's "
+              "launch configuration (--indexpool-configure) for ops without "
+              "one; a multiple of 32 up to 1024",
+              Flags::number(threads, "a number of threads"))
+      .given(threadsGiven)
+      .flag("--fuse",
+            "run --indexpool-fuse first (default): compress and select chains "
+            "become one kernel each, without their intermediates in device "
+            "memory (--fuse=false compiles each op as written)",
+            command.fuse)
+      .option("--tuning-db", "FILE.json",
+              "configure every op from this tuning database and the chip's "
+              "cost model (--indexpool-configure's tuning-db), replacing any "
+              "#indexpool.launch the IR carries",
+              Flags::text(command.tuningDb))
+      .flag("--tensor-cores",
+            "the scores of score, select, refine and select_paged on the "
+            "tensor cores (mma.sync; wgmma on sm_90a) where the shapes allow "
+            "(a bf16 or FP8 query with FP8 or bf16 keys; an FP8 query decoded "
+            "to bf16 once where the chip has no native e4m3 MMA; H and D "
+            "multiples of 16). On by default: the logits then differ from "
+            "the CPU's in the last bits (summation order); "
+            "--tensor-cores=false keeps the CUDA-core kernels, whose logits "
+            "equal the CPU's bit for bit",
+            command.tensorCores)
+      .epilog("For each public function, runs --indexpool-to-nvvm and writes "
+              "DIR/NAME.CHIP.ptx or .cubin plus DIR/NAME.CHIP.json, the "
+              "manifest (docs/manifest.md) that lets a runtime outside MLIR "
+              "allocate the buffers, launch the kernels in order and check "
+              "the results against the reference.");
+  if (std::optional<int> exit = flags.parse(argc, argv))
+    return exit;
+  if (input.empty())
+    return tools::toolError(kTool, "no input (FILE.mlir; see --help)");
+  command.input = input[0];
+  if (threadsGiven) {
+    // Checked here too (compileForGpu checks the API's fields) so that the
+    // messages name the options.
+    if (std::string rule = target::threadsPerBlockRule(threads); !rule.empty())
+      return tools::toolError(kTool, "--" + rule);
+    if (!command.tuningDb.empty())
+      return tools::toolError(kTool,
+                              "--tuning-db and --threads-per-block both "
+                              "choose the block sizes: give one of them");
+    command.threadsPerBlock = threads;
+  }
+  return std::nullopt;
+}
+
+Status indexpool::runCompileCommand(const CompileCommand &command,
+                                    std::vector<std::string> &written) {
+  // Read with a limit: /dev/zero or an endless FIFO must not read forever.
+  std::string text, error;
+  if (!runtime::readMlirInput(command.input, text, error))
+    return Status::error(error);
+  Status status;
+  std::unique_ptr<Module> module =
+      Module::parse(text, status, runtime::inputBufferName(command.input));
+  if (!module)
+    return status;
+  if (std::error_code ec = llvm::sys::fs::create_directories(command.outputDir))
+    return Status::error("cannot create " + command.outputDir + ": " +
+                         ec.message());
+  std::vector<std::string> functions;
+  for (const std::string &name : module->functionNames())
+    if (command.function.empty() || name == command.function)
+      functions.push_back(name);
+  if (functions.empty())
+    return Status::error(command.function.empty()
+                             ? "no public function in " + command.input
+                             : "no function @" + command.function + " in " +
+                                   command.input);
+  if (!command.inputShapes.empty() && command.function.empty())
+    return Status::error("--input-shape needs --function=NAME (the shapes of "
+                         "one function's arguments)");
+  for (const std::string &name : functions) {
+    std::string wrote;
+    if (Status s = compileFunction(command, *module, name, wrote); !s)
+      return s;
+    written.push_back(wrote);
+  }
+  return Status();
+}
