@@ -267,9 +267,7 @@ std::optional<int> Flags::parse(int argc, const char *const *argv) {
       return fail(entry.label() + " is required");
     if (given > 0 && entry.given)
       *entry.given = true;
-    // An occurrence without a value adds none.
-    if (given > entry.values.size())
-      return fail(entry.needsValue());
+    // An occurrence without a value gives "" (expected(0, 1)).
     for (std::string value : entry.values) {
       // CLI11 keeps the "=" of "-o=DIR".
       if (entry.name.size() == 2 && !value.empty() && value[0] == '=')

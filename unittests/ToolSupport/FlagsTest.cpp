@@ -153,4 +153,26 @@ TEST(FlagsTest, RequiredGivenFilesAndEnumChoices) {
             "tool: error: --first-stage=max: expected mean or max-aware\n");
 }
 
+TEST(FlagsTest, PassThroughKeepsOnlyItsPrefix) {
+  auto parse = [](std::vector<std::string> args,
+                  std::vector<std::string> &passed) {
+    Flags flags("tool", "does things", "[options]");
+    flags.passThrough("--mlir-", passed);
+    std::vector<const char *> argv{"tool"};
+    for (const std::string &arg : args)
+      argv.push_back(arg.c_str());
+    testing::internal::CaptureStderr();
+    std::optional<int> exit = flags.parse(int(argv.size()), argv.data());
+    return std::make_pair(exit, testing::internal::GetCapturedStderr());
+  };
+  std::vector<std::string> passed;
+  EXPECT_EQ(parse({"--mlir-print-ir-after=x", "--mlir-timing"}, passed).first,
+            std::nullopt);
+  EXPECT_EQ(passed, (std::vector<std::string>{"--mlir-print-ir-after=x",
+                                              "--mlir-timing"}));
+  passed.clear();
+  EXPECT_EQ(parse({"--mlir-x", "--ml-y"}, passed).second,
+            "tool: error: unknown option '--ml-y' (see --help)\n");
+}
+
 } // namespace
