@@ -209,6 +209,102 @@ static Value descriptor(Emitter &e, Value base, int64_t offset,
   return arith::OrIOp::create(b, address, i64(fields));
 }
 
+namespace {
+/// How a thread copies its part of each key tile into shared memory: row
+/// `copyRow` of the tile, loads firstLoad, firstLoad + 2, ... of the row's
+/// `loadsPerRow` loads of `perLoad` codes (`loadBytes` bytes) each, FP8
+/// decoded to bf16 bits on the way where `decode`.
+struct KeyTileCopy {
+  const MmaKeys &keys;
+  const WgmmaTiles &tiles;
+  Value keyTile, copyRow, firstLoad, last, blockY;
+  int64_t codeBytes, loadBytes, perLoad, loadsPerRow;
+  bool decode, hardwareFp8;
+};
+} // namespace
+
+/// Copies this thread's part of the key tile whose first row is key row
+/// `first` (rows past the last repeat it; absent rows are zeros).
+static void copyKeyTile(Emitter &e, const KeyTileCopy &c, Value first) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Type i8 = b.getI8Type();
+  Value n = e.add(first, c.copyRow);
+  MmaKeyRow row =
+      c.keys.row(e, c.blockY, arith::MinUIOp::create(b, n, c.last));
+  Type stored = cast<MemRefType>(row.memref.getType()).getElementType();
+  auto load = [&](Value j) -> Value {
+    SmallVector<Value> indices(row.lead);
+    indices.push_back(e.add(row.offset, e.mul(j, e.index(c.perLoad))));
+    Value raw = vector::LoadOp::create(
+        b, VectorType::get({c.perLoad}, stored), row.memref, indices,
+        /*nontemporal=*/false, llvm::Align(c.loadBytes));
+    return bitsOf(b, raw);
+  };
+  auto zeros = [&]() -> Value {
+    auto type = VectorType::get({c.perLoad}, b.getIntegerType(8 * c.codeBytes));
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(type, b.getIntegerAttr(
+                                            type.getElementType(), 0)));
+  };
+  // Every load first, then the decodes and stores. With an odd number
+  // of loads per row, the last one is the lower half's only.
+  const int64_t perThread = (c.loadsPerRow + 1) / 2;
+  auto loadAt = [&](int64_t i) { return e.add(c.firstLoad, e.index(2 * i)); };
+  Value lastInRow =
+      c.loadsPerRow % 2 != 0
+          ? arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                  loadAt(perThread - 1),
+                                  e.index(c.loadsPerRow))
+          : Value();
+  auto inRow = [&](int64_t i) {
+    return i == perThread - 1 ? lastInRow : Value();
+  };
+  SmallVector<Value> loaded;
+  for (int64_t i = 0; i < perThread; ++i) {
+    Value j = loadAt(i);
+    Value present = row.present;
+    if (Value guard = inRow(i))
+      present = present ? arith::AndIOp::create(b, present, guard) : guard;
+    loaded.push_back(present ? e.ifThen(present, {zeros()},
+                                        [&]() -> SmallVector<Value> {
+                                          return {load(j)};
+                                        })
+                                   .front()
+                             : load(j));
+  }
+  for (int64_t i = 0; i < perThread; ++i) {
+    Value j = loadAt(i);
+    Value bits = c.decode ? fp8ToBf16Bits(b, loaded[i], c.hardwareFp8)
+                        : loaded[i];
+    const int64_t storedBytes = c.perLoad * c.tiles.elementBytes;
+    // At byte j x storedBytes of the row, 16 bytes (one core-matrix
+    // row) at most per store: storedBytes divides 16 or is 32.
+    auto store = [&]() {
+      Value column = e.mul(j, e.index(storedBytes));
+      auto asBytes = vector::BitCastOp::create(
+          b, VectorType::get({storedBytes}, i8), bits);
+      for (int64_t part = 0; part < storedBytes; part += kChunk) {
+        int64_t width = std::min<int64_t>(kChunk, storedBytes - part);
+        Value piece = asBytes;
+        if (width != storedBytes) {
+          SmallVector<int64_t> mask(width);
+          for (int64_t i = 0; i < width; ++i)
+            mask[i] = part + i;
+          piece = vector::ShuffleOp::create(b, asBytes, asBytes, mask);
+        }
+        Value at = sharedOffset(e, c.copyRow, e.add(column, e.index(part)),
+                                c.tiles.rowBytes);
+        vector::StoreOp::create(b, piece, c.keyTile, ValueRange{at},
+                                /*nontemporal=*/false, llvm::Align(width));
+      }
+    };
+    if (Value guard = inRow(i))
+      e.ifThen(guard, store);
+    else
+      store();
+  }
+}
+
 void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
     ImplicitLocOpBuilder &b, Value query, Value weights, Value logits,
     const MmaKeys &keys, const KernelLaunch &launch, bool hardwareFp8) {
@@ -279,85 +375,15 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
     // j = thread / tileRows (threads = 2 tileRows).
     Value copyRow = arith::RemUIOp::create(b, ids.thread, e.index(tileRows));
     Value firstLoad = arith::DivUIOp::create(b, ids.thread, e.index(tileRows));
+    const KeyTileCopy copy{keys,        tiles,     keyTile,  copyRow,
+                           firstLoad,   last,      ids.blockY, codeBytes,
+                           loadBytes,   perLoad,   loadsPerRow, decode,
+                           hardwareFp8};
     forEachTile(b, ids.block, grid, blockTiles, gridStride, [&](Value tile) {
       Value first = e.mul(tile, e.index(tileRows));
       // Everyone is done with the previous tile's shared memory.
       barrier(b);
-      Value n = e.add(first, copyRow);
-      MmaKeyRow row =
-          keys.row(e, ids.blockY, arith::MinUIOp::create(b, n, last));
-      Type stored = cast<MemRefType>(row.memref.getType()).getElementType();
-      auto load = [&](Value j) -> Value {
-        SmallVector<Value> indices(row.lead);
-        indices.push_back(e.add(row.offset, e.mul(j, e.index(perLoad))));
-        Value raw = vector::LoadOp::create(
-            b, VectorType::get({perLoad}, stored), row.memref, indices,
-            /*nontemporal=*/false, llvm::Align(loadBytes));
-        return bitsOf(b, raw);
-      };
-      auto zeros = [&]() -> Value {
-        auto type = VectorType::get({perLoad}, b.getIntegerType(8 * codeBytes));
-        return arith::ConstantOp::create(
-            b, DenseElementsAttr::get(type, b.getIntegerAttr(
-                                                type.getElementType(), 0)));
-      };
-      // Every load first, then the decodes and stores. With an odd number
-      // of loads per row, the last one is the lower half's only.
-      const int64_t perThread = (loadsPerRow + 1) / 2;
-      auto loadAt = [&](int64_t i) { return e.add(firstLoad, e.index(2 * i)); };
-      Value lastInRow =
-          loadsPerRow % 2 != 0
-              ? arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                      loadAt(perThread - 1),
-                                      e.index(loadsPerRow))
-              : Value();
-      auto inRow = [&](int64_t i) {
-        return i == perThread - 1 ? lastInRow : Value();
-      };
-      SmallVector<Value> loaded;
-      for (int64_t i = 0; i < perThread; ++i) {
-        Value j = loadAt(i);
-        Value present = row.present;
-        if (Value guard = inRow(i))
-          present = present ? arith::AndIOp::create(b, present, guard) : guard;
-        loaded.push_back(present ? e.ifThen(present, {zeros()},
-                                            [&]() -> SmallVector<Value> {
-                                              return {load(j)};
-                                            })
-                                       .front()
-                                 : load(j));
-      }
-      for (int64_t i = 0; i < perThread; ++i) {
-        Value j = loadAt(i);
-        Value bits = decode ? fp8ToBf16Bits(b, loaded[i], hardwareFp8)
-                            : loaded[i];
-        const int64_t storedBytes = perLoad * tiles.elementBytes;
-        // At byte j x storedBytes of the row, 16 bytes (one core-matrix
-        // row) at most per store: storedBytes divides 16 or is 32.
-        auto store = [&]() {
-          Value column = e.mul(j, e.index(storedBytes));
-          auto asBytes = vector::BitCastOp::create(
-              b, VectorType::get({storedBytes}, i8), bits);
-          for (int64_t part = 0; part < storedBytes; part += kChunk) {
-            int64_t width = std::min<int64_t>(kChunk, storedBytes - part);
-            Value piece = asBytes;
-            if (width != storedBytes) {
-              SmallVector<int64_t> mask(width);
-              for (int64_t i = 0; i < width; ++i)
-                mask[i] = part + i;
-              piece = vector::ShuffleOp::create(b, asBytes, asBytes, mask);
-            }
-            Value at = sharedOffset(e, copyRow, e.add(column, e.index(part)),
-                                    tiles.rowBytes);
-            vector::StoreOp::create(b, piece, keyTile, ValueRange{at},
-                                    /*nontemporal=*/false, llvm::Align(width));
-          }
-        };
-        if (Value guard = inRow(i))
-          e.ifThen(guard, store);
-        else
-          store();
-      }
+      copyKeyTile(e, copy, first);
       fenceForWgmma(b);
       // The epilogue's rows: g and g + 8 of the warp's 16.
       Value warpFirst =
