@@ -54,6 +54,8 @@ struct ChipInfo {
 /// device's own limits are checked at launch.
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// Static shared memory per block (more needs the dynamic opt-in).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Threads per block of a kernel whose op has no #indexpool.launch: the
 /// default of every threads-per-block option (ConversionPasses.td's
 /// default names it).

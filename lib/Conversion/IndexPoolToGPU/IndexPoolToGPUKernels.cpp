@@ -73,6 +73,8 @@ struct KernelOptions {
     launch.threadsPerBlock = threadsPerBlock;
     launch.maxThreadsPerSM = chip->maxThreadsPerSM;
     launch.maxBlocksPerSM = chip->maxBlocksPerSM;
+    launch.sharedBytesPerSM = int64_t(chip->sharedMemPerSMKiB) * 1024;
+    launch.registersPerSM = chip->registersPerSM;
     if (auto attr = op->getAttrOfType<LaunchAttr>(kLaunchAttrName)) {
       launch.threadsPerBlock = attr.getThreadsPerBlock();
       launch.itemsPerBlock = attr.getItemsPerBlock();

@@ -45,8 +45,10 @@ struct KernelLaunch {
   int64_t elementsPerThread = 0, vectorBytes = 0;
   /// grid_stride (true) or tiled (false); unset: the kernel's policy.
   std::optional<bool> gridStride;
-  /// The chip's per-SM limits: how many blocks of a size an SM holds.
+  /// The chip's per-SM limits (ChipInfo): how many blocks of a size an SM
+  /// holds, its shared memory and its 32-bit registers.
   int64_t maxThreadsPerSM = 0, maxBlocksPerSM = 0;
+  int64_t sharedBytesPerSM = 0, registersPerSM = 0;
 
   /// Blocks of `threads` threads one SM holds at once, as far as threads
   /// and the block limit allow (at least 1).

@@ -202,7 +202,9 @@ static void emitPagedScoreKernel(ImplicitLocOpBuilder &b, Value pages,
   };
   auto locate = [&](Emitter &em, Value m, Value c) {
     ImplicitLocOpBuilder &kb = em.builder();
-    auto [j, present] = rows.entryOf(em, m, c);
+    // Named values, not structured bindings: the lambdas below capture j.
+    std::pair<Value, Value> entryOf = rows.entryOf(em, m, c);
+    Value j = entryOf.first, present = entryOf.second;
     Value seq = arith::DivUIOp::create(kb, m, em.dim(lengths, 1));
     Value dimD = em.index(d);
     auto where = [&]() -> SmallVector<Value> {

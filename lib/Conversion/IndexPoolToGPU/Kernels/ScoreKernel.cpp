@@ -43,7 +43,7 @@ using mlir::indexpool::loops::Emitter;
 
 static constexpr int64_t kHeadBlock = 64;
 static constexpr int64_t kMaxHeads = 2 * kHeadBlock;
-static constexpr int64_t kSharedBytes = 48 * 1024;
+static constexpr int64_t kSharedBytes = ::indexpool::target::kMaxStaticSharedBytes;
 // One accumulator per head of a block of 64 plus the key chunk: ptxas uses
 // up to 255 registers, so at most 65536 / 255 threads per block.
 static constexpr int64_t kMaxThreads = 256;

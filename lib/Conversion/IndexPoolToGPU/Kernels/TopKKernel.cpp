@@ -63,7 +63,8 @@ static constexpr int64_t kSharedWinners = 2048;
 // Stage 4's shared memory (the static limit of every chip), and the most
 // candidate keys it caches there: the radix passes then read shared memory
 // instead of gathering column and logit from global memory 8 times.
-static constexpr int64_t kSelectSharedBytes = 48 * 1024;
+static constexpr int64_t kSelectSharedBytes =
+    ::indexpool::target::kMaxStaticSharedBytes;
 static constexpr int64_t kMaxCachedKeys = 4096;
 // The winners' rank loop compares this many winners per step (independent
 // shared loads in flight).

@@ -59,14 +59,15 @@ static constexpr int64_t kGroupRows = 64, kGroupThreads = 128;
 static constexpr int64_t kChunk = 16, kCoreBytes = 8 * kChunk;
 // Warpgroups per block at most: 256 threads, as the mma.sync kernel.
 static constexpr int64_t kMaxGroups = 2;
-// Static shared memory per block (more needs the dynamic opt-in).
-static constexpr int64_t kStaticSharedBytes = 48 * 1024;
-// sm_90a's shared memory per SM, and what the driver reserves per block.
-static constexpr int64_t kSharedPerSM = 228 * 1024, kReservedPerBlock = 1024;
-// Registers per SM, and per thread as ptxas allocates them for this kernel
-// (76-79 at the benchmark shapes, in units of 8): the grid-stride wave is
-// the blocks that fit, so that no block waits for a second wave.
-static constexpr int64_t kRegistersPerSM = 65536, kRegistersPerThread = 80;
+static constexpr int64_t kStaticSharedBytes =
+    ::indexpool::target::kMaxStaticSharedBytes;
+// What the driver reserves of an SM's shared memory per block.
+static constexpr int64_t kReservedPerBlock = 1024;
+// Registers per thread as ptxas allocates them for this kernel (76-79 at
+// the benchmark shapes, in units of 8): with the chip's shared memory and
+// registers per SM (KernelLaunch), the grid-stride wave is the blocks that
+// fit, so that no block waits for a second wave.
+static constexpr int64_t kRegistersPerThread = 80;
 
 namespace {
 /// The shared-memory tiles of a launch.
@@ -331,8 +332,9 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
   const bool gridStride = launch.gridStride.value_or(true);
   const int64_t resident = std::max<int64_t>(
       1, std::min({launch.blocksPerSM(threads),
-                   kSharedPerSM / (tiles.sharedBytes() + kReservedPerBlock),
-                   kRegistersPerSM / (kRegistersPerThread * threads)}));
+                   launch.sharedBytesPerSM /
+                       (tiles.sharedBytes() + kReservedPerBlock),
+                   launch.registersPerSM / (kRegistersPerThread * threads)}));
   Value grid = gridSize(b, tileCount, gridStride, resident);
   Value gridY = keys.perQuery ? dimM : e.index(1);
   // One copy of the query row per block: one query row per block, or M = 1.
