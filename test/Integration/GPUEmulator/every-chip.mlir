@@ -8,9 +8,9 @@
 // kernel: mma-ops.mlir, score-wgmma.mlir) and append_paged. The chips
 // differ only in these instructions and in their SM counts (the
 // grid-stride waves).
-// The chips from sm_80 to sm_90 here; sm_90a, sm_100 and sm_120 in
-// every-chip-new.mlir (two files, so that each stays well inside lit's
-// per-test time limit on a loaded 2-core machine).
+// sm_80 and sm_86 here; sm_89 and sm_90 in every-chip-ada.mlir; sm_90a,
+// sm_100 and sm_120 in every-chip-new.mlir (three files, so that each
+// stays well inside lit's per-test time limit on a loaded 2-core machine).
 // RUN: indexpool-run %S/kernels.mlir --function=compress_bf16 --random-inputs=1 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=THREE
 // RUN: indexpool-run %S/kernels.mlir --function=select_fp8 --random-inputs=2 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=3 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=ONE
@@ -19,14 +19,6 @@
 // RUN: indexpool-run %S/kernels.mlir --function=select_fp8 --random-inputs=6 --device=gpu-emulator --chip=sm_86 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=7 --device=gpu-emulator --chip=sm_86 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/paged.mlir --function=append --random-inputs=8 --device=gpu-emulator --chip=sm_86 --verify | FileCheck %s --check-prefix=THREE
-// RUN: indexpool-run %S/kernels.mlir --function=compress_bf16 --random-inputs=9 --device=gpu-emulator --chip=sm_89 --verify | FileCheck %s --check-prefix=THREE
-// RUN: indexpool-run %S/kernels.mlir --function=select_fp8 --random-inputs=10 --device=gpu-emulator --chip=sm_89 --verify | FileCheck %s --check-prefix=ONE
-// RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=11 --device=gpu-emulator --chip=sm_89 --verify | FileCheck %s --check-prefix=ONE
-// RUN: indexpool-run %S/../CPU/paged.mlir --function=append --random-inputs=12 --device=gpu-emulator --chip=sm_89 --verify | FileCheck %s --check-prefix=THREE
-// RUN: indexpool-run %S/kernels.mlir --function=compress_bf16 --random-inputs=13 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=THREE
-// RUN: indexpool-run %S/kernels.mlir --function=select_fp8 --random-inputs=14 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
-// RUN: indexpool-run %S/../CPU/refine.mlir --function=fp8_scales --random-inputs=15 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
-// RUN: indexpool-run %S/../CPU/paged.mlir --function=append --random-inputs=16 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=THREE
 
 // ONE: result #0 {{.*}} -> ok
 // ONE-NOT: FAILED
