@@ -125,13 +125,12 @@ Status compileFunction(const CompileCommand &command, const Module &module,
 std::optional<int>
 indexpool::readCompileCommandLine(int argc, const char *const *argv,
                                   CompileCommand &command) {
-  std::vector<std::string> input;
   int threads = target::kDefaultThreadsPerBlock;
   bool threadsGiven = false;
   Flags flags(kTool,
               "GPU kernels and a JSON manifest for a runtime outside MLIR",
               "FILE.mlir --chip=sm_XX -o DIR [options]");
-  flags.positional("FILE.mlir", input, 1)
+  flags.positional("FILE.mlir", command.input)
       .option("--chip", "sm_XX", "target GPU: " + target::knownChipNames(),
               Flags::text(command.chip))
       .required()
@@ -189,9 +188,8 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
               "the results against the reference.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return exit;
-  if (input.empty())
+  if (command.input.empty())
     return tools::toolError(kTool, "no input (FILE.mlir; see --help)");
-  command.input = input[0];
   if (threadsGiven) {
     // Checked here too (compileForGpu checks the API's fields) so that the
     // messages name the options.

@@ -259,11 +259,10 @@ std::optional<int> indexpool::fidelity::readAdaptCommandLine(
     int argc, const char *const *argv, AdaptOptions &options,
     AdaptOutputs &outputs) {
   constexpr const char *kTool = "indexpool-adapt";
-  std::vector<std::string> dump;
   Flags flags(kTool,
               "choose a pool size per layer (or head) under a memory budget",
               "DIR [options]");
-  flags.positional("DIR", dump, 1)
+  flags.positional("DIR", options.dumpPath)
       .option("--budget", "BYTES_PER_TOKEN",
               "index-cache bytes per token, summed over all units",
               Flags::number(options.budget, "a number of bytes"))
@@ -325,9 +324,8 @@ std::optional<int> indexpool::fidelity::readAdaptCommandLine(
           "is every unit at the smallest candidate P that fits.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return exit;
-  if (dump.empty())
+  if (options.dumpPath.empty())
     return indexpool::tools::toolError(kTool, "no dump (DIR; see --help)");
-  options.dumpPath = dump[0];
   // Fail before measuring rather than after.
   if (!outputs.module.empty() &&
       (!options.format.codes || options.format.paged()))

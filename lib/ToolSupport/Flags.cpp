@@ -82,6 +82,7 @@ struct Flags::Impl {
   std::string noun, passThroughPrefix;
   std::vector<std::string> *passThrough = nullptr;
   std::vector<std::string> *positionals = nullptr;
+  std::string *positional = nullptr;
   size_t maxPositionals = 0;
 
   Entry *find(std::string_view name) {
@@ -130,6 +131,13 @@ Flags &Flags::positional(std::string noun, std::vector<std::string> &into,
   impl->noun = std::move(noun);
   impl->positionals = &into;
   impl->maxPositionals = max;
+  return *this;
+}
+
+Flags &Flags::positional(std::string noun, std::string &into) {
+  impl->noun = std::move(noun);
+  impl->positional = &into;
+  impl->maxPositionals = 1;
   return *this;
 }
 
@@ -249,6 +257,8 @@ std::optional<int> Flags::parse(int argc, const char *const *argv) {
   }
   if (impl->positionals)
     *impl->positionals = positionals;
+  if (impl->positional && !positionals.empty())
+    *impl->positional = positionals.front();
 
   for (Entry &entry : impl->entries) {
     size_t given = app.count(entry.name);
@@ -322,6 +332,21 @@ Flags::Reader Flags::choice(std::string &into,
     into = value;
     return std::string();
   };
+}
+
+Flags::Reader Flags::deviceOrdinal(int &into) {
+  return number<int>(into, "a device ordinal (0, 1, ...)",
+                     [](int n) { return n >= 0; });
+}
+
+Flags::Reader Flags::seed(uint64_t &into) {
+  return number(into, "an unsigned integer seed");
+}
+
+Flags::Reader Flags::runCount(unsigned &into, unsigned max) {
+  return number<unsigned>(
+      into, "a number of runs from 1 to " + std::to_string(max),
+      [max](unsigned n) { return n >= 1 && n <= max; });
 }
 
 Flags::Reader Flags::file(std::string &into) {

@@ -53,11 +53,11 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
                                        RunModuleOptions &options) {
   const char *tool = "indexpool-run";
   options.toolName = tool;
-  std::vector<std::string> input, mlirOptions;
+  std::vector<std::string> mlirOptions;
   bool tensorCoresGiven = false, tensorCores = true;
   Flags flags(tool, "compiles one function of an indexpool module and runs it",
               "FILE.mlir --function=NAME [options]");
-  flags.positional("FILE.mlir", input, 1)
+  flags.positional("FILE.mlir", options.inputFilename)
       .passThrough("--mlir-", mlirOptions)
       .option("--function", "NAME",
               "the func.func to run (with or without the @)",
@@ -78,8 +78,7 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
               "ids; pages: random bytes; other integers: [0, 100]). Dynamic "
               "sizes are 256 unless --input-shape gives them",
               [&](const std::string &option, const std::string &value) {
-                return Flags::number(options.randomSeed.emplace(),
-                                     "an unsigned integer seed")(option,
+                return Flags::seed(options.randomSeed.emplace())(option,
                                                                  value);
               })
       .option("--input-shape", "I:AxBxC",
@@ -153,8 +152,6 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
               "- reads stdin. Modeled on iree-run-module.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return exit;
-  if (!input.empty())
-    options.inputFilename = input[0];
   if (tensorCoresGiven)
     options.tensorCores = tensorCores;
   if (std::string error = parseMlirOptions(tool, mlirOptions); !error.empty())

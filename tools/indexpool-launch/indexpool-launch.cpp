@@ -21,12 +21,11 @@ using namespace indexpool::tools;
 
 int main(int argc, char **argv) {
   LaunchOptions options;
-  std::vector<std::string> manifest;
   std::string stream = "default";
   Flags flags(kLaunchTool,
               "runs kernels compiled by indexpool-compile from their manifest",
               "MANIFEST.json [options]");
-  flags.positional("MANIFEST.json", manifest, 1)
+  flags.positional("MANIFEST.json", options.manifest)
       .option("--input", "@FILE.npy",
               "one .npy per input buffer, in input order. f32, f16, bf16 and "
               "f8E4M3FN inputs read float32 or float16 arrays (rounded to "
@@ -43,8 +42,7 @@ int main(int argc, char **argv) {
               "--random-inputs=SEED",
               [&](const std::string &option, const std::string &value) {
                 options.random = true;
-                return Flags::number(options.seed,
-                                     "an unsigned integer seed")(option, value);
+                return Flags::seed(options.seed)(option, value);
               })
       .option("--input-shape", "I:AxB",
               "with --random-inputs: the shape of input I (needed for an "
@@ -76,8 +74,7 @@ int main(int argc, char **argv) {
             "kernel's ratio to it",
             options.copyAnchor)
       .option("--device", "N", "the CUDA device ordinal (default 0)",
-              Flags::number<int>(options.device, "a device ordinal (0, 1, ...)",
-                                 [](int n) { return n >= 0; }))
+              Flags::deviceOrdinal(options.device))
       .option("--stream", "default|new",
               "the stream every copy, launch and event goes on: the default "
               "stream, or one this tool creates (as a caller of the runtime "
@@ -89,8 +86,6 @@ int main(int argc, char **argv) {
               "when set.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return *exit;
-  if (!manifest.empty())
-    options.manifest = manifest[0];
   options.newStream = stream == "new";
   return launchManifest(options);
 }

@@ -19,19 +19,15 @@ using indexpool::tools::Flags;
 
 int main(int argc, char **argv) {
   MeasureOptions options;
-  std::vector<std::string> directory;
   Flags flags(options.tool,
               "times the candidates of an indexpool-tune plan on a GPU",
               "DIR [options]");
-  flags.positional("DIR", directory, 1)
+  flags.positional("DIR", options.directory)
       .option("--device", "N", "the CUDA device ordinal (default 0)",
-              Flags::number<int>(options.device, "a device ordinal (0, 1, ...)",
-                                 [](int n) { return n >= 0; }))
+              Flags::deviceOrdinal(options.device))
       .option("--repeat", "N",
               "timed runs per candidate (default 20); the median is kept",
-              Flags::number<unsigned>(
-                  options.repeat, "a number of runs from 1 to 100000",
-                  [](unsigned n) { return n >= 1 && n <= 100000; }))
+              Flags::runCount(options.repeat, kMaxRepeat))
       .flag("--verify",
             "check each candidate's outputs once against the float64 "
             "reference (indexpool-launch --verify's tolerances); a failing "
@@ -71,7 +67,5 @@ int main(int argc, char **argv) {
           "set.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return *exit;
-  if (!directory.empty())
-    options.directory = directory[0];
   return measurePlan(options);
 }

@@ -18,11 +18,10 @@ using indexpool::tools::Flags;
 
 int main(int argc, char **argv) {
   TuneOptions options;
-  std::vector<std::string> input;
   Flags flags(kTuneTool,
               "measures launch configurations and writes a tuning database",
               "FILE.mlir --chip=CHIP -o DIR [options]");
-  flags.positional("FILE.mlir", input, 1)
+  flags.positional("FILE.mlir", options.input)
       .option("--chip", "CHIP",
               "cpu, or a GPU chip (" + indexpool::target::knownChipNames() +
                   "). cpu: candidate vector widths 8, 4, 16, 32, measured "
@@ -50,9 +49,7 @@ int main(int argc, char **argv) {
       .option("--repeat", "N",
               "timed calls per candidate after one warm-up (default 20); the "
               "median is kept",
-              Flags::number<unsigned>(
-                  options.repeat, "a number of runs from 1 to 100000",
-                  [](unsigned n) { return n >= 1 && n <= 100000; }))
+              Flags::runCount(options.repeat, kMaxRepeat))
       .option("--time-budget", "SECONDS",
               "stop measuring when the next candidate would not fit in "
               "SECONDS (candidate 0 of every op is always measured); the "
@@ -64,8 +61,7 @@ int main(int argc, char **argv) {
               "where the database goes (default DIR/tuning-db.json)",
               Flags::text(options.dbPath))
       .option("--device", "N", "GPU: the CUDA device ordinal (default 0)",
-              Flags::number<int>(options.device, "a device ordinal (0, 1, ...)",
-                                 [](int n) { return n >= 0; }))
+              Flags::deviceOrdinal(options.device))
       .flag("--verify",
             "GPU: check each candidate once against the float64 reference; "
             "failing candidates are never chosen",
@@ -85,7 +81,5 @@ int main(int argc, char **argv) {
               "measured.");
   if (std::optional<int> exit = flags.parse(argc, argv))
     return *exit;
-  if (!input.empty())
-    options.input = input[0];
   return runTuner(options);
 }

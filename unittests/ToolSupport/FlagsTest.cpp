@@ -51,6 +51,17 @@ struct Tool {
   }
 };
 
+/// Parses `args` with `flags`: the exit (nullopt: go on) and stderr.
+std::pair<std::optional<int>, std::string>
+parseArgs(Flags &flags, const std::vector<std::string> &args) {
+  std::vector<const char *> argv{"tool"};
+  for (const std::string &arg : args)
+    argv.push_back(arg.c_str());
+  testing::internal::CaptureStderr();
+  std::optional<int> exit = flags.parse(int(argv.size()), argv.data());
+  return {exit, testing::internal::GetCapturedStderr()};
+}
+
 TEST(FlagsTest, ValuesAreReadEitherWay) {
   Tool t({"a.mlir", "--input=@x.npy", "--input", "@y.npy", "--runs=3",
           "--stream", "new", "--policies=lru,lru-k", "--budgets=0.5,1",
@@ -121,12 +132,7 @@ TEST(FlagsTest, RequiredGivenFilesAndEnumChoices) {
         .option("--bound-weight", "A", "weight",
                 Flags::number(weight, "a number"))
         .given(weightGiven);
-    std::vector<const char *> argv{"tool"};
-    for (const std::string &arg : args)
-      argv.push_back(arg.c_str());
-    testing::internal::CaptureStderr();
-    std::optional<int> exit = flags.parse(int(argv.size()), argv.data());
-    return std::make_pair(exit, testing::internal::GetCapturedStderr());
+    return parseArgs(flags, args);
   };
   std::string keys;
   Stage stage = Stage::Mean;
@@ -158,12 +164,7 @@ TEST(FlagsTest, PassThroughKeepsOnlyItsPrefix) {
                   std::vector<std::string> &passed) {
     Flags flags("tool", "does things", "[options]");
     flags.passThrough("--mlir-", passed);
-    std::vector<const char *> argv{"tool"};
-    for (const std::string &arg : args)
-      argv.push_back(arg.c_str());
-    testing::internal::CaptureStderr();
-    std::optional<int> exit = flags.parse(int(argv.size()), argv.data());
-    return std::make_pair(exit, testing::internal::GetCapturedStderr());
+    return parseArgs(flags, args);
   };
   std::vector<std::string> passed;
   EXPECT_EQ(parse({"--mlir-print-ir-after=x", "--mlir-timing"}, passed).first,
@@ -173,6 +174,45 @@ TEST(FlagsTest, PassThroughKeepsOnlyItsPrefix) {
   passed.clear();
   EXPECT_EQ(parse({"--mlir-x", "--ml-y"}, passed).second,
             "tool: error: unknown option '--ml-y' (see --help)\n");
+}
+
+TEST(FlagsTest, OnePositionalAndTheSharedReaders) {
+  auto parse = [](std::vector<std::string> args, std::string &file,
+                  int &device, uint64_t &seed, unsigned &repeat) {
+    Flags flags("tool", "does things", "FILE [options]");
+    flags.positional("FILE", file)
+        .option("--device", "N", "ordinal", Flags::deviceOrdinal(device))
+        .option("--random-inputs", "SEED", "seed", Flags::seed(seed))
+        .option("--repeat", "N", "runs", Flags::runCount(repeat, 50));
+    return parseArgs(flags, args);
+  };
+  std::string file = "-";
+  int device = 0;
+  uint64_t seed = 0;
+  unsigned repeat = 20;
+  EXPECT_EQ(parse({}, file, device, seed, repeat).first, std::nullopt);
+  EXPECT_EQ(file, "-"); // none given: left as it was
+  auto ok = parse({"a.mlir", "--device=3", "--random-inputs=18446744073709551615",
+                   "--repeat=50"},
+                  file, device, seed, repeat);
+  EXPECT_EQ(ok.first, std::nullopt) << ok.second;
+  EXPECT_EQ(file, "a.mlir");
+  EXPECT_EQ(device, 3);
+  EXPECT_EQ(seed, UINT64_MAX);
+  EXPECT_EQ(repeat, 50u);
+  EXPECT_EQ(parse({"a.mlir", "b.mlir"}, file, device, seed, repeat).second,
+            "tool: error: unexpected argument 'b.mlir' (one FILE only; see "
+            "--help)\n");
+  EXPECT_EQ(parse({"--device=-1"}, file, device, seed, repeat).second,
+            "tool: error: --device=-1: expected a device ordinal (0, 1, ...)\n");
+  EXPECT_EQ(parse({"--random-inputs=-2"}, file, device, seed, repeat).second,
+            "tool: error: --random-inputs=-2: expected an unsigned integer "
+            "seed\n");
+  EXPECT_EQ(parse({"--repeat=51"}, file, device, seed, repeat).second,
+            "tool: error: --repeat=51: expected a number of runs from 1 to "
+            "50\n");
+  EXPECT_EQ(parse({"--repeat=0"}, file, device, seed, repeat).first, 1);
+  EXPECT_EQ(repeat, 50u);
 }
 
 } // namespace

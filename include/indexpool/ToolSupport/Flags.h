@@ -19,6 +19,7 @@
 
 #include "indexpool/ToolSupport/ParseNumber.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,6 +61,8 @@ public:
   /// names one in messages ("one MANIFEST.json only").
   Flags &positional(std::string noun, std::vector<std::string> &into,
                     size_t max);
+  /// At most one positional argument, into `into` (left as it is when none).
+  Flags &positional(std::string noun, std::string &into);
   /// Text printed after the flags by --help: paragraphs separated by a
   /// blank line, each wrapped to the terminal's 79 columns.
   Flags &epilog(std::string text);
@@ -91,6 +94,12 @@ public:
       return std::string();
     };
   }
+  /// --device=N: a CUDA device ordinal (0, 1, ...).
+  static Reader deviceOrdinal(int &into);
+  /// --random-inputs=SEED: any unsigned 64-bit seed.
+  static Reader seed(uint64_t &into);
+  /// --repeat=N: a number of runs from 1 to `max`.
+  static Reader runCount(unsigned &into, unsigned max);
   /// A file name, with or without a leading '@' ("@keys.npy").
   static Reader file(std::string &into);
   /// One of `choices`' names, as its value; otherwise "--name=VALUE:

@@ -21,6 +21,9 @@
 
 namespace indexpool::tuning {
 
+/// The most timed runs per candidate --repeat takes (both tuning tools).
+inline constexpr unsigned kMaxRepeat = 100000;
+
 struct ScheduleOptions {
   /// Candidates measured per op: candidate 0 and the next `prune` - 1 in
   /// plan order; 0 measures them all.
