@@ -2,6 +2,7 @@
 
 #include "indexpool/Reference/RandomInputs.h"
 
+#include "indexpool/Dialect/OpContract.h"
 #include "indexpool/Reference/Reference.h"
 
 #include <algorithm>
@@ -23,8 +24,9 @@ void avoidAllZeros(HostTensor &t) {
     t.data[0] = 1;
 }
 
+/// The codes quantize writes (i8, f8E4M3FN): what quantized keys hold.
 bool isQuantizedType(ElementType type) {
-  return type == ElementType::I8 || type == ElementType::F8E4M3FN;
+  return elementTypeInfo(type).allows(ElementUse::DenseCode);
 }
 
 } // namespace
@@ -32,56 +34,16 @@ bool isQuantizedType(ElementType type) {
 InputDistribution distributionOfOperand(std::string_view op,
                                         std::string_view operand,
                                         ElementType operandType) {
-  using D = InputDistribution;
-  if (op == "pool" || op == "compress" || op == "hadamard" ||
-      op == "quantize" || op == "residual" || op == "reconstruct")
-    return D::Normal;
-  if (op == "dequantize")
-    return operand == "codes" ? D::QuantizedCodes : D::PositiveScales;
-  if (op == "score" || op == "select") {
-    if (operand == "valid")
-      return D::ValidLengths;
-    if (operand == "scales")
-      return D::PositiveScales;
-    if (operand == "keys")
-      return isQuantizedType(operandType) ? D::QuantizedCodes : D::Normal;
-    return D::Normal; // query, weights
-  }
-  if (op == "refine") {
-    if (operand == "candidates")
-      return D::CandidateTokens;
-    if (operand == "scales")
-      return D::PositiveScales;
-    if (operand == "keys")
-      return isQuantizedType(operandType) ? D::QuantizedCodes : D::Normal;
-    return D::Normal; // query, weights
-  }
-  if (op == "topk")
-    return operand == "valid" ? D::ValidLengths : D::Normal;
-  if (op == "expand")
-    return D::PoolIndices;
-  // The paged forms (docs/serving-layout.md): pages are random bytes.
-  if (op == "compress_paged")
-    return operand == "slots" ? D::PageSlots
-           : operand == "pages" ? D::Default
-                                : D::Normal;
-  if (op == "refine_paged") {
-    if (operand == "candidates")
-      return D::CandidateTokens;
-    if (operand == "block_table")
-      return D::PageIds;
-    if (operand == "lengths")
-      return D::ValidLengths;
-    return operand == "pages" ? D::Default : D::Normal;
-  }
-  if (op == "select_paged" || op == "append_paged") {
-    if (operand == "block_table")
-      return D::PageIds;
-    if (operand == "lengths")
-      return D::ValidLengths;
-    return operand == "pages" ? D::Default : D::Normal;
-  }
-  return D::Default;
+  const mlir::indexpool::OpContract *contract =
+      mlir::indexpool::findOpContract(op);
+  const mlir::indexpool::OperandContract *use =
+      contract ? contract->findOperand(operand) : nullptr;
+  if (!use)
+    return InputDistribution::Default;
+  if (use->draw == InputDistribution::QuantizedCodes &&
+      !isQuantizedType(operandType))
+    return InputDistribution::Normal;
+  return use->draw;
 }
 
 int distributionSpecificity(InputDistribution distribution) {

@@ -684,8 +684,7 @@ bool evaluateCompute(const Compute &compute,
     }
   const std::string &op = compute.op;
 
-  if (op == "compress_paged" || op == "select_paged" ||
-      op == "append_paged" || op == "refine_paged")
+  if (contract->isPaged())
     return evaluatePaged(compute, *contract, named, resultTypes, shapesOnly,
                          results, error);
 

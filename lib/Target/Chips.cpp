@@ -35,9 +35,7 @@ namespace indexpool::target {
 
 // Facts shared by every chip in the table [CC], checked for 10.0/12.0
 // [BW-TG] and 12.0 [DQ]: 1024 threads per block, 64K 32-bit registers per
-// SM, 255 registers per thread (kMaxThreadsPerBlock in Chips.h).
-static constexpr int kRegistersPerSM = 64 * 1024;
-static constexpr int kMaxRegistersPerThread = 255;
+// SM and per block, 255 registers per thread (Chips.h).
 
 static std::vector<ChipInfo> makeTable() {
   std::vector<ChipInfo> chips;

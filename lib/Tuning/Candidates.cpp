@@ -67,12 +67,12 @@ KernelKind kernelKind(StringRef op) {
 }
 
 /// The threads per block a kernel takes: score (and so select) and the row
-/// loops at most 256.
+/// loops at most kMaxThreadsAtMaxRegisters (their kernels' cap).
 int64_t maxThreads(KernelKind kind) {
   return kind == KernelKind::Score || kind == KernelKind::Select ||
                  kind == KernelKind::RowLoops
-             ? 256
-             : 1024;
+             ? target::kMaxThreadsAtMaxRegisters
+             : target::kMaxThreadsPerBlock;
 }
 
 /// The work items the op's grid covers, from its sizes; 0 when unknown.

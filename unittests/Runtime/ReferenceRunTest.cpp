@@ -8,6 +8,8 @@
 
 #include "indexpool/Runtime/ReferenceRun.h"
 
+#include "indexpool/Dialect/OpContract.h"
+#include "indexpool/Reference/RandomInputs.h"
 #include "indexpool/Reference/Reference.h"
 
 #include "gtest/gtest.h"
@@ -169,6 +171,59 @@ TEST_F(ReferenceRunTest, RandomInputsFollowTheUses) {
   HostTensor first =
       ref::drawRandomInput(D::Normal, ElementType::BF16, {37, 16}, rng);
   EXPECT_EQ(first.data, inputs[0].data);
+}
+
+// Each operand's draw as --random-inputs documents it (indexpool-run
+// --help): scales small and positive, quantized keys valid codes, lengths,
+// slots, page ids, candidates and expand indices bounded, pages random
+// bytes, everything else N(0, 1).
+TEST(RandomInputsTest, EveryOperandOfEveryOpHasItsDocumentedDraw) {
+  using D = ref::InputDistribution;
+  auto documented = [](std::string_view operand, ElementType type) {
+    if (operand == "scales")
+      return D::PositiveScales;
+    if (operand == "codes" ||
+        (operand == "keys" && (type == ElementType::I8 ||
+                               type == ElementType::F8E4M3FN)))
+      return D::QuantizedCodes;
+    if (operand == "valid" || operand == "lengths")
+      return D::ValidLengths;
+    if (operand == "indices")
+      return D::PoolIndices;
+    if (operand == "candidates")
+      return D::CandidateTokens;
+    if (operand == "slots")
+      return D::PageSlots;
+    if (operand == "block_table")
+      return D::PageIds;
+    if (operand == "pages")
+      return D::Default;
+    return D::Normal;
+  };
+  int checked = 0;
+  for (const mlir::indexpool::OpContract &op :
+       mlir::indexpool::opContracts())
+    for (const mlir::indexpool::OperandContract &operand : op.operands)
+      for (const ::indexpool::ElementTypeInfo &info :
+           ::indexpool::allElementTypes()) {
+        ElementType type = info.type;
+        if (!operand.types.contains(type))
+          continue;
+        EXPECT_EQ(ref::distributionOfOperand(op.name, operand.name, type),
+                  documented(operand.name, type))
+            << op.name << " " << operand.name << " "
+            << ::indexpool::elementTypeName(type);
+        ++checked;
+      }
+  EXPECT_GT(checked, 100);
+  // f8E4M3FN queries are not codes: N(0, 1) rounded to the type.
+  EXPECT_EQ(ref::distributionOfOperand("score", "query",
+                                       ElementType::F8E4M3FN),
+            D::Normal);
+  EXPECT_EQ(ref::distributionOfOperand("score", "nothing", ElementType::F32),
+            D::Default);
+  EXPECT_EQ(ref::distributionOfOperand("matmul", "keys", ElementType::F32),
+            D::Default);
 }
 
 TEST_F(ReferenceRunTest, InputsAreChecked) {

@@ -4,8 +4,9 @@
 // operands in ODS order (required or optional, allowed element types and the
 // words messages use for them), its results and its properties. The verifiers
 // (IndexPoolOps.cpp), the manifest writer (KernelManifest.cpp), the manifest
-// reader (ManifestComputes.cpp) and the reference run (ReferenceRun.cpp)
-// read it.
+// reader (ManifestComputes.cpp), the reference run (ReferenceRun.cpp) and
+// the random inputs of both front ends (RandomInputs.cpp: each operand's
+// draw) read it.
 // Plain C++17 like Shapes.h, so the MLIR-free runtime has it too; the
 // OpContractTest checks it against the ODS definition and the generated op doc,
 // so the two cannot drift. Shape relations are not here: they are the rules
@@ -15,6 +16,7 @@
 #ifndef INDEXPOOL_DIALECT_OPCONTRACT_H
 #define INDEXPOOL_DIALECT_OPCONTRACT_H
 
+#include "indexpool/Reference/InputDistribution.h"
 #include "indexpool/Reference/Numerics.h"
 
 #include <cstdint>
@@ -77,11 +79,18 @@ constexpr ElementSet kI64Types = {bitOf(Element::I64), "i64"};
 /// The bytes of a paged cache (docs/serving-layout.md).
 constexpr ElementSet kPagesTypes = {bitOf(Element::I8), "i8"};
 
+/// How a random operand is drawn (RandomInputs.h).
+using InputDistribution = ::indexpool::ref::InputDistribution;
+
 struct OperandContract {
   const char *name;
   /// An ODS Optional<...>: absent, or exactly one value.
   bool optional;
   ElementSet types;
+  /// How --random-inputs draws it. QuantizedCodes on an operand that may
+  /// or may not be quantized (score's keys) draws codes only when its type
+  /// is a code type, else Normal.
+  InputDistribution draw = InputDistribution::Normal;
 };
 
 struct ResultContract {
@@ -109,6 +118,9 @@ struct OpContract {
   std::vector<OperandContract> operands;
   std::vector<ResultContract> results;
   std::vector<PropertyContract> properties;
+
+  /// A paged op: it takes the page layout's properties (the cache's bytes).
+  bool isPaged() const { return findProperty("page_entries") != nullptr; }
 
   /// The operand, result or property `name`, or nullptr.
   const OperandContract *findOperand(std::string_view n) const {
@@ -138,6 +150,7 @@ inline const std::vector<OpContract> &opContracts() {
     constexpr bool req = false, opt = true;
     constexpr bool required = true, defaulted = false;
     using K = PropertyKind;
+    using D = InputDistribution;
     using Properties = std::vector<PropertyContract>;
     // compress's properties, which the paged compress and append share.
     const Properties compressProperties = {{"pool_size", K::I64, required},
@@ -170,7 +183,8 @@ inline const std::vector<OpContract> &opContracts() {
          {{"pow2_scale", K::Unit, defaulted},
           {"min_absmax", K::F32, defaulted}}},
         {"dequantize",
-         {{"codes", req, kQuantTypes}, {"scales", req, kF32Types}},
+         {{"codes", req, kQuantTypes, D::QuantizedCodes},
+          {"scales", req, kF32Types, D::PositiveScales}},
          {{"result", kKeyTypes}},
          {}},
         {"residual",
@@ -184,16 +198,17 @@ inline const std::vector<OpContract> &opContracts() {
         {"score",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
-          {"keys", req, kCacheTypes},
-          {"scales", opt, kF32Types}},
+          {"keys", req, kCacheTypes, D::QuantizedCodes},
+          {"scales", opt, kF32Types, D::PositiveScales}},
          {{"logits", kF32Types}},
          {}},
         {"topk",
-         {{"logits", req, kF32Types}, {"valid", opt, kI32Types}},
+         {{"logits", req, kF32Types},
+          {"valid", opt, kI32Types, D::ValidLengths}},
          {{"values", kF32Types}, {"indices", kI32Types}},
          {{"k", K::I64, required}}},
         {"expand",
-         {{"indices", req, kI32Types}},
+         {{"indices", req, kI32Types, D::PoolIndices}},
          {{"tokens", kI32Types}},
          {{"pool_size", K::I64, required}}},
         {"compress",
@@ -207,17 +222,17 @@ inline const std::vector<OpContract> &opContracts() {
         {"select",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
-          {"keys", req, kCacheTypes},
-          {"scales", opt, kF32Types},
-          {"valid", opt, kI32Types}},
+          {"keys", req, kCacheTypes, D::QuantizedCodes},
+          {"scales", opt, kF32Types, D::PositiveScales},
+          {"valid", opt, kI32Types, D::ValidLengths}},
          {{"tokens", kI32Types}},
          {{"k", K::I64, required}, {"pool_size", K::I64, required}}},
         {"refine",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
-          {"candidates", req, kI32Types},
-          {"keys", req, kCacheTypes},
-          {"scales", opt, kF32Types}},
+          {"candidates", req, kI32Types, D::CandidateTokens},
+          {"keys", req, kCacheTypes, D::QuantizedCodes},
+          {"scales", opt, kF32Types, D::PositiveScales}},
          {{"tokens", kI32Types}},
          {{"k", K::I64, required}}},
         // The paged serving layout (docs/serving-layout.md).
@@ -225,16 +240,16 @@ inline const std::vector<OpContract> &opContracts() {
          {{"keys", req, kKeyTypes},
           {"scores", req, kKeyTypes},
           {"bias", opt, kKeyTypes},
-          {"pages", req, kPagesTypes},
-          {"slots", req, kI64Types}},
+          {"pages", req, kPagesTypes, D::Default},
+          {"slots", req, kI64Types, D::PageSlots}},
          {{"result", kPagesTypes}},
          withPageLayout(compressProperties)},
         {"select_paged",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
-          {"pages", req, kPagesTypes},
-          {"block_table", req, kI32Types},
-          {"lengths", req, kI32Types}},
+          {"pages", req, kPagesTypes, D::Default},
+          {"block_table", req, kI32Types, D::PageIds},
+          {"lengths", req, kI32Types, D::ValidLengths}},
          {{"tokens", kI32Types}},
          withPageLayout({{"k", K::I64, required},
                          {"pool_size", K::I64, required}})},
@@ -244,9 +259,9 @@ inline const std::vector<OpContract> &opContracts() {
           {"bias", opt, kKeyTypes},
           {"tail_keys", req, kKeyTypes},
           {"tail_scores", req, kKeyTypes},
-          {"lengths", req, kI32Types},
-          {"pages", req, kPagesTypes},
-          {"block_table", req, kI32Types}},
+          {"lengths", req, kI32Types, D::ValidLengths},
+          {"pages", req, kPagesTypes, D::Default},
+          {"block_table", req, kI32Types, D::PageIds}},
          {{"result", kPagesTypes},
           {"new_tail_keys", kKeyTypes},
           {"new_tail_scores", kKeyTypes}},
@@ -254,10 +269,10 @@ inline const std::vector<OpContract> &opContracts() {
         {"refine_paged",
          {{"query", req, kQueryTypes},
           {"weights", req, kF32Types},
-          {"candidates", req, kI32Types},
-          {"pages", req, kPagesTypes},
-          {"block_table", req, kI32Types},
-          {"lengths", req, kI32Types}},
+          {"candidates", req, kI32Types, D::CandidateTokens},
+          {"pages", req, kPagesTypes, D::Default},
+          {"block_table", req, kI32Types, D::PageIds},
+          {"lengths", req, kI32Types, D::ValidLengths}},
          {{"tokens", kI32Types}},
          withPageLayout({{"k", K::I64, required}})},
     };

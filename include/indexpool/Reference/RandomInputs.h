@@ -12,6 +12,7 @@
 #define INDEXPOOL_REFERENCE_RANDOMINPUTS_H
 
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Reference/InputDistribution.h"
 
 #include <cstdint>
 #include <random>
@@ -20,39 +21,12 @@
 
 namespace indexpool::ref {
 
-/// How a random input is drawn, decided by how the argument is used.
-enum class InputDistribution {
-  /// N(0, 1) rounded to the type: keys, queries, scores, bias, weights.
-  Normal,
-  /// Uniform in [1e-3, 1e-2]: the `scales` of score/select/dequantize.
-  PositiveScales,
-  /// Valid codes: i8 uniform in [-127, 127], f8E4M3FN N(0, 64^2) encoded
-  /// (saturating at +-448). Quantized keys and codes.
-  QuantizedCodes,
-  /// Uniform integers in [0, N], at least one row == N, N the columns the
-  /// lengths bound: `valid` of topk/select.
-  ValidLengths,
-  /// Uniform integers in [-1, 1000]: `indices` of expand.
-  PoolIndices,
-  /// Token ids uniform in [0, N), N the key rows, one in eight -1 (padding),
-  /// duplicates by chance: `candidates` of refine.
-  CandidateTokens,
-  /// Distinct slots in [0, N), N the entries of the pages, one in eight -1
-  /// (skipped), -1 once the slots run out: `slots` of compress_paged.
-  PageSlots,
-  /// Page ids in [0, N), N the pages: a shuffled run of every id, repeated
-  /// when the table is larger: `block_table` of select_paged / append_paged.
-  PageIds,
-  /// Anything else: floats N(0, 1), i8 uniform in [-127, 127], i32 uniform in
-  /// [0, 100].
-  Default,
-};
-
-/// The distribution of operand `operand` of op `op` (both as docs/IndexPoolOps.md and
-/// dialect/IndexPoolOps.td name them, e.g. "score" / "keys", without the
-/// "indexpool." prefix), `operandType` the operand's element type (keys of
-/// score and select are codes when quantized). Default for an op or operand
-/// that is not an indexpool one.
+/// The distribution of operand `operand` of op `op` (both as
+/// docs/IndexPoolOps.md and dialect/IndexPoolOps.td name them, e.g. "score"
+/// / "keys", without the "indexpool." prefix): the operand's `draw` in the
+/// op contract (Dialect/OpContract.h); a QuantizedCodes draw on an
+/// `operandType` that is not a code type (f32 keys) is Normal. Default for
+/// an op or operand that is not an indexpool one.
 InputDistribution distributionOfOperand(std::string_view op,
                                         std::string_view operand,
                                         ElementType operandType);

@@ -54,6 +54,15 @@ struct ChipInfo {
 /// device's own limits are checked at launch.
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// 32-bit registers per SM (and per block), and per thread at most.
+constexpr int kRegistersPerSM = 64 * 1024;
+constexpr int kMaxRegistersPerThread = 255;
+/// Threads per block of a kernel that may take every register a thread can
+/// have (ptxas is not told to cap them): whole warps of 65536 / 255, 256.
+/// The cap of the score kernels and of the helper and row-loop kernels.
+constexpr int64_t kMaxThreadsAtMaxRegisters =
+    kRegistersPerSM / kMaxRegistersPerThread / kWarpSize * kWarpSize;
+static_assert(kMaxThreadsAtMaxRegisters == 256);
 /// Static shared memory per block (more needs the dynamic opt-in).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Threads per block of a kernel whose op has no #indexpool.launch: the

@@ -16,7 +16,8 @@ using namespace mlir;
 using namespace mlir::indexpool::gpukernels;
 
 // Threads per block of the helper kernels at most.
-static constexpr int64_t kItemThreads = 256;
+static constexpr int64_t kItemThreads =
+    ::indexpool::target::kMaxThreadsAtMaxRegisters;
 
 void mlir::indexpool::gpukernels::forEachItem(
     loops::Emitter &e, const KernelLaunch &launch,

@@ -77,7 +77,8 @@ static constexpr int64_t kMaxHeads = 128;
 // k-steps must fit (D <= 256 on bf16, 512 with an FP8 query).
 static constexpr int64_t kKeyRegisters = 32;
 // Threads per block at most (registers, above).
-static constexpr int64_t kMaxThreads = 256;
+static constexpr int64_t kMaxThreads =
+    ::indexpool::target::kMaxThreadsAtMaxRegisters;
 static constexpr int64_t kMaxKeyTilesPerWarp = 4;
 
 bool mlir::indexpool::gpukernels::scoresFp8QueryAsIs(MemRefType query,

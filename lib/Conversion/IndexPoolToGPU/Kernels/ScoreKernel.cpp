@@ -46,7 +46,8 @@ static constexpr int64_t kMaxHeads = 2 * kHeadBlock;
 static constexpr int64_t kSharedBytes = ::indexpool::target::kMaxStaticSharedBytes;
 // One accumulator per head of a block of 64 plus the key chunk: ptxas uses
 // up to 255 registers, so at most 65536 / 255 threads per block.
-static constexpr int64_t kMaxThreads = 256;
+static constexpr int64_t kMaxThreads =
+    ::indexpool::target::kMaxThreadsAtMaxRegisters;
 
 /// Channels of a key row per 16-byte load.
 static int64_t chunkOf(MemRefType keys) {
