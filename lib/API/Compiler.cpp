@@ -78,10 +78,10 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
                                impl->signature);
   if (!status)
     return nullptr;
-  if (options.vectorWidth < 1 ||
-      (options.vectorWidth & (options.vectorWidth - 1)) != 0) {
-    status = Status::error("vectorWidth " + std::to_string(options.vectorWidth) +
-                           " is not a power of two");
+  if (std::string rule = ::indexpool::target::vectorWidthRule(
+          options.vectorWidth);
+      !rule.empty()) {
+    status = Status::error("vectorWidth: " + rule);
     return nullptr;
   }
   if (options.threads < 0) {

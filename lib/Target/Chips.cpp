@@ -234,6 +234,13 @@ std::string threadsPerBlockRule(int64_t threads) {
          std::to_string(threads);
 }
 
+std::string vectorWidthRule(int64_t lanes) {
+  if (isValidVectorWidth(lanes))
+    return "";
+  return "vector width must be a power of two from 1 to " +
+         std::to_string(kMaxVectorWidth) + ", got " + std::to_string(lanes);
+}
+
 bool parseChipName(std::string_view name, int &major, int &minor,
                    bool &archSpecific) {
   if (name.substr(0, 3) != "sm_")

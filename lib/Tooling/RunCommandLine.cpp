@@ -2,6 +2,8 @@
 
 #include "indexpool/Tooling/RunCommandLine.h"
 
+#include "indexpool/Target/Chips.h"
+
 #include "indexpool/ToolSupport/Flags.h"
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Transforms/Passes.h"
@@ -116,11 +118,11 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
               Flags::number(options.benchmarkRuns, "a number of runs"))
       .option("--vector-width", "LANES",
               "f32 lanes of the vectors the CPU loops over D use",
-              Flags::number<int64_t>(options.vectorWidth,
-                                     "a power of two number of lanes",
-                                     [](int64_t n) {
-                                       return n >= 1 && (n & (n - 1)) == 0;
-                                     }))
+              Flags::number<int64_t>(
+                  options.vectorWidth,
+                  "a power of two number of lanes from 1 to " +
+                      std::to_string(::indexpool::target::kMaxVectorWidth),
+                  ::indexpool::target::isValidVectorWidth))
       .option("--tuning-db", "FILE",
               "--device=cpu: a JSON tuning database (docs/design.md, \"The "
               "tuning database\"); the ops its \"cpu\" entries match use "

@@ -47,6 +47,17 @@ def test_missing_function_and_several_functions(compress_text_module):
         indexpool.compile(two)
 
 
+def test_vector_width_is_bounded(compress_text_module):
+    """Past 64 lanes LLVM's backend aborts (65536) or hangs (2^20): one
+    error before it."""
+    for width in (0, 3, 128, 65536, 1 << 20):
+        with pytest.raises(indexpool.IndexPoolError,
+                           match=r"vector width must be a power of two "
+                                 r"from 1 to 64, got %d" % width):
+            indexpool.compile(compress_text_module, vector_width=width)
+    assert indexpool.compile(compress_text_module, vector_width=64)
+
+
 def test_builders_print_their_ir():
     compress = indexpool.ops.compress((None, 128), "bf16", pool_size=4,
                                       rotate=True, pow2_scale=True)

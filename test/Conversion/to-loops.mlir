@@ -5,7 +5,7 @@
 // RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=6 --split-input-file 2>&1 | FileCheck %s --check-prefix=WIDTH
 // RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=6 2>&1 | count 1
 
-// WIDTH: vector-width must be a power of two, got 6
+// WIDTH: vector width must be a power of two from 1 to 64, got 6
 
 // LLVM-NOT: indexpool.
 // LLVM-NOT: scf.

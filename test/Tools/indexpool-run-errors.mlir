@@ -41,7 +41,12 @@
 // BADSEED: indexpool-run: error: --random-inputs=-1: expected an unsigned integer seed
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --vector-width=0 2>&1 | FileCheck %s --check-prefix=BADWIDTH --implicit-check-not=error:
 // RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --vector-width=3 --device=gpu-emulator 2>&1 | count 1
-// BADWIDTH: indexpool-run: error: --vector-width=0: expected a power of two number of lanes
+// Past 64 lanes LLVM's backend aborts (65536) or takes minutes (2^20).
+// RUN: not indexpool-run %s --function=make_f32 --random-inputs=1 --vector-width=65536 2>&1 | FileCheck %s --check-prefix=WIDEWIDTH --implicit-check-not=error:
+// RUN: not indexpool-opt %s --indexpool-to-loops=vector-width=128 2>&1 | FileCheck %s --check-prefix=WIDEPASS
+// BADWIDTH: indexpool-run: error: --vector-width=0: expected a power of two number of lanes from 1 to 64
+// WIDEWIDTH: indexpool-run: error: --vector-width=65536: expected a power of two number of lanes from 1 to 64
+// WIDEPASS: indexpool-to-loops: vector width must be a power of two from 1 to 64, got 128
 
 // Inputs: count, file, dtype, shape.
 // RUN: sh -c "indexpool-run %s --function=take_two --input=@%t.f32.npy 2>&1; echo rc=\$?" | FileCheck %s --check-prefix=COUNT --implicit-check-not=error:

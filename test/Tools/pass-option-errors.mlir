@@ -34,7 +34,7 @@
 // NOVALUE: indexpool-opt: for the --chip option: requires a value!
 // UNKNOWN: error: <Pass-Options-Parser>: no such option bogus
 // NOCHIP: error: indexpool-to-nvvm: no chip given; known chips: sm_80,
-// VW: error: indexpool-to-nvvm: vector-width must be a power of two, got 3
+// VW: error: indexpool-to-nvvm: vector width must be a power of two from 1 to 64, got 3
 // PTX: error: indexpool-to-nvvm: ptx=5 is not a PTX ISA version for sm_90: use 78 (the default) up to 90
 // PTXOLD: error: indexpool-to-nvvm: ptx=80 is not a PTX ISA version for sm_89: use 81 (the default) up to 90
 // TEXTUAL: error: indexpool-to-nvvm: unknown chip 'sm_99'; known chips: sm_80,

@@ -77,6 +77,18 @@ constexpr std::array<int64_t, 3> kMaxBlockDims = {1024, 1024, 64};
 /// "threads-per-block must be a multiple of 32 in [32, 1024], got N".
 std::string threadsPerBlockRule(int64_t threads);
 
+/// The CPU loops' vector width: f32 lanes of the vectors over D, a power of
+/// two from 1 to kMaxVectorWidth (past it LLVM's backend aborts at 65536
+/// lanes and takes minutes long before). One rule for the pass option, the
+/// API, the tools, the tuning database and the op attribute.
+constexpr int64_t kMaxVectorWidth = 64;
+constexpr bool isValidVectorWidth(int64_t lanes) {
+  return lanes >= 1 && lanes <= kMaxVectorWidth && (lanes & (lanes - 1)) == 0;
+}
+/// "" when `lanes` is a valid width, else "vector width must be a power of
+/// two from 1 to 64, got N".
+std::string vectorWidthRule(int64_t lanes);
+
 /// A chip name as nvcc and LLVM spell it, "sm_" + compute capability digits
 /// (the last one the minor version) + an optional lower-case letter
 /// ("sm_90a": architecture-specific), parsed whether or not the table has

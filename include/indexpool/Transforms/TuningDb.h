@@ -8,6 +8,8 @@
 #ifndef INDEXPOOL_TRANSFORMS_TUNINGDB_H
 #define INDEXPOOL_TRANSFORMS_TUNINGDB_H
 
+#include "indexpool/Target/Chips.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -27,12 +29,10 @@ namespace mlir::indexpool {
 inline constexpr llvm::StringLiteral kVectorWidthAttrName =
     "indexpool.vector_width";
 
-/// A CPU vector width a tuning database or the attribute may give: a power
-/// of two from 1 to kMaxVectorWidth lanes.
-inline constexpr int64_t kMaxVectorWidth = 64;
-inline bool isValidVectorWidth(int64_t lanes) {
-  return lanes >= 1 && lanes <= kMaxVectorWidth && (lanes & (lanes - 1)) == 0;
-}
+/// A CPU vector width a tuning database or the attribute may give
+/// (Target/Chips.h's rule).
+using ::indexpool::target::isValidVectorWidth;
+using ::indexpool::target::kMaxVectorWidth;
 
 /// The static sizes of `op` a shape class can name (T, G, D, P, N, M, H, K,
 /// in docs/IndexPoolOps.md notation), in the order the op defines them;

@@ -12,6 +12,7 @@
 #include "indexpool/Conversion/IndexPoolToLoops.h"
 #include "indexpool/Conversion/Passes.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Target/Chips.h"
 
 #include "Common/Kernels.h"
 #include "LowerOp.h"
@@ -335,10 +336,10 @@ struct IndexPoolToLoops
   /// Before any IR is touched, and at no operation: an error at the module
   /// would print the whole module after it.
   LogicalResult initialize(MLIRContext *context) override {
-    if (vectorWidth < 1 || (vectorWidth & (vectorWidth - 1)) != 0)
+    if (std::string rule = ::indexpool::target::vectorWidthRule(vectorWidth);
+        !rule.empty())
       return emitError(UnknownLoc::get(context))
-             << "indexpool-to-loops: vector-width must be a power of two, got "
-             << static_cast<int64_t>(vectorWidth);
+             << "indexpool-to-loops: " << rule;
     return success();
   }
 

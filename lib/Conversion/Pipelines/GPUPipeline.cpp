@@ -212,9 +212,9 @@ checkPipelineOptions(const GPUPipelineCLOptions &cl, std::string &error) {
   options.threadsPerBlock = cl.threadsPerBlock;
   // The rule of --indexpool-to-loops, checked here so that the error comes
   // before the pipeline runs.
-  if (cl.vectorWidth < 1 || (cl.vectorWidth & (cl.vectorWidth - 1)))
-    return fail("vector-width must be a power of two, got " +
-                Twine(cl.vectorWidth));
+  if (std::string rule = ::indexpool::target::vectorWidthRule(cl.vectorWidth);
+      !rule.empty())
+    return fail(rule);
   options.vectorWidth = cl.vectorWidth;
   options.tensorCores = cl.tensorCores;
   if (const char *cuda = std::getenv("CUDA_HOME"))
