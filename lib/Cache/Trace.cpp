@@ -12,6 +12,8 @@
 using namespace indexpool::cache;
 
 static constexpr const char *kHeader = "indexpool-cache-trace 1";
+/// The longest line of a trace file (a page id has at most 19 digits).
+static constexpr size_t kMaxTraceLine = 64;
 
 PageId indexpool::cache::pageOf(std::uint64_t sequence, std::uint64_t index) {
   return (sequence << 24) | (index & ((std::uint64_t(1) << 24) - 1));
@@ -33,19 +35,32 @@ bool indexpool::cache::readTrace(const std::string &path, Trace &trace,
     return false;
   };
   bool header = false;
-  while (std::getline(in, line)) {
+  // Lines are read into a bounded buffer: a file without line ends
+  // (/dev/zero) fails at its first line instead of growing one string.
+  char buffer[kMaxTraceLine + 3]; // the line, a '\r', a byte too many, NUL
+  for (;;) {
+    in.getline(buffer, sizeof buffer);
+    if (in.bad())
+      break;
+    if (in.gcount() == 0 && in.eof())
+      break;
     ++number;
+    // The buffer filled before the line's end: too long to be the header
+    // or a page id.
+    bool tooLong = in.fail() && !in.eof();
+    line.assign(tooLong ? "" : buffer);
     if (!line.empty() && line.back() == '\r')
       line.pop_back();
     if (!header) {
-      if (line != kHeader)
+      if (tooLong || line != kHeader)
         return fail(std::string("not a trace file: the first line must be '") +
                     kHeader + "'");
       header = true;
       continue;
     }
-    if (line.size() > 64)
-      return fail("line longer than 64 characters");
+    if (tooLong || line.size() > kMaxTraceLine)
+      return fail("line longer than " + std::to_string(kMaxTraceLine) +
+                  " characters");
     if (line.empty() || line[0] == '#')
       continue;
     PageId page = 0;

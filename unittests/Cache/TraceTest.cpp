@@ -65,6 +65,10 @@ TEST(Trace, BadFilesGetClearErrors) {
   struct Case {
     const char *name, *text, *message;
   } cases[] = {
+      // No line end within the limit: refused at the first line, without
+      // reading the rest (a header of 1 MiB, or /dev/zero below).
+      {"endless header", nullptr, ":1: not a trace file"},
+      {"endless line", "indexpool-cache-trace 1\n1", ":2: line longer than 64"},
       {"empty", "", "empty file, not a trace"},
       {"header", "pages\n1\n", ":1: not a trace file"},
       {"word", "indexpool-cache-trace 1\n12\nseven\n", ":3: expected a page id"},
@@ -79,7 +83,10 @@ TEST(Trace, BadFilesGetClearErrors) {
        ":2: line longer than 64 characters"},
   };
   for (const Case &c : cases) {
-    std::string path = writeText(c.name, c.text), error;
+    std::string text = c.text ? c.text : "";
+    if (!c.text || std::string(c.name) == "endless line")
+      text += std::string(1 << 20, '1');
+    std::string path = writeText(c.name, text), error;
     Trace trace;
     EXPECT_FALSE(readTrace(path, trace, error)) << c.name;
     EXPECT_NE(error.find(c.message), std::string::npos) << c.name << ": " << error;
@@ -90,6 +97,8 @@ TEST(Trace, BadFilesGetClearErrors) {
   Trace trace;
   EXPECT_FALSE(readTrace(temporaryPath("missing"), trace, error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
+  EXPECT_FALSE(readTrace("/dev/zero", trace, error));
+  EXPECT_EQ(error.rfind("/dev/zero:1: not a trace file", 0), 0u) << error;
 }
 
 TEST(Trace, CommentsAndCrLfAreAccepted) {
