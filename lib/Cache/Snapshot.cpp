@@ -346,7 +346,9 @@ bool readHeader(int fd, std::uint64_t size, Header &h, std::string &why) {
 
 /// Opens `path` and reads its header; fd >= 0 on success.
 int openSnapshot(const std::string &path, Header &h, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below as not a regular file); reads of a regular file do not block.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = systemError(path);
     return -1;
@@ -382,10 +384,27 @@ bool writeFile(const PagedCache &cache, const std::string &path,
   const CacheConfig &c = cache.config();
   const SequenceTable &table = cache.sequences();
   const std::string temporary = path + ".tmp";
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+  // The rename below replaces whatever `path` is: only a regular file (or
+  // nothing) may be there, never a FIFO or a device node.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = path + ": not a regular file (a snapshot replaces only a regular "
+                   "file; nothing written)";
+    return false;
+  }
+  // O_NONBLOCK | O_NOFOLLOW: a FIFO or a link left at the temporary's name
+  // fails here instead of blocking or writing elsewhere.
+  int fd = ::open(temporary.c_str(),
+                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK |
+                      O_NOFOLLOW,
                   0644);
   if (fd < 0) {
     error = systemError(temporary);
+    return false;
+  }
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = temporary + ": not a regular file (nothing written)";
     return false;
   }
   auto fail = [&](const std::string &why) {
@@ -668,8 +687,13 @@ bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
   if (full) {
     // Increments of the previous chain no longer match the new base (their
     // base hash differs): restore ignores them; remove them anyway.
-    for (std::uint64_t i = 1; fileExists(incrementPath(path, i)); ++i)
-      ::unlink(incrementPath(path, i).c_str());
+    for (std::uint64_t i = 1; fileExists(incrementPath(path, i)); ++i) {
+      // Only the chain's own files: never a FIFO or a device node.
+      struct stat st;
+      const std::string increment = incrementPath(path, i);
+      if (::lstat(increment.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        ::unlink(increment.c_str());
+    }
     written.clear();
     increments = 0;
   } else {
@@ -715,6 +739,12 @@ indexpool::cache::restoreSnapshot(const std::string &path,
                                   std::uint64_t &generation,
                                   std::string &error,
                                   const MakePageStore &makeStore) {
+  // Before anything is read or allocated from the file: the configuration
+  // (the header's, for indexpool.Cache.restore) must fit this machine.
+  if (std::string why = config.verify(); !why.empty()) {
+    error = path + ": " + why;
+    return nullptr;
+  }
   Parsed newest;
   if (!readFile(path, config, newest, error))
     return nullptr;
@@ -743,9 +773,18 @@ indexpool::cache::restoreSnapshot(const std::string &path,
   state.tails = std::move(newest.tails);
   const std::vector<std::int64_t> layerBytes = config.storedLayerBytes();
   state.pages.resize(layerBytes.size());
-  for (size_t l = 0; l < layerBytes.size(); ++l)
-    state.pages[l].assign(size_t(config.totalPages()) * size_t(layerBytes[l]),
-                          0);
+  try {
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      const size_t total = size_t(config.totalPages());
+      if (total != 0 && size_t(layerBytes[l]) > SIZE_MAX / total)
+        throw std::bad_alloc();
+      state.pages[l].assign(total * size_t(layerBytes[l]), 0);
+    }
+  } catch (const std::bad_alloc &) {
+    error = path + ": the " + std::to_string(config.totalPages()) +
+            " pages of every tier do not fit in memory";
+    return nullptr;
+  }
   std::set<PageIndex> listed;
   for (const auto &r : state.sequences)
     listed.insert(r.blockTable.begin(), r.blockTable.end());

@@ -377,6 +377,10 @@ public:
     config.storePages = storePages;
     config.storeModel = model;
     config.tokenTier = tokenTier;
+    // The header's sizes are checked before anything is compiled or
+    // allocated for them.
+    if (std::string why = config.verify(); !why.empty())
+      fail(path + ": " + why);
     std::shared_ptr<runtime::CudaDevice> gpu;
     auto kernels = makeKernels(config, threads, device, gpu, error);
     std::unique_ptr<PagedCache> cache =

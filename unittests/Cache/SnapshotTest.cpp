@@ -6,6 +6,7 @@
 #include "indexpool/CacheCpu/CpuCacheKernels.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
 
 #include <set>
 
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -286,6 +288,71 @@ TEST(Snapshot, RefusesCorruptTruncatedForeignAndOtherCaches) {
       << error;
   std::remove(path.c_str());
   std::remove(bad.c_str());
+}
+
+// A snapshot's path that is not a regular file: restore refuses a FIFO
+// without waiting for a writer, and snapshot never renames over one.
+TEST(Snapshot, OnlyRegularFilesAreReadOrReplaced) {
+  auto cache = replay(6, 10);
+  ASSERT_TRUE(cache);
+  const std::string fifo = temporaryPath("fifo");
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::uint64_t generation = 0;
+  std::string error;
+  EXPECT_FALSE(restoreSnapshot(fifo, crashConfig(), SharedKernels::make(),
+                               generation, error));
+  EXPECT_EQ(error, fifo + ": not a regular file");
+  CacheConfig config;
+  EXPECT_FALSE(readSnapshotHeader(fifo, config, generation, error));
+  EXPECT_EQ(error, fifo + ": not a regular file");
+  EXPECT_FALSE(writeSnapshot(*cache, fifo, 1, error));
+  EXPECT_NE(error.find(fifo + ": not a regular file"), std::string::npos)
+      << error;
+  struct stat st;
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the FIFO was replaced";
+  // A FIFO at the temporary's name fails the write instead of blocking.
+  const std::string path = temporaryPath("beside-fifo");
+  const std::string temporary = path + ".tmp";
+  ::unlink(temporary.c_str());
+  ASSERT_EQ(::mkfifo(temporary.c_str(), 0600), 0);
+  EXPECT_FALSE(writeSnapshot(*cache, path, 1, error));
+  EXPECT_NE(error.find(temporary), std::string::npos) << error;
+  ::unlink(temporary.c_str());
+  EXPECT_TRUE(writeSnapshot(*cache, path, 1, error)) << error;
+  ::unlink(fifo.c_str());
+  std::remove(path.c_str());
+}
+
+// A header whose checksum is valid but whose sizes this machine cannot
+// hold is refused before anything is allocated for it.
+TEST(Snapshot, AHeaderTooLargeForMemoryIsRefusedBeforeAllocating) {
+  auto cache = replay(6, 10);
+  ASSERT_TRUE(cache);
+  const std::string path = temporaryPath("huge");
+  std::string error;
+  ASSERT_TRUE(writeSnapshot(*cache, path, 1, error)) << error;
+  std::vector<char> bytes = readAll(path);
+  // The format's header (version 5): the pages at byte 64, the header's
+  // XXH64 of its first 136 bytes at byte 136, little-endian.
+  auto put64 = [&](size_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i)
+      bytes[at + size_t(i)] = char((v >> (8 * i)) & 0xff);
+  };
+  put64(64, std::uint64_t(1) << 31);
+  put64(136, XXH64(bytes.data(), 136, 0));
+  writeAll(path, bytes);
+  CacheConfig config;
+  std::uint64_t generation = 0;
+  ASSERT_TRUE(readSnapshotHeader(path, config, generation, error)) << error;
+  EXPECT_EQ(config.pages, std::uint64_t(1) << 31);
+  EXPECT_FALSE(restoreSnapshot(path, config, SharedKernels::make(),
+                               generation, error));
+  EXPECT_NE(error.find("take more than this machine's"), std::string::npos)
+      << error;
+  EXPECT_EQ(error.rfind(path, 0), 0u) << error;
+  std::remove(path.c_str());
 }
 
 TEST(Snapshot, KillNineRestoresTheLastCompletedSnapshot) {
