@@ -430,7 +430,8 @@ def IndexPool_RefineOp : IndexPool_Op<"refine"> {
     f32, `keys` `[T, D]` of a key or quantized type; quantized keys require
     `scales(%s)` (`[T]` f32), full-precision keys take none. `tokens` is
     `[M, k]` i32, with 0 < k <= C, also when C is dynamic (checked at run
-    time), and T <= 2^31 - 1 (the token ids are i32). Refine is its own
+    time), T <= 2^31 - 1 (the token ids are i32) and C <= 2^31 - 1 (a row's
+    candidates are ranked by i32 positions, as topk's columns). Refine is its own
     fused form: on the CPU one pass gathers and scores the candidates into
     `[M, C]` logits, then topk and a take; on the GPU a gather-score, the
     topk and a take kernel.
@@ -673,7 +674,7 @@ def IndexPool_RefinePagedOp : IndexPool_Op<"refine_paged"> {
     (descending, equal values to the earlier candidate, NaN below every
     number). Duplicate candidates are scored twice and may both be kept.
     `tokens` is `[B, S, k]` i32 with `0 < k <= C` (also when C is dynamic:
-    checked at run time). A length beyond `max_pages * E`, or a page id
+    checked at run time) and C <= 2^31 - 1. A length beyond `max_pages * E`, or a page id
     outside the pages for a candidate that is scored, is an error that
     `indexpool-run` reports at run time.
 

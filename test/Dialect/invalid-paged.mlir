@@ -226,6 +226,14 @@ func.func @refine_page_bytes(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>
 
 // -----
 
+func.func @refine_paged_candidates_beyond_i32(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x8589934592xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
+  // expected-error @+1 {{C = 8589934592 candidates of a row do not fit the i32 positions of a row (at most 2^31 - 1)}}
+  %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 4 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x8589934592xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x4xi32>
+  return
+}
+
+// -----
+
 func.func @refine_k_candidates(%q: tensor<8x1x64x128xbf16>, %w: tensor<8x1x64xf32>, %c: tensor<8x1x16xi32>, %p: tensor<4x33792xi8>, %t: tensor<8x2xi32>, %l: tensor<8x1xi32>) {
   // expected-error @+1 {{k must be at most C = 16 (the candidates of a row), got 17}}
   %r = indexpool.refine_paged %q, %w, %c pages(%p) block_table(%t) lengths(%l) {k = 17 : i64, page_entries = 256 : i64} : (tensor<8x1x64x128xbf16>, tensor<8x1x64xf32>, tensor<8x1x16xi32>, tensor<4x33792xi8>, tensor<8x2xi32>, tensor<8x1xi32>) -> tensor<8x1x17xi32>

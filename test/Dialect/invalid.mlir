@@ -848,6 +848,14 @@ func.func @refine_k_zero(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor
 
 // -----
 
+func.func @refine_candidates_beyond_i32(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8589934592xi32>, %k: tensor<16x8xbf16>) {
+  // expected-error @+1 {{C = 8589934592 candidates of a row do not fit the i32 positions of a row (at most 2^31 - 1)}}
+  %t = indexpool.refine %q, %w, %c, %k {k = 4 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8589934592xi32>, tensor<16x8xbf16>) -> tensor<1x4xi32>
+  return
+}
+
+// -----
+
 func.func @refine_k_beyond_c(%q: tensor<1x4x8xbf16>, %w: tensor<1x4xf32>, %c: tensor<1x8xi32>, %k: tensor<16x8xbf16>) {
   // expected-error @+1 {{k must be at most C = 8 (the candidates of a row), got 9}}
   %t = indexpool.refine %q, %w, %c, %k {k = 9 : i64} : (tensor<1x4x8xbf16>, tensor<1x4xf32>, tensor<1x8xi32>, tensor<16x8xbf16>) -> tensor<1x9xi32>

@@ -173,8 +173,13 @@ inline std::string columnIndexRule(int64_t columns) {
 }
 
 /// refine keeps k of the C candidates of a row: k <= C, also when C is
-/// known only at run time.
+/// known only at run time; a row's candidates are ranked by i32 positions,
+/// as topk's columns: C <= 2^31 - 1.
 inline std::string refineCandidatesRule(int64_t k, int64_t candidates) {
+  if (candidates != kShapeDynamic && candidates > kMaxColumns)
+    return "C = " + std::to_string(candidates) +
+           " candidates of a row do not fit the i32 positions of a row (at "
+           "most 2^31 - 1)";
   if (candidates == kShapeDynamic || k <= candidates)
     return "";
   return "k must be at most C = " + std::to_string(candidates) +
