@@ -61,42 +61,13 @@ def _torch():
     return _sys.modules.get("torch")
 
 
-def _tensor_ref(tensor, what):
-    """(address, DType code, shape, dtype) of a contiguous CPU tensor: what
-    the bindings read in place."""
-    if tensor.device.type != "cpu":
-        raise ValueError(f"{what}: a {tensor.device.type} tensor; a "
-                         "Function runs on the CPU (CUDA tensors: "
-                         "indexpool.gpu.load(compile_gpu(...)))")
-    if not tensor.is_contiguous():
-        raise ValueError(f"{what}: the tensor is not contiguous (the call "
-                         "reads it in place; pass tensor.contiguous())")
-    return (tensor.data_ptr(), _TORCH_CODES().get(tensor.dtype, -1),
-            tuple(tensor.shape), tensor.dtype)
-
-
-_torch_codes = None
-
-
-def _TORCH_CODES():
-    global _torch_codes
-    if _torch_codes is None:
-        table = dtypes._torch_table()
-        _torch_codes = {table[n]: dtypes.CODES[n] for n in dtypes.NAMES}
-    return _torch_codes
-
-
-def _torch_refs(inputs, kind):
+def _has_torch(inputs):
+    """Whether any input is a torch tensor (then results come back as
+    tensors). The bindings read torch CPU tensors in place, checking their
+    device, layout, dtype and contiguity themselves."""
     torch = _torch()
-    if torch is None:
-        return inputs, False
-    refs = list(inputs)
-    found = False
-    for i, value in enumerate(refs):
-        if isinstance(value, torch.Tensor):
-            refs[i] = _tensor_ref(value, f"{kind} #{i}")
-            found = True
-    return refs, found
+    return torch is not None and any(isinstance(value, torch.Tensor)
+                                     for value in inputs)
 
 
 def _to_torch(array):
@@ -131,13 +102,11 @@ class Function:
         return self._run(inputs, out)
 
     def _call(self, inputs, out):
-        refs, torch_inputs = _torch_refs(inputs, "argument")
         if out is not None:
-            outs, _ = _torch_refs(out, "output")
-            self._run(refs, outs)
+            self._run(inputs, out)
             return out
-        results = self._run(refs, None)
-        if not torch_inputs:
+        results = self._run(inputs, None)
+        if not _has_torch(inputs):
             return results
         if type(results) is tuple:
             return tuple(_to_torch(r) for r in results)
@@ -146,8 +115,7 @@ class Function:
     def result_shapes(self, *inputs):
         """The shapes of the results for these inputs (checked as a call
         checks them): what to allocate for out=."""
-        refs, _ = _torch_refs(inputs, "argument")
-        return self._compiled.result_shapes(refs)
+        return self._compiled.result_shapes(inputs)
 
     def __repr__(self):
         return f"<indexpool.Function {self.signature!r}>"
@@ -219,8 +187,7 @@ def reference(module, function, *inputs):
     reference semantics; codes decoded): one float64 array per result (the
     array alone when there is one)."""
     module = _module(module)
-    refs, _ = _torch_refs(inputs, "argument")
-    results = _indexpool.reference(module, function.lstrip("@"), refs)
+    results = _indexpool.reference(module, function.lstrip("@"), inputs)
     return results[0] if len(results) == 1 else results
 
 
@@ -231,10 +198,8 @@ def verify(module, function, inputs, outputs):
     module = _module(module)
     if type(outputs) is not tuple and type(outputs) is not list:
         outputs = (outputs,)
-    refs, _ = _torch_refs(inputs, "argument")
-    outs, _ = _torch_refs(outputs, "output")
     ok, message, report = _indexpool.verify(module, function.lstrip("@"),
-                                            refs, outs)
+                                            inputs, outputs)
     if not ok:
         raise IndexPoolError("\n".join([message] + report))
     return report

@@ -82,22 +82,43 @@ TensorRef fromNumpy(py::array array, DType expected, bool writable,
   return ref;
 }
 
-/// (address, DType code or -1, shape, the torch dtype for messages), made by
-/// indexpool.torch from a contiguous CPU tensor.
-TensorRef fromTuple(py::tuple tuple, DType expected, const std::string &what) {
-  if (tuple.size() != 4)
-    typeError(what + ": expected a NumPy array or a torch tensor");
-  int code = tuple[1].cast<int>();
-  if (code != static_cast<int>(expected))
+/// The torch.Tensor class when torch is imported (it never is by this
+/// module), else None.
+py::object torchTensorClass() {
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (!modules.contains("torch"))
+    return py::none();
+  return py::getattr(modules["torch"], "Tensor", py::none());
+}
+
+/// A torch CPU tensor, read in place: its address, dtype and shape come
+/// from the tensor itself (never from a caller's tuple).
+TensorRef fromTorch(py::handle tensor, DType expected,
+                    const std::string &what) {
+  const std::string device = py::str(tensor.attr("device").attr("type"));
+  if (device != "cpu")
+    valueError(what + ": a " + device +
+               " tensor; a Function runs on the CPU (CUDA tensors: "
+               "indexpool.gpu.load(compile_gpu(...)))");
+  const std::string layout = py::str(tensor.attr("layout"));
+  if (layout != "torch.strided")
+    valueError(what + ": a " + layout.substr(layout.find('.') + 1) +
+               " tensor; the call reads dense (strided) tensors only (pass "
+               "tensor.to_dense())");
+  const std::string dtype = py::str(tensor.attr("dtype"));
+  if (dtype != std::string("torch.") + elementTypeInfo(expected).torchName)
     typeError(what + ": expected a tensor of " +
-              numpyFormat(expected).torchName + ", got " +
-              py::str(tuple[3]).cast<std::string>());
-  py::tuple shape = tuple[2];
+              numpyFormat(expected).torchName + ", got " + dtype);
+  if (!tensor.attr("is_contiguous")().cast<bool>())
+    valueError(what + ": the tensor is not contiguous (the call reads it in "
+                      "place; pass tensor.contiguous())");
+  py::tuple shape = py::tuple(tensor.attr("shape"));
   TensorRef ref;
-  ref.data = reinterpret_cast<void *>(tuple[0].cast<uintptr_t>());
+  ref.data = reinterpret_cast<void *>(
+      tensor.attr("data_ptr")().cast<uintptr_t>());
   ref.dtype = expected;
-  setShape(ref, shape.size(), what,
-           [&](int64_t i) { return shape[i].cast<int64_t>(); });
+  setShape(ref, int64_t(shape.size()), what,
+           [&](int64_t i) { return shape[size_t(i)].cast<int64_t>(); });
   return ref;
 }
 
@@ -157,7 +178,12 @@ TensorRef fromDLPack(py::capsule capsule, DType expected,
               " elements, got DLPack type code " +
               std::to_string(tensor.dtype.code) + " with " +
               std::to_string(tensor.dtype.bits) + " bits");
-  if (tensor.strides) {
+  // An empty tensor is contiguous whatever its strides (torch gives a
+  // 0 x D tensor strides that no element uses).
+  bool empty = false;
+  for (int32_t i = 0; i < tensor.ndim; ++i)
+    empty = empty || tensor.shape[i] == 0;
+  if (tensor.strides && !empty) {
     int64_t expectedStride = 1;
     for (int32_t i = tensor.ndim - 1; i >= 0; --i) {
       if (tensor.shape[i] != 1 && tensor.strides[i] != expectedStride)
@@ -194,8 +220,9 @@ TensorRef toTensorRef(py::handle object, DType expected, bool writable,
   if (py::isinstance<py::array>(object))
     return fromNumpy(py::reinterpret_borrow<py::array>(object), expected,
                      writable, what);
-  if (py::isinstance<py::tuple>(object))
-    return fromTuple(py::reinterpret_borrow<py::tuple>(object), expected, what);
+  if (py::object torchTensor = torchTensorClass();
+      !torchTensor.is_none() && py::isinstance(object, torchTensor))
+    return fromTorch(object, expected, what);
   if (py::isinstance<py::capsule>(object))
     return fromDLPack(py::reinterpret_borrow<py::capsule>(object), expected,
                       what, borrowed);

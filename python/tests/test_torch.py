@@ -36,6 +36,12 @@ def test_function_takes_and_returns_tensors(rng, compress_text_function):
     from torch.utils.dlpack import to_dlpack
     results = compress_text_function(to_dlpack(keys_t), scores)
     np.testing.assert_array_equal(results[0], expected[0])
+    # Empty (0 x D) tensors, whatever strides torch gives them.
+    empty = torch.empty((0, 64), dtype=torch.float32)
+    for keys_empty in (empty, empty.t().contiguous().t()[:0]):
+        results = compress_text_function(
+            to_dlpack(keys_empty), to_dlpack(torch.empty(0)))
+        assert results[0].shape == (0, 64) and results[1].shape == (0,)
 
 
 def test_tensor_errors(rng, compress_text_function):
@@ -43,9 +49,18 @@ def test_tensor_errors(rng, compress_text_function):
     with pytest.raises(TypeError, match=r"argument #0 .*expected a tensor of "
                        r"torch.float32, got torch.float64"):
         compress_text_function(keys.double(), scores)
-    with pytest.raises(ValueError, match="argument #0: the tensor is not "
+    with pytest.raises(ValueError, match="argument #0 .*the tensor is not "
                        "contiguous"):
         compress_text_function(keys.t(), scores)
+    with pytest.raises(ValueError, match="argument #0 .*a sparse_coo tensor"):
+        compress_text_function(keys.to_sparse(), scores)
+    # A tuple is never read as an address (it once was: any 4-tuple).
+    for forged in ((0x1000, 0, (64, 64), torch.float32),
+                   (keys.data_ptr(), 0, (1 << 40, 64), torch.float32)):
+        with pytest.raises(TypeError, match="argument #0 .*expected a NumPy "
+                           "array, a torch tensor or a DLPack tensor, got "
+                           ".*tuple"):
+            compress_text_function(forged, scores)
     with pytest.raises(ValueError, match="meta tensor"):
         compress_text_function(keys.to("meta"), scores)
     # The ops run on CPU and CUDA tensors (test_gpu.py), nothing else.
