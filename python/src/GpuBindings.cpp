@@ -139,14 +139,8 @@ private:
   void toDeviceRefs(py::sequence objects, const std::vector<TensorType> &types,
                     const char *kind, BorrowedTensors &borrowed,
                     std::vector<TensorRef> &refs) {
-    for (size_t i = 0; i < objects.size(); ++i)
-      if (!py::isinstance<py::tuple>(objects[i]))
-        throw py::type_error(
-            std::string(kind) + " #" + std::to_string(i) + " of @" + name() +
-            ": expected a CUDA tensor (address, dtype code, shape, dtype), "
-            "got " + py::str(py::type::of(objects[i])).cast<std::string>());
     toTensorRefs(objects, types, name(), kind, /*writable=*/true, borrowed,
-                 refs);
+                 refs, Memory::Device);
   }
 
   std::shared_ptr<CudaDevice> device;

@@ -82,6 +82,29 @@ TensorRef fromNumpy(py::array array, DType expected, bool writable,
   return ref;
 }
 
+/// A device tensor as indexpool.gpu gives it: (address, DType code, shape,
+/// the dtype for messages).
+TensorRef fromDeviceTuple(py::handle object, DType expected,
+                          const std::string &what) {
+  if (!py::isinstance<py::tuple>(object) || py::len(object) != 4)
+    typeError(what + ": expected a CUDA tensor (address, dtype code, shape, "
+                     "dtype), got " +
+              py::str(py::type::of(object)).cast<std::string>());
+  py::tuple tuple = py::reinterpret_borrow<py::tuple>(object);
+  int code = tuple[1].cast<int>();
+  if (code != static_cast<int>(expected))
+    typeError(what + ": expected a tensor of " +
+              numpyFormat(expected).torchName + ", got " +
+              py::str(tuple[3]).cast<std::string>());
+  py::tuple shape = tuple[2];
+  TensorRef ref;
+  ref.data = reinterpret_cast<void *>(tuple[0].cast<uintptr_t>());
+  ref.dtype = expected;
+  setShape(ref, shape.size(), what,
+           [&](int64_t i) { return shape[i].cast<int64_t>(); });
+  return ref;
+}
+
 /// The torch.Tensor class when torch is imported (it never is by this
 /// module), else None.
 py::object torchTensorClass() {
@@ -236,7 +259,8 @@ TensorRef toTensorRef(py::handle object, DType expected, bool writable,
 
 void toTensorRefs(py::sequence objects, const std::vector<TensorType> &types,
                   const std::string &function, const char *kind, bool writable,
-                  BorrowedTensors &borrowed, std::vector<TensorRef> &refs) {
+                  BorrowedTensors &borrowed, std::vector<TensorRef> &refs,
+                  Memory memory) {
   size_t count = objects.size();
   if (count != types.size()) {
     std::string expected;
@@ -250,7 +274,10 @@ void toTensorRefs(py::sequence objects, const std::vector<TensorType> &types,
     const TensorType &type = types[i];
     // The message text is only built when something is wrong.
     try {
-      refs[i] = toTensorRef(objects[i], type.dtype, writable, "", borrowed);
+      refs[i] = memory == Memory::Device
+                    ? fromDeviceTuple(objects[i], type.dtype, "")
+                    : toTensorRef(objects[i], type.dtype, writable, "",
+                                  borrowed);
     } catch (py::builtin_exception &error) {
       std::string what = std::string(kind) + " #" + std::to_string(i) +
                          " of @" + function + " (" + typeText(type) + ")";

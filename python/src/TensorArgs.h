@@ -57,10 +57,19 @@ private:
 TensorRef toTensorRef(py::handle object, DType expected, bool writable,
                       const std::string &what, BorrowedTensors &borrowed);
 
+/// Where the tensors of a call live: host memory (NumPy, torch CPU,
+/// DLPack), or device memory, each given as the tuple (address, DType code,
+/// shape, dtype for messages) that indexpool.gpu makes from a CUDA tensor,
+/// a __cuda_array_interface__ or the caller's (address, dtype, shape).
+enum class Memory { Host, Device };
+
 /// Converts `objects` against `types` (arguments or results of `function`).
+/// Host memory is never read through a tuple: an address from the caller
+/// is taken only for device memory, which the driver checks.
 void toTensorRefs(py::sequence objects, const std::vector<TensorType> &types,
                   const std::string &function, const char *kind, bool writable,
-                  BorrowedTensors &borrowed, std::vector<TensorRef> &refs);
+                  BorrowedTensors &borrowed, std::vector<TensorRef> &refs,
+                  Memory memory = Memory::Host);
 
 /// A new NumPy array holding a copy of `ref`.
 py::array copyToNumpy(const TensorRef &ref);
