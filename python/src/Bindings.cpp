@@ -53,9 +53,12 @@ FunctionSignature signatureOf(const Module &module, const std::string &name) {
   return signature;
 }
 
-/// A CpuFunction with what each call needs ready: the signature, a lock
-/// (one caller at a time, the GIL being released during the call) and the
-/// TensorRef vectors reused from call to call.
+/// A CpuFunction with what each call needs ready: the signature and a lock
+/// (one call at a time, the GIL being released during the call). Any
+/// number of Python threads may call it: each call converts its arguments
+/// into its own TensorRefs before it waits for the lock (a vector shared
+/// between calls was rewritten by the next caller while the previous call
+/// read it), and copies the results out before it lets go.
 class PyCpuFunction {
 public:
   PyCpuFunction(std::unique_ptr<CpuFunction> function, py::object module,
@@ -68,6 +71,7 @@ public:
   /// arrays, one per result), writes them and returns `out`.
   py::object run(py::sequence inputs, py::object out) {
     BorrowedTensors borrowed;
+    std::vector<TensorRef> inputRefs, outputRefs;
     toTensorRefs(inputs, signature.arguments, signature.name, "argument",
                  /*writable=*/false, borrowed, inputRefs);
     checkInPlaceWritable(inputs);
@@ -178,7 +182,8 @@ private:
   py::object module;
   FunctionSignature signature;
   std::mutex mutex;
-  std::vector<TensorRef> inputRefs, outputRefs, results;
+  /// Views of the buffers the next call reuses: read under `mutex` only.
+  std::vector<TensorRef> results;
   /// CompileOptions::inPlaceArguments.
   std::vector<int> inPlace;
 };

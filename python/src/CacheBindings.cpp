@@ -23,6 +23,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 namespace py = pybind11;
@@ -181,28 +182,42 @@ public:
     return makeCudaCacheKernels(*gpu, config, artifacts, error);
   }
 
-  SequenceId add() { return cache->add(); }
+  /// Runs `work` on the cache with the GIL released and the cache's lock
+  /// held: one call at a time from any number of Python threads (the
+  /// PagedCache is not thread-safe; two threads in it freed pages twice).
+  /// The lock is let go before the GIL is taken back, so no thread holds it
+  /// while it waits for the GIL. `work` must not touch Python objects.
+  template <typename Work> auto locked(Work work) const {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> guard(*callMutex);
+    return work();
+  }
+
+  SequenceId add() {
+    return locked([&] { return cache->add(); });
+  }
   SequenceId fork(SequenceId parent) {
     SequenceId child;
     std::string error;
-    if (!cache->fork(parent, child, error))
+    if (!locked([&] { return cache->fork(parent, child, error); }))
       fail(error);
     return child;
   }
   void publish(SequenceId s, const std::string &name) {
     std::string error;
-    if (!cache->publish(s, name, error))
+    if (!locked([&] { return cache->publish(s, name, error); }))
       fail(error);
   }
   SequenceId adopt(const std::string &name) {
     SequenceId s;
     std::string error;
-    if (!cache->adopt(name, s, error))
+    if (!locked([&] { return cache->adopt(name, s, error); }))
       fail(error);
     return s;
   }
   py::dict sharing() const {
-    const PagedCache::SharingStats &st = cache->sharing();
+    const PagedCache::SharingStats st =
+        locked([&] { return cache->sharing(); });
     py::dict d;
     d["published"] = st.published;
     d["adopted"] = st.adopted;
@@ -214,30 +229,39 @@ public:
   }
   void free(SequenceId s) {
     std::string error;
-    if (!cache->free(s, error))
+    if (!locked([&] { return cache->free(s, error); }))
       fail(error);
   }
   std::int64_t length(SequenceId s) const {
     std::string error;
-    if (!cache->sequences().check(s, error))
+    std::int64_t length = -1;
+    if (!locked([&] {
+          if (!cache->sequences().check(s, error))
+            return false;
+          length = cache->sequences().length(s);
+          return true;
+        }))
       fail(error);
-    return cache->sequences().length(s);
+    return length;
   }
   std::vector<PageIndex> blockTable(SequenceId s) const {
     std::string error;
-    if (!cache->sequences().check(s, error))
+    std::vector<PageIndex> table;
+    if (!locked([&] {
+          if (!cache->sequences().check(s, error))
+            return false;
+          table = cache->sequences().blockTable(s);
+          return true;
+        }))
       fail(error);
-    return cache->sequences().blockTable(s);
+    return table;
   }
   py::array pages(std::int64_t layer) const {
     if (layer < 0 || layer >= config.layers)
       fail("layer " + std::to_string(layer) + " of " +
            std::to_string(config.layers));
-    std::vector<std::int8_t> bytes;
-    {
-      py::gil_scoped_release release;
-      bytes = cache->logicalPages(layer);
-    }
+    std::vector<std::int8_t> bytes =
+        locked([&] { return cache->logicalPages(layer); });
     py::array_t<std::int8_t> out({py::ssize_t(config.totalPages()),
                                   py::ssize_t(config.pageBytes())});
     std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
@@ -249,11 +273,8 @@ public:
     if (layer < 0 || layer >= config.layers)
       fail("layer " + std::to_string(layer) + " of " +
            std::to_string(config.layers));
-    std::vector<std::int8_t> bytes;
-    {
-      py::gil_scoped_release release;
-      bytes = cache->logicalPages(config.layers + layer);
-    }
+    std::vector<std::int8_t> bytes =
+        locked([&] { return cache->logicalPages(config.layers + layer); });
     py::array_t<std::int8_t> out({py::ssize_t(config.totalPages()),
                                   py::ssize_t(config.tokenPageBytes())});
     std::memcpy(out.mutable_data(), bytes.data(), bytes.size());
@@ -261,7 +282,7 @@ public:
   }
 
   py::dict residency() const {
-    const ResidencyStats s = cache->residency();
+    const ResidencyStats s = locked([&] { return cache->residency(); });
     py::list tiers;
     for (const TierStats &t : s.tiers) {
       py::dict d;
@@ -304,12 +325,7 @@ public:
       s.push_back(scores.data() + l * b * n * w);
     }
     std::string error;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = cache->append(batch, n, k, s, error);
-    }
-    if (!ok)
+    if (!locked([&] { return cache->append(batch, n, k, s, error); }))
       fail(error);
   }
 
@@ -321,13 +337,10 @@ public:
     expectShape(weights, {b, config.heads}, "weights", "(batch, H)");
     std::vector<std::int32_t> tokens;
     std::string error;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = cache->select(batch, layer, queries.data(), weights.data(), tokens,
-                         error);
-    }
-    if (!ok)
+    if (!locked([&] {
+          return cache->select(batch, layer, queries.data(), weights.data(),
+                               tokens, error);
+        }))
       fail(error);
     const py::ssize_t row = py::ssize_t(config.k * config.poolSize +
                                         config.poolSize - 1);
@@ -338,12 +351,7 @@ public:
 
   void snapshot(const std::string &path, std::uint64_t generation) const {
     std::string error;
-    bool ok;
-    {
-      py::gil_scoped_release release;
-      ok = writeSnapshot(*cache, path, generation, error);
-    }
-    if (!ok)
+    if (!locked([&] { return writeSnapshot(*cache, path, generation, error); }))
       fail(error);
   }
 
@@ -404,6 +412,9 @@ private:
   // Declared before the cache: the device outlives it.
   std::shared_ptr<runtime::CudaDevice> gpu;
   std::shared_ptr<PagedCache> cache;
+  /// Held by every call into `cache` (locked()); shared as `cache` is by a
+  /// moved Cache (restore returns one).
+  std::shared_ptr<std::mutex> callMutex = std::make_shared<std::mutex>();
 };
 
 /// Cache.__init__'s text up to its code types (bindCache appends them).
