@@ -83,10 +83,15 @@ _cache = {}
 _cache_lock = threading.Lock()
 
 
-def _function(tensor, key, build, in_place=()):
-    """The function `build()` makes for `tensor`'s device, compiled once per
-    key and device: for the CPU with arguments `in_place` updated where they
-    are; for a CUDA device for its chip, loaded onto it."""
+def _function(tensor, builder, *args, in_place=(), **options):
+    """The function of the module `builder(*args, **options)` (an
+    indexpool.ops builder) for `tensor`'s device, compiled once per call of
+    the builder and device: for the CPU with arguments `in_place` updated
+    where they are; for a CUDA device for its chip, loaded onto it. The
+    cache key is the builder's whole call, so no option of the module can
+    be left out of it (a hand-kept key once lost `k`: select(k=32) reused
+    the function of k=16)."""
+    key = (builder.__name__, args, tuple(sorted(options.items())), in_place)
     device, index = tensor.device, None
     if device.type == "cpu":
         key += tuple(sorted(compile_options.items()))
@@ -102,7 +107,7 @@ def _function(tensor, key, build, in_place=()):
         with _cache_lock:
             function = _cache.get(key)
             if function is None:
-                module = build()
+                module = builder(*args, **options)
                 if device.type == "cuda":
                     function = _compile_for_device(module, index)
                 elif in_place:
@@ -125,6 +130,25 @@ def _as(tensor, dtype):
     return tensor.to(dtype).contiguous()
 
 
+def _as_index(tensor, dtype, what, op):
+    """An index operand (block tables, lengths, candidates, valid, slots)
+    as `dtype`: integers only, and every value must fit (int64, torch's
+    default, narrowed to int32 silently read page 2^32 + 1 as page 1)."""
+    if tensor.dtype.is_floating_point or tensor.dtype.is_complex or \
+            tensor.dtype == torch.bool:
+        raise TypeError(f"indexpool.{op}: {what} must be an integer tensor, "
+                        f"got {tensor.dtype}")
+    info = torch.iinfo(dtype)
+    if tensor.numel() and tensor.dtype != dtype and not tensor.is_meta:
+        low, high = int(tensor.min()), int(tensor.max())
+        if low < info.min or high > info.max:
+            bad = low if low < info.min else high
+            raise ValueError(f"indexpool.{op}: {what} holds {bad}, outside "
+                             f"{str(dtype).replace('torch.', '')} "
+                             f"[{info.min}, {info.max}]")
+    return tensor.to(dtype).contiguous()
+
+
 def _compress(keys, scores, bias=None, pool_size=4, rotate=True,
               codes="f8E4M3FN", pow2_scale=False, temperature=1.0):
     if keys.dim() != 2:
@@ -134,12 +158,10 @@ def _compress(keys, scores, bias=None, pool_size=4, rotate=True,
     key_type = dtypes.name(keys.dtype)
     bias_kind = None if bias is None else (
         "channel" if bias.dim() == 2 else "slot")
-    key = ("compress", keys.shape[1], key_type, pool_size, per_channel,
-           bias_kind, float(temperature), rotate, codes, pow2_scale)
-    function = _function(keys, key, lambda: ops.compress(
-        (-1, keys.shape[1]), key_type, pool_size, rotate,
+    function = _function(
+        keys, ops.compress, (-1, keys.shape[1]), key_type, pool_size, rotate,
         per_channel_scores=per_channel, bias=bias_kind,
-        temperature=temperature, codes=codes, pow2_scale=pow2_scale))
+        temperature=float(temperature), codes=codes, pow2_scale=pow2_scale)
     inputs = [keys.contiguous(), _as(scores, torch.float32)]
     if bias is not None:
         inputs.append(_as(bias, torch.float32))
@@ -155,17 +177,15 @@ def _select(query, head_weights, codes, scales, valid, k, pool_size=4,
     queries, heads, dim = query.shape
     query_type = dtypes.name(query.dtype)
     code_type = dtypes.name(codes.dtype)
-    key = ("select", queries, heads, dim, query_type, code_type, k,
-           pool_size, rotate, valid is not None)
-    function = _function(query, key, lambda: ops.select(
-        (queries, heads, dim), query_type, -1, k, pool_size, rotate,
-        codes=code_type, valid=valid is not None))
+    function = _function(
+        query, ops.select, (queries, heads, dim), query_type, -1, k,
+        pool_size, rotate, codes=code_type, valid=valid is not None)
     inputs = [query.contiguous(), _as(head_weights, torch.float32),
               codes.contiguous()]
     if scales is not None:
         inputs.append(_as(scales, torch.float32))
     if valid is not None:
-        inputs.append(_as(valid, torch.int32))
+        inputs.append(_as_index(valid, torch.int32, "valid", "select"))
     return function(*inputs)
 
 
@@ -204,19 +224,17 @@ def _compress_paged(keys, scores, bias, pages, slots, pool_size=4,
     key_type = dtypes.name(keys.dtype)
     bias_kind = None if bias is None else (
         "channel" if bias.dim() == 2 else "slot")
-    key = (op, keys.shape[1], key_type, pool_size, per_channel, bias_kind,
-           float(temperature), rotate, pow2_scale, codes,
-           page_entries, scales_first)
     inputs = [keys.contiguous(), _as(scores, torch.float32)]
     if bias is not None:
         inputs.append(_as(bias, torch.float32))
     pages_index = len(inputs)
-    function = _function(keys, key, lambda: ops.compress_paged(
-        (-1, keys.shape[1]), key_type, pool_size, rotate, codes=codes,
+    function = _function(
+        keys, ops.compress_paged, (-1, keys.shape[1]), key_type, pool_size,
+        rotate, in_place=(pages_index,), codes=codes,
         page_entries=page_entries, scales_first=scales_first,
         per_channel_scores=per_channel, bias=bias_kind,
-        temperature=temperature, pow2_scale=pow2_scale), [pages_index])
-    inputs += [cache, _as(slots, torch.int64)]
+        temperature=float(temperature), pow2_scale=pow2_scale)
+    inputs += [cache, _as_index(slots, torch.int64, "slots", op)]
     function(*inputs, out=(cache,))
     return pages
 
@@ -237,14 +255,14 @@ def _select_paged(query, head_weights, pages, block_table, lengths, k,
                   scales_first=False):
     op = "select_paged"
     heads, dim, query_type, pages = _paged_query(op, query, pages)
-    key = (op, heads, dim, query_type, k, pool_size, rotate, codes,
-           page_entries, scales_first)
-    function = _function(query, key, lambda: ops.select_paged(
-        (-1, -1, heads, dim), query_type, k, pool_size, rotate, codes=codes,
-        page_entries=page_entries, scales_first=scales_first))
+    function = _function(
+        query, ops.select_paged, (-1, -1, heads, dim), query_type, k,
+        pool_size, rotate, codes=codes, page_entries=page_entries,
+        scales_first=scales_first)
     return function(query.contiguous(), _as(head_weights, torch.float32),
-                    pages.contiguous(), _as(block_table, torch.int32),
-                    _as(lengths, torch.int32))
+                    pages.contiguous(),
+                    _as_index(block_table, torch.int32, "block_table", op),
+                    _as_index(lengths, torch.int32, "lengths", op))
 
 
 def _refine_paged(query, head_weights, candidates, pages, block_table,
@@ -252,14 +270,14 @@ def _refine_paged(query, head_weights, candidates, pages, block_table,
                   scales_first=False):
     op = "refine_paged"
     heads, dim, query_type, pages = _paged_query(op, query, pages)
-    key = (op, heads, dim, query_type, k, rotate, codes, page_entries,
-           scales_first)
-    function = _function(query, key, lambda: ops.refine_paged(
-        (-1, -1, heads, dim), query_type, k, rotate, codes=codes,
-        page_entries=page_entries, scales_first=scales_first))
+    function = _function(
+        query, ops.refine_paged, (-1, -1, heads, dim), query_type, k, rotate,
+        codes=codes, page_entries=page_entries, scales_first=scales_first)
     return function(query.contiguous(), _as(head_weights, torch.float32),
-                    _as(candidates, torch.int32), pages.contiguous(),
-                    _as(block_table, torch.int32), _as(lengths, torch.int32))
+                    _as_index(candidates, torch.int32, "candidates", op),
+                    pages.contiguous(),
+                    _as_index(block_table, torch.int32, "block_table", op),
+                    _as_index(lengths, torch.int32, "lengths", op))
 
 
 def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
@@ -278,22 +296,20 @@ def _append_paged(keys, scores, bias, tail_keys, tail_scores, lengths, pages,
     key_type = dtypes.name(keys.dtype)
     bias_kind = None if bias is None else (
         "channel" if bias.dim() == 2 else "slot")
-    key = (op, keys.shape[2], key_type, pool_size, per_channel, bias_kind,
-           float(temperature), rotate, pow2_scale, codes,
-           page_entries, scales_first)
     inputs = [keys.contiguous(), _as(scores, torch.float32)]
     if bias is not None:
         inputs.append(_as(bias, torch.float32))
     tails = len(inputs)
     # tail_keys, tail_scores, lengths, pages, block_table.
-    in_place = [tails + 3, tails, tails + 1]
-    function = _function(keys, key, lambda: ops.append_paged(
-        (-1, -1, keys.shape[2]), key_type, pool_size, rotate, codes=codes,
-        page_entries=page_entries, scales_first=scales_first,
-        per_channel_scores=per_channel, bias=bias_kind,
-        temperature=temperature, pow2_scale=pow2_scale), in_place)
-    inputs += [tail_k, tail_s, _as(lengths, torch.int32), cache,
-               _as(block_table, torch.int32)]
+    in_place = (tails + 3, tails, tails + 1)
+    function = _function(
+        keys, ops.append_paged, (-1, -1, keys.shape[2]), key_type, pool_size,
+        rotate, in_place=in_place, codes=codes, page_entries=page_entries,
+        scales_first=scales_first, per_channel_scores=per_channel,
+        bias=bias_kind, temperature=float(temperature),
+        pow2_scale=pow2_scale)
+    inputs += [tail_k, tail_s, _as_index(lengths, torch.int32, "lengths", op),
+               cache, _as_index(block_table, torch.int32, "block_table", op)]
     function(*inputs, out=(cache, tail_k, tail_s))
     return pages, tail_keys, tail_scores
 
@@ -352,5 +368,7 @@ refine_paged = torch.ops.indexpool.refine_paged
 
 
 def compiled_functions():
-    """The functions compiled so far, by their cache key (for tests)."""
+    """The functions compiled so far, by their cache key (for tests): (the
+    indexpool.ops builder's name, its positional arguments, its options as
+    sorted pairs, the in-place arguments, then the device's part)."""
     return dict(_cache)
