@@ -41,7 +41,9 @@ qualify). scores and bias ([P] with scores [T], [P, D] with scores [T, D]),
 head_weights and valid are converted to float32 / int32 (a copy when they
 are not); non-contiguous tensors are made contiguous.
 
-CPU tensors run through the JIT, CUDA tensors through the runtime
+Meta tensors (torch.fx, fake tensors, tracing) get the outputs' shapes and
+dtypes without running anything. CPU tensors run through the JIT, CUDA
+tensors through the runtime
 (indexpool.gpu): each function is compiled once per (op, options, element
 types, static sizes, device), with the token / pool count dynamic, so that
 a growing cache does not recompile. On a CUDA device it is compiled for
@@ -350,6 +352,37 @@ _SCHEMAS = {
         _append_paged),
 }
 
+def _meta_tensor(like, shape, dtype):
+    return torch.empty(shape, dtype=dtype, device=like.device)
+
+
+# Meta (shape-only) kernels: what tracing tools (torch.fx, fake tensors,
+# torch.compile's graph capture) call to learn the outputs' shapes and
+# dtypes without running anything. The paged ops return their in-place
+# operands, as their schemas say.
+_META = {
+    "compress": lambda keys, scores, bias=None, pool_size=4, rotate=True,
+    codes="f8E4M3FN", pow2_scale=False, temperature=1.0: (
+        _meta_tensor(keys, (keys.shape[0] // pool_size, keys.shape[1]),
+                     dtypes.torch_dtype(codes)),
+        _meta_tensor(keys, (keys.shape[0] // pool_size,), torch.float32)),
+    "select": lambda query, head_weights, codes, scales, valid, k,
+    pool_size=4, rotate=True: _meta_tensor(
+        query, (query.shape[0], k * pool_size), torch.int32),
+    "compress_paged": lambda keys, scores, bias, pages, slots, *args,
+    **kwargs: pages,
+    "select_paged": lambda query, head_weights, pages, block_table, lengths,
+    k, pool_size=4, *args, **kwargs: _meta_tensor(
+        query, (query.shape[0], query.shape[1], k * pool_size + pool_size - 1),
+        torch.int32),
+    "refine_paged": lambda query, head_weights, candidates, pages,
+    block_table, lengths, k, *args, **kwargs: _meta_tensor(
+        query, (query.shape[0], query.shape[1], k), torch.int32),
+    "append_paged": lambda keys, scores, bias, tail_keys, tail_scores,
+    lengths, pages, block_table, *args, **kwargs: (pages, tail_keys,
+                                                    tail_scores),
+}
+
 # One definition per process, also when this module is imported again.
 if not hasattr(torch.ops.indexpool, "_indexpool_library"):
     _library = torch.library.Library("indexpool", "DEF")
@@ -357,6 +390,9 @@ if not hasattr(torch.ops.indexpool, "_indexpool_library"):
         _library.define(_schema)
         _library.impl(_name, _impl, "CPU")
         _library.impl(_name, _impl, "CUDA")
+        # torch 1.13 has no fallthrough for the meta tensors' autograd key.
+        for _key in ("Meta", "AutogradMeta"):
+            _library.impl(_name, _META[_name], _key)
     torch.ops.indexpool._indexpool_library = _library
 
 compress = torch.ops.indexpool.compress

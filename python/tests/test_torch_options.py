@@ -181,3 +181,44 @@ def test_index_tensors_are_int64_or_int32_and_range_checked(gen):
         torch.ops.indexpool.select_paged(query, weights, cache,
                                          table.float(), lengths, 8,
                                          page_entries=E)
+
+
+def test_meta_kernels_give_the_real_shapes_and_dtypes(gen):
+    """Tracing tools run the ops on meta tensors: each op's outputs there
+    have the shapes and dtypes a CPU run gives."""
+    def same(real, meta):
+        real = real if isinstance(real, tuple) else (real,)
+        meta = meta if isinstance(meta, tuple) else (meta,)
+        assert [(t.shape, t.dtype) for t in real] == \
+            [(t.shape, t.dtype) for t in meta]
+        assert all(t.device.type == "meta" for t in meta)
+
+    def both(op, *args, **kwargs):
+        real = op(*args, **kwargs)
+        metas = [a.to("meta") if isinstance(a, torch.Tensor) else a
+                 for a in args]
+        same(real, op(*metas, **kwargs))
+
+    ops = torch.ops.indexpool
+    keys, scores = torch.randn(128, D, generator=gen), torch.randn(128)
+    for codes in ("f8E4M3FN", "i8"):
+        both(ops.compress, keys, scores, None, pool_size=8, codes=codes)
+    codes, scales = ops.compress(keys, scores, None)
+    query, weights = torch.randn(3, 4, D), torch.rand(3, 4)
+    both(ops.select, query, weights, codes, scales, None, 5)
+    cache = run_compress_paged(gen, PAGED)
+    query4, weights4 = torch.randn(2, 1, 4, D), torch.rand(2, 1, 4)
+    table = torch.randint(0, 4, (2, 4), dtype=torch.int32)
+    lengths = torch.tensor([[256], [100]], dtype=torch.int32)
+    both(ops.select_paged, query4, weights4, cache, table, lengths, 8,
+         page_entries=E)
+    token_pages = torch.zeros(4, E * 4 * (D + 4), dtype=torch.int8)
+    candidates = torch.randint(0, 64, (2, 1, 24), dtype=torch.int32)
+    both(ops.refine_paged, query4, weights4, candidates, token_pages, table,
+         lengths, 8, page_entries=E * 4)
+    both(ops.compress_paged, keys, scores, None, cache.clone(),
+         torch.arange(32), page_entries=E)
+    both(ops.append_paged, torch.randn(2, 3, D), torch.randn(2, 3), None,
+         torch.randn(2, 3, D), torch.randn(2, 3),
+         torch.tensor([5, 9], dtype=torch.int32), cache.clone(), table,
+         page_entries=E)
