@@ -221,6 +221,10 @@ std::unique_ptr<Module> Module::parse(const std::string &text, Status &status,
     status = Status::error(name + " is larger than 256 MiB");
     return nullptr;
   }
+  if (std::string deep = runtime::mlirNestingError(text, name); !deep.empty()) {
+    status = Status::error(deep);
+    return nullptr;
+  }
   auto impl = std::make_shared<Impl>();
   api::DiagnosticCapture capture(impl->context);
   ParserConfig config(&impl->context);

@@ -47,6 +47,15 @@ def test_missing_function_and_several_functions(compress_text_module):
         indexpool.compile(two)
 
 
+def test_deeply_nested_ir_is_refused_before_parsing():
+    """20000 levels overflowed the parser's stack (SIGSEGV): one error."""
+    deep = 'func.func @f() {' + '"test.nest"() ({' * 20000
+    with pytest.raises(indexpool.IndexPoolError,
+                       match=r"deep.mlir:1: more than 1000 levels of nested "
+                             r"brackets"):
+        indexpool.parse(deep, "deep.mlir")
+
+
 def test_vector_width_is_bounded(compress_text_module):
     """Past 64 lanes LLVM's backend aborts (65536) or hangs (2^20): one
     error before it."""

@@ -202,6 +202,55 @@ bool readFileWithLimit(const std::string &path, int64_t limit,
          file.readAll(limit, kind, contents, error);
 }
 
+/// The name MLIR gives a buffer read from `path` (its diagnostics' file).
+inline std::string inputBufferName(const std::string &path) {
+  return path == "-" ? "<stdin>" : path;
+}
+
+/// The deepest nesting of brackets ((), [], {}, <>) MLIR text may have:
+/// MLIR's parser recurses once per level and ~20000 levels overflow an
+/// 8 MiB stack; IndexPool programs nest about ten.
+constexpr int kMaxMlirNesting = 1000;
+
+/// "" when `text` nests at most kMaxMlirNesting brackets deep (strings and
+/// // comments aside), else "NAME:LINE: more than 1000 levels of nested
+/// brackets (...)", checked before MLIR's parser sees the text.
+inline std::string mlirNestingError(const std::string &text,
+                                    const std::string &name) {
+  std::string open; // the unclosed brackets, innermost last
+  int64_t line = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '"') { // a string: to its closing quote
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      open.push_back(c);
+      if (open.size() > size_t(kMaxMlirNesting))
+        return name + ":" + std::to_string(line) + ": more than " +
+               std::to_string(kMaxMlirNesting) +
+               " levels of nested brackets (refused before parsing: the "
+               "parser recurses once per level)";
+    } else if (c == '>') { // '->' closes nothing
+      if (!open.empty() && open.back() == '<')
+        open.pop_back();
+    } else if (c == ')' || c == ']' || c == '}') {
+      const char match = c == ')' ? '(' : c == ']' ? '[' : '{';
+      while (!open.empty() && open.back() == '<') // an unpaired '<'
+        open.pop_back();
+      if (!open.empty() && open.back() == match)
+        open.pop_back();
+    }
+  }
+  return "";
+}
+
 /// The .mlir input of indexpool-opt, indexpool-run and indexpool-compile
 /// ("-": standard input), at most kMaxMlirTextBytes. A file that cannot be
 /// opened gets the wording of MLIR's openInputFile, which the tools used
@@ -216,12 +265,10 @@ inline bool readMlirInput(const std::string &path, std::string &text,
                                     "': " + reason;
     return false;
   }
-  return file.readAll(kMaxMlirTextBytes, "an .mlir input", text, error);
-}
-
-/// The name MLIR gives a buffer read from `path` (its diagnostics' file).
-inline std::string inputBufferName(const std::string &path) {
-  return path == "-" ? "<stdin>" : path;
+  if (!file.readAll(kMaxMlirTextBytes, "an .mlir input", text, error))
+    return false;
+  error = mlirNestingError(text, inputBufferName(path));
+  return error.empty();
 }
 
 } // namespace indexpool::runtime
