@@ -285,6 +285,22 @@ def IndexPoolRecordParamAlignment
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def IndexPoolDropEmptyKernelArgs
+    : Pass<"indexpool-drop-empty-kernel-args", "ModuleOp"> {
+  let summary = "Drop kernel parameters whose static memref type holds no "
+                "element";
+  let description = [{
+    A buffer of a static shape with a zero size (a token tier's empty tail
+    `[B, 0, D]`, a block table `[B, 0]`) is never read or written, but the
+    bare-pointer lowering of `gpu.func` refuses its type. For every kernel,
+    each such parameter is replaced by a local zero-element
+    `memref.alloca` and removed from the kernel and from every
+    `gpu.launch_func` of it (nothing was passed through it).
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def IndexPoolLowerVectorMasks
     : Pass<"indexpool-lower-vector-masks", "gpu::GPUModuleOp"> {
   let summary = "Lower vector.create_mask / constant_mask in GPU kernels";

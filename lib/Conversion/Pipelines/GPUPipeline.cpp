@@ -88,6 +88,8 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   pm.addPass(createIndexPoolKernelSizeParams());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createIndexPoolMergeKernelModules());
+  // Before anything records the kernels' parameters (alignment, manifest).
+  pm.addPass(createIndexPoolDropEmptyKernelArgs());
   // While the kernels still hold their vector accesses (for the manifest).
   pm.addPass(createIndexPoolRecordParamAlignment());
   pm.addNestedPass<gpu::GPUModuleOp>(createIndexPoolAlignSharedBuffers());
