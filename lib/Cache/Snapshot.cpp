@@ -707,6 +707,15 @@ bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
   return true;
 }
 
+std::string indexpool::cache::verifyRestoreConfig(CacheConfig config) {
+  // Stand-ins of the right count; a count no valid cache has (a hostile
+  // header's D) is left to verify's own refusal, not allocated.
+  if (config.biasValues.empty() && config.biasCount() > 0 &&
+      config.biasCount() <= (std::int64_t(1) << 22))
+    config.biasValues.assign(size_t(config.biasCount()), 0.0f);
+  return config.verify();
+}
+
 bool indexpool::cache::readSnapshotHeader(const std::string &path,
                                           CacheConfig &config,
                                           std::uint64_t &generation,
@@ -741,7 +750,7 @@ indexpool::cache::restoreSnapshot(const std::string &path,
                                   const MakePageStore &makeStore) {
   // Before anything is read or allocated from the file: the configuration
   // (the header's, for indexpool.Cache.restore) must fit this machine.
-  if (std::string why = config.verify(); !why.empty()) {
+  if (std::string why = verifyRestoreConfig(config); !why.empty()) {
     error = path + ": " + why;
     return nullptr;
   }

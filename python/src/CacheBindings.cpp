@@ -387,7 +387,7 @@ public:
     config.tokenTier = tokenTier;
     // The header's sizes are checked before anything is compiled or
     // allocated for them.
-    if (std::string why = config.verify(); !why.empty())
+    if (std::string why = verifyRestoreConfig(config); !why.empty())
       fail(path + ": " + why);
     std::shared_ptr<runtime::CudaDevice> gpu;
     auto kernels = makeKernels(config, threads, device, gpu, error);

@@ -74,6 +74,12 @@ private:
 /// Increment `index` (from 1) of the chain at `path`.
 std::string incrementPath(const std::string &path, std::uint64_t index);
 
+/// CacheConfig::verify of the configuration a snapshot is restored into,
+/// before anything is read or allocated for it: its sizes against this
+/// machine's memory; its bias values aside (the snapshot's body holds them).
+/// "" when it passes.
+std::string verifyRestoreConfig(CacheConfig config);
+
 /// The configuration and generation in a snapshot's header (checked; the
 /// generation of the chain's newest increment when there are any).
 bool readSnapshotHeader(const std::string &path, CacheConfig &config,
