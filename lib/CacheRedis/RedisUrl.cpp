@@ -108,8 +108,9 @@ bool indexpool::cache::parseRedisUrl(const std::string &url,
   out.port = 6379;
   if (hasPort) {
     if (!number(portText, 1, 65535, value))
-      return fail("the port (after the host '" + out.host +
-                  "') is not a number from 1 to 65535");
+      // The host is not quoted: with a forgotten '@' it can be a password.
+      return fail("the port (after the host) is not a number from 1 to "
+                  "65535");
     out.port = int(value);
   }
   out.db = 0;

@@ -140,7 +140,21 @@ TEST(RedisUrl, BadUrlsNeverShowThePassword) {
       {"redis://[::1", "']'"},
       {"redis://[::1]x", "after the IPv6 host"},
   };
-  for (const auto &[url, expected] : bad) {
+  // Every error path again with the password where it belongs (a user's
+  // "u:PW@" before each bad part), and where it lands when the '@' is
+  // forgotten (then it reads as a port, or after a second ':').
+  std::vector<std::pair<std::string, std::string>> withSecret = bad;
+  for (const auto &[url, expected] : bad)
+    if (url.rfind("redis://", 0) == 0 && url.size() > 8 &&
+        url.find('@') == std::string::npos)
+      withSecret.push_back(
+          {"redis://u:" + secret + "@" + url.substr(8), expected});
+  withSecret.push_back({"redis://u:" + secret + ":6379", "more than one ':'"});
+  withSecret.push_back({"redis://u:" + secret + ":1/0", "more than one ':'"});
+  withSecret.push_back({"redis://" + secret + ":" + secret, "port"});
+  withSecret.push_back({"redis://u:" + secret + "@h:" + secret, "port"});
+  withSecret.push_back({"redis://u:" + secret + "@h/" + secret, "database"});
+  for (const auto &[url, expected] : withSecret) {
     RedisOptions o;
     o.host = "kept";
     std::string error;
