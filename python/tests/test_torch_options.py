@@ -222,3 +222,39 @@ def test_meta_kernels_give_the_real_shapes_and_dtypes(gen):
          torch.randn(2, 3, D), torch.randn(2, 3),
          torch.tensor([5, 9], dtype=torch.int32), cache.clone(), table,
          page_entries=E)
+
+
+def test_refine_paged_candidates_at_the_row_length(gen):
+    """The boundary of a row's tokens: candidate L - 1 is a token, L (one
+    past the row's length) and -1 are padding, never returned; the result
+    is the reference's."""
+    entries, pages, heads = 16, 4, 4
+    tokens = pages * entries
+    keys = torch.randn(tokens, D, generator=gen)
+    scores = torch.randn(tokens, generator=gen)
+    tier = torch.randint(-128, 128, (pages, entries * (D + 4)), generator=gen,
+                         dtype=torch.int32).to(torch.int8)
+    torch.ops.indexpool.compress_paged(keys, scores, None, tier,
+                                       torch.arange(tokens), pool_size=1,
+                                       page_entries=entries)
+    query = torch.randn(2, 1, heads, D, generator=gen)
+    weights = torch.rand(2, 1, heads, generator=gen)
+    table = torch.tensor([[0, 1, 2, 3], [3, 2, 1, 0]], dtype=torch.int32)
+    lengths = torch.tensor([[37], [64]], dtype=torch.int32)
+    candidates = torch.tensor([[[36, 37, -1, 0, 35, 37, 5, -1]],
+                               [[63, 64, -1, 62, 64, 1, -1, 64]]],
+                              dtype=torch.int32)
+    for k in (3, 6):  # 6: more than row 1's valid candidates (3)
+        got = torch.ops.indexpool.refine_paged(
+            query, weights, candidates, tier, table, lengths, k,
+            page_entries=entries)
+        for row, length in ((0, 37), (1, 64)):
+            kept = got[row, 0].tolist()
+            assert length not in kept, kept
+            assert set(kept) <= set(candidates[row, 0].tolist()) | {-1}
+        assert got[1, 0].tolist().count(-1) == (3 if k == 6 else 0)
+        module = indexpool.ops.refine_paged((-1, -1, heads, D), "f32", k,
+                                            page_entries=entries)
+        indexpool.verify(module, "refine_paged",
+                         (query, weights, candidates, tier, table, lengths),
+                         (got,))
