@@ -543,7 +543,11 @@ def IndexPool_SelectPagedOp : IndexPool_Op<"select_paged"> {
     `L mod P` tail tokens `n*P .. L-1`, which have no pooled entry, are
     appended. `tokens` is `[B, S, k * P + P - 1]` i32: `k * P` expanded
     tokens (-1 for empty top-k slots), then the tail tokens and -1 after
-    them. A length whose `n` exceeds `max_pages * E`, or a page id outside
+    them. `0 < k <= max_pages * E` when `max_pages` is static: the block
+    table must be wide enough to hold `k` entries (the two-stage recipe's
+    first stage keeps `C * k` entries, so its table needs `C * k / E`
+    columns even for a shorter sequence; pad with any page id, padding is
+    never read). A length whose `n` exceeds `max_pages * E`, or a page id outside
     the pages among the `ceil(n / E)` a row uses, is an error that
     `indexpool-run` reports at run time; page ids after those are never
     read.
