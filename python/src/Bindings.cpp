@@ -199,10 +199,20 @@ CompileOptions makeOptions(bool fuse, int threads, int vectorWidth,
   options.checkBounds = checkBounds;
   options.tuningDB = tuningDB;
   options.binaryFormat = binaryFormat;
-  if (!inputShapes.is_none())
-    for (auto item : py::dict(inputShapes))
+  if (!inputShapes.is_none()) {
+    if (!py::isinstance<py::dict>(inputShapes))
+      throw py::type_error("input_shapes: expected a dict {argument index: "
+                           "shape}, got " +
+                           std::string(py::str(py::type::of(inputShapes))));
+    for (auto item : py::reinterpret_borrow<py::dict>(inputShapes))
       options.inputShapes.emplace_back(
-          item.first.cast<int>(), item.second.cast<std::vector<int64_t>>());
+          castArgument<int>(item.first, "input_shapes (a key)",
+                            "an argument index (int)"),
+          castArgument<std::vector<int64_t>>(
+              item.second, "input_shapes[" + std::string(py::repr(item.first)) +
+                               "]",
+              "a shape (a sequence of ints)"));
+  }
   return options;
 }
 
@@ -560,7 +570,8 @@ void bindCompile(py::module &m) {
         CompileOptions options = makeOptions(
             fuse, threads, vectorWidth, checkBounds, "", "ptx", inputShapes);
         options.inPlaceArguments = std::move(inPlaceArguments);
-        const Module &source = module.cast<const Module &>();
+        const Module &source = castArgument<const Module &>(
+            module, "module", "an indexpool.Module");
         Status status;
         std::unique_ptr<CpuFunction> function;
         {

@@ -91,17 +91,19 @@ TensorRef fromDeviceTuple(py::handle object, DType expected,
                      "dtype), got " +
               py::str(py::type::of(object)).cast<std::string>());
   py::tuple tuple = py::reinterpret_borrow<py::tuple>(object);
-  int code = tuple[1].cast<int>();
+  int code = castArgument<int>(tuple[1], what + " (dtype code)", "an int");
   if (code != static_cast<int>(expected))
     typeError(what + ": expected a tensor of " +
               numpyFormat(expected).torchName + ", got " +
               py::str(tuple[3]).cast<std::string>());
-  py::tuple shape = tuple[2];
+  std::vector<int64_t> shape = castArgument<std::vector<int64_t>>(
+      tuple[2], what + " (shape)", "a sequence of ints");
   TensorRef ref;
-  ref.data = reinterpret_cast<void *>(tuple[0].cast<uintptr_t>());
+  ref.data = reinterpret_cast<void *>(
+      castArgument<uintptr_t>(tuple[0], what + " (address)", "an int"));
   ref.dtype = expected;
-  setShape(ref, shape.size(), what,
-           [&](int64_t i) { return shape[i].cast<int64_t>(); });
+  setShape(ref, int64_t(shape.size()), what,
+           [&](int64_t i) { return shape[size_t(i)]; });
   return ref;
 }
 

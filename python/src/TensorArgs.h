@@ -71,6 +71,19 @@ void toTensorRefs(py::sequence objects, const std::vector<TensorType> &types,
                   BorrowedTensors &borrowed, std::vector<TensorRef> &refs,
                   Memory memory = Memory::Host);
 
+/// `object` as T, or a TypeError "WHAT: expected EXPECTED, got TYPE"
+/// (pybind11's own cast error names neither the argument nor the type).
+template <typename T>
+T castArgument(py::handle object, const std::string &what,
+               const char *expected) {
+  try {
+    return object.cast<T>();
+  } catch (const py::cast_error &) {
+    throw py::type_error(what + ": expected " + expected + ", got " +
+                         std::string(py::str(py::type::of(object))));
+  }
+}
+
 /// A new NumPy array holding a copy of `ref`.
 py::array copyToNumpy(const TensorRef &ref);
 

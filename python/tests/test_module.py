@@ -56,6 +56,22 @@ def test_deeply_nested_ir_is_refused_before_parsing():
         indexpool.parse(deep, "deep.mlir")
 
 
+def test_bad_argument_types_name_the_argument(compress_text_module):
+    """pybind11's own cast error names nothing ("Unable to cast Python
+    instance to C++ type"): each conversion names its argument."""
+    cases = [
+        ({"input_shapes": [(64, 64)]}, r"input_shapes: expected a dict"),
+        ({"input_shapes": {"keys": (64, 64)}},
+         r"input_shapes \(a key\): expected an argument index \(int\), "
+         r"got <class 'str'>"),
+        ({"input_shapes": {0: (64, "x")}},
+         r"input_shapes\[0\]: expected a shape \(a sequence of ints\)"),
+    ]
+    for options, message in cases:
+        with pytest.raises(TypeError, match=message):
+            indexpool.compile(compress_text_module, **options)
+
+
 def test_vector_width_is_bounded(compress_text_module):
     """Past 64 lanes LLVM's backend aborts (65536) or hangs (2^20): one
     error before it."""
