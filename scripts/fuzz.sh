@@ -23,7 +23,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECONDS_PER_TARGET=${1:-}
 FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
-ALL_TARGETS=(npy-reader manifest-reader trace-reader tuning-db-reader ir-parser differential)
+ALL_TARGETS=(npy-reader manifest-reader trace-reader snapshot-reader tuning-db-reader ir-parser differential)
 read -r -a TARGETS <<<"${FUZZ_TARGETS:-${ALL_TARGETS[*]}}"
 if [ -n "$SECONDS_PER_TARGET" ] && ! [[ $SECONDS_PER_TARGET =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: error: SECONDS_PER_TARGET must be a positive integer, got" \
@@ -63,6 +63,7 @@ for target in "${TARGETS[@]}"; do
   dict="$ROOT/fuzz/dict/$(case $target in
     npy-reader) echo npy ;;
     trace-reader) echo trace ;;
+    snapshot-reader) echo snapshot ;;
     manifest-reader|tuning-db-reader) echo json ;;
     *) echo ir ;;
   esac).dict"
@@ -91,6 +92,7 @@ for target in "${TARGETS[@]}"; do
     budget=-runs=$(case $target in
       npy-reader) echo 400000 ;;
       trace-reader) echo 300000 ;;
+      snapshot-reader) echo 20000 ;;
       manifest-reader) echo 200000 ;;
       tuning-db-reader) echo 1500 ;;
       ir-parser) echo 500000 ;;

@@ -707,6 +707,17 @@ bool SnapshotWriter::write(const PagedCache &cache, std::uint64_t generation,
   return true;
 }
 
+bool indexpool::cache::resealSnapshot(std::vector<std::uint8_t> &image) {
+  if (image.size() < kHeaderBytes ||
+      std::memcmp(image.data(), kMagic, 8) != 0 ||
+      get32(image.data() + kVersionAt) != kVersion)
+    return false;
+  put64(image.data() + kBodyHashAt,
+        XXH64(image.data() + kHeaderBytes, image.size() - kHeaderBytes, 0));
+  put64(image.data() + kHeaderHashAt, XXH64(image.data(), kHeaderHashAt, 0));
+  return true;
+}
+
 std::string indexpool::cache::verifyRestoreConfig(CacheConfig config) {
   // Stand-ins of the right count; a count no valid cache has (a hostile
   // header's D) is left to verify's own refusal, not allocated.

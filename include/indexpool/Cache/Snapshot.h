@@ -74,6 +74,13 @@ private:
 /// Increment `index` (from 1) of the chain at `path`.
 std::string incrementPath(const std::string &path, std::uint64_t index);
 
+/// Rewrites the body and header checksums of a snapshot file's bytes (the
+/// current format version) after an edit, so that a tool that edits a
+/// snapshot on purpose (a fuzzer, a test of what restore checks past the
+/// checksums) gets a file whose checksums hold. False when `image` is not
+/// a current-version snapshot (too short, wrong magic or version).
+bool resealSnapshot(std::vector<std::uint8_t> &image);
+
 /// CacheConfig::verify of the configuration a snapshot is restored into,
 /// before anything is read or allocated for it: its sizes against this
 /// machine's memory; its bias values aside (the snapshot's body holds them).
