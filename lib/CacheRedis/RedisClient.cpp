@@ -114,8 +114,13 @@ bool RedisClient::connectLocked(std::string &error) {
     std::string why;
     Reply reply = sendLocked(withUser ? 3 : 2, argv, lengths, stale, why);
     if (!reply) {
-      error = "AUTH" + std::string(withUser ? " as user " + opts.user : "") +
-              " failed: " + why;
+      // No context left: the transport failed (failLocked dropped it), which
+      // says nothing of the password.
+      error = context ? "AUTH" +
+                            std::string(withUser ? " as user " + opts.user
+                                                 : "") +
+                            " failed: " + why
+                      : "during AUTH, " + why;
       dropLocked();
       return false;
     }
@@ -125,7 +130,8 @@ bool RedisClient::connectLocked(std::string &error) {
     const char *argv[2] = {"SELECT", db.c_str()};
     size_t lengths[2] = {6, db.size()};
     if (!sendLocked(2, argv, lengths, stale, why)) {
-      error = "SELECT " + db + " failed: " + why;
+      error = context ? "SELECT " + db + " failed: " + why
+                      : "during SELECT " + db + ", " + why;
       dropLocked();
       return false;
     }

@@ -245,8 +245,12 @@ public:
       if (!client->mget(keys, values, found, why)) {
         counters.failures += 1;
         failed = first;
-        error = prefix + "reading " + std::to_string(end - first) +
-                " pages: " + why;
+        // A request is one layer of a page: say pages, as the caller does.
+        const size_t layers = std::max<size_t>(1, layerBytes.size());
+        error = prefix + "reading " +
+                std::to_string((end - first + layers - 1) / layers) +
+                " pages (" + std::to_string(end - first) +
+                " page layers): " + why;
         return false;
       }
       noteSuccess();

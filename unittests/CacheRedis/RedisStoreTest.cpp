@@ -19,6 +19,9 @@
 #include <random>
 #include <thread>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +167,49 @@ TEST(RedisUrl, BadUrlsNeverShowThePassword) {
     EXPECT_EQ(error.find(secret), std::string::npos) << error;
     EXPECT_EQ(o.host, "kept") << url;
   }
+}
+
+// A server that takes each connection and closes it at once (a reset or a
+// proxy that drops clients): the error says the connection failed, not
+// that the password was refused.
+TEST(RedisStoreOptions, AConnectionClosedDuringAuthIsNotAnAuthFailure) {
+  int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr *>(&address), size), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr *>(&address),
+                          &size),
+            0);
+  std::thread closer([listener] {
+    for (;;) {
+      int client = ::accept(listener, nullptr, nullptr);
+      if (client < 0)
+        return;
+      char byte;
+      (void)::recv(client, &byte, 1, 0); // the AUTH command arrives
+      ::close(client);
+    }
+  });
+  RedisOptions o;
+  std::string error;
+  ASSERT_TRUE(parseRedisUrl("redis://:pw-Secret-1@127.0.0.1:" +
+                                std::to_string(ntohs(address.sin_port)),
+                            o, error))
+      << error;
+  o.connectTimeoutMs = 2000;
+  EXPECT_FALSE(makeRedisStore(o, 2, {64}, nullptr, error));
+  EXPECT_EQ(error.find("AUTH failed"), std::string::npos) << error;
+  EXPECT_NE(error.find("during AUTH, the connection failed"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("pw-Secret-1"), std::string::npos) << error;
+  ::shutdown(listener, SHUT_RDWR);
+  ::close(listener);
+  closer.join();
 }
 
 TEST(RedisStoreOptions, TlsAndBadSizesAreRefused) {
