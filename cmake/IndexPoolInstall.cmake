@@ -23,7 +23,7 @@ set_target_properties(IndexPoolRuntimeShared PROPERTIES
 
 # Sanitized shared libraries leave the sanitizer runtime's symbols to the
 # executable that loads them; LLVM's flags (-z defs) would refuse that.
-if(INDEXPOOL_ENABLE_SANITIZERS OR INDEXPOOL_FUZZ)
+if(INDEXPOOL_ENABLE_SANITIZERS OR INDEXPOOL_FUZZ OR INDEXPOOL_ENABLE_TSAN)
   foreach(library IndexPoolRuntimeShared IndexPool)
     if(TARGET ${library})
       target_link_options(${library} PRIVATE -Wl,-z,undefs)

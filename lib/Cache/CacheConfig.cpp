@@ -73,6 +73,13 @@ std::string CacheConfig::verify() const {
            ", file " + std::to_string(c.filePages) + ", store " +
            std::to_string(c.storePages) + ")";
   }
+  if (c.storeHeldPages != 0 &&
+      (c.storeHeldPages < c.pages || c.storeHeldPages > limit)) {
+    return "cache configuration: storeHeldPages is 0 (the device tier's " +
+           std::to_string(c.pages) + " pages) or from " +
+           std::to_string(c.pages) + " to 2^31, got " +
+           std::to_string(c.storeHeldPages);
+  }
   // The memory tiers (pages x the page bytes of every stored layer) and 16
   // bytes of bookkeeping a page per tier, all allocated now: checked
   // against the machine's memory (in 128 bits: the bounds above allow

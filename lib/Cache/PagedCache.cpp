@@ -140,6 +140,7 @@ bool PagedCache::free(SequenceId sequence, std::string &error) {
 void PagedCache::releaseIfFree(PageIndex page) {
   if (pageIds->references(page) != 0)
     return;
+  forgetDigests(page);
   resident->drop(page);
   // A page id's next owner finds zeros, as a page new to the tiers does.
   if (tokenStore) {
@@ -369,6 +370,9 @@ bool PagedCache::prepareAppend(const std::vector<SequenceId> &batch,
     writes.insert(writes.end(), row.begin() + used[b].first,
                   row.begin() + used[b].second);
   }
+  // Pages an append writes no longer hold what their digests say.
+  for (PageIndex page : writes)
+    forgetDigests(page);
   if (!resident->pin(writes, error)) {
     unpin(pinned);
     return false;
@@ -757,45 +761,101 @@ bool PagedCache::publish(SequenceId sequence, const std::string &name,
   }
   const std::uint32_t count = std::uint32_t(pages);
   putBytes(blob, &count, 4);
-  std::vector<std::int8_t> bytes;
-  SharingStats counts;
-  for (std::int64_t i = 0; i < pages; ++i) {
-    const PageIndex page = row[size_t(i)];
-    for (size_t l = 0; l < layerBytes.size(); ++l) {
+  // The manifest keeps one reference to each page it lists: pages the
+  // store tier holds are referred to by digest (in one batch), the others
+  // sent (putPage takes the reference). On an error every reference taken
+  // goes back.
+  std::vector<std::string> digests(size_t(pages) * layerBytes.size());
+  std::vector<std::string> byDigest, taken;
+  for (std::int64_t i = 0; i < pages; ++i)
+    for (size_t l = 0; l < layerBytes.size(); ++l)
       // A token layer kept on host is never in the store tier.
-      std::string digest = tokenStore && std::int64_t(l) >= cfg.layers
-                               ? std::string()
-                               : resident->storeDigest(page, std::int64_t(l));
-      if (digest.empty()) {
-        bytes.assign(size_t(layerBytes[l]), 0);
-        if (!readStored(page, std::int64_t(l), bytes.data(), error) ||
-            (digest = shared->putPage(std::int64_t(l), bytes.data(),
-                                      layerBytes[l], error))
-                .empty()) {
-          error = "publish: page " + std::to_string(page) + " layer " +
-                  std::to_string(l) + ": " + error;
-          return false;
-        }
-        ++counts.pagesSent;
-      } else {
-        ++counts.pagesByDigest;
+      if (!(tokenStore && std::int64_t(l) >= cfg.layers)) {
+        std::string &digest = digests[size_t(i) * layerBytes.size() + l];
+        digest = resident->storeDigest(row[size_t(i)], std::int64_t(l));
+        if (!digest.empty())
+          byDigest.push_back(digest);
       }
-      if (digest.size() != 32) {
-        error = "publish: the store gave a digest of " +
-                std::to_string(digest.size()) + " characters, 32 expected";
-        return false;
-      }
-      blob += digest;
-    }
-  }
-  if (!shared->putManifest(name, blob, error)) {
-    error = "publish: manifest '" + name + "': " + error;
+  if (!shared->referPages(byDigest, error)) {
+    error = "publish: " + error;
     return false;
   }
+  taken = byDigest;
+  auto fail = [&](const std::string &why) {
+    shared->releasePages(taken);
+    error = "publish: " + why;
+    return false;
+  };
+  std::vector<std::int8_t> bytes;
+  SharingStats counts;
+  counts.pagesByDigest = byDigest.size();
+  for (std::int64_t i = 0; i < pages; ++i)
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
+      std::string &digest = digests[size_t(i) * layerBytes.size() + l];
+      if (!digest.empty())
+        continue;
+      const PageIndex page = row[size_t(i)];
+      bytes.assign(size_t(layerBytes[l]), 0);
+      if (!readStored(page, std::int64_t(l), bytes.data(), error) ||
+          (digest = shared->putPage(std::int64_t(l), bytes.data(),
+                                    layerBytes[l], error))
+              .empty())
+        return fail("page " + std::to_string(page) + " layer " +
+                    std::to_string(l) + ": " + error);
+      taken.push_back(digest);
+      ++counts.pagesSent;
+    }
+  for (const std::string &digest : digests) {
+    if (digest.size() != 32)
+      return fail("the store gave a digest of " +
+                  std::to_string(digest.size()) + " characters, 32 expected");
+    blob += digest;
+  }
+  if (!shared->putManifest(name, blob, digests, error))
+    return fail("manifest '" + name + "': " + error);
+  for (std::int64_t i = 0; i < pages; ++i)
+    rememberDigests(row[size_t(i)], pageDigests(digests, i));
   ++sharingStats.published;
   sharingStats.pagesByDigest += counts.pagesByDigest;
   sharingStats.pagesSent += counts.pagesSent;
   return true;
+}
+
+bool PagedCache::unpublish(const std::string &name, std::string &error) {
+  if (!shared) {
+    error = "unpublish: this cache has no shared store tier (storeUrl, "
+            "storePages)";
+    return false;
+  }
+  if (!shared->deleteManifest(name, error)) {
+    error = "unpublish: " + error;
+    return false;
+  }
+  return true;
+}
+
+std::string PagedCache::pageDigests(const std::vector<std::string> &digests,
+                                    std::int64_t page) const {
+  const size_t stored = size_t(cfg.storedLayers());
+  std::string key;
+  for (size_t l = 0; l < stored; ++l)
+    key += digests[size_t(page) * stored + l];
+  return key;
+}
+
+void PagedCache::rememberDigests(PageIndex page, const std::string &key) {
+  if (pagesByDigests.count(key) || digestsOfPage.count(page))
+    return;
+  pagesByDigests[key] = page;
+  digestsOfPage[page] = key;
+}
+
+void PagedCache::forgetDigests(PageIndex page) {
+  auto it = digestsOfPage.find(page);
+  if (it == digestsOfPage.end())
+    return;
+  pagesByDigests.erase(it->second);
+  digestsOfPage.erase(it);
 }
 
 bool PagedCache::adopt(const std::string &name, SequenceId &sequence,
@@ -859,47 +919,56 @@ bool PagedCache::adopt(const std::string &name, SequenceId &sequence,
             " pages' digests for " + std::to_string(length) + " tokens";
     return false;
   }
-  // Every page's bytes first: a page the store lost refuses the adopt
+  // A page whose every layer's digest matches a page this cache holds
+  // (published or adopted before, unchanged since) is shared, not read.
+  std::vector<std::string> digests;
+  for (size_t i = 0; i < size_t(pages) * stored; ++i, in.at += 32)
+    digests.push_back(blob.substr(in.at, 32));
+  std::vector<PageIndex> row(size_t(pages), -1);
+  std::uint64_t sharedPages = 0;
+  for (std::int64_t i = 0; i < pages; ++i)
+    if (auto it = pagesByDigests.find(pageDigests(digests, i));
+        it != pagesByDigests.end()) {
+      row[size_t(i)] = it->second;
+      ++sharedPages;
+    }
+  // The other pages' bytes first: a page the store lost refuses the adopt
   // before the cache changes.
   const std::vector<std::int64_t> layerBytes = cfg.storedLayerBytes();
   std::vector<std::vector<std::int8_t>> bytes(size_t(pages) * stored);
   std::vector<SharedPages::PageRequest> requests;
+  std::vector<size_t> requested; // index into digests, per request
   for (std::int64_t i = 0; i < pages; ++i)
-    for (size_t l = 0; l < stored; ++l) {
-      std::vector<std::int8_t> &page = bytes[size_t(i) * stored + l];
-      page.resize(size_t(layerBytes[l]));
-      requests.push_back({blob.substr(in.at, 32), std::int64_t(l), page.data(),
-                          layerBytes[l]});
-      in.at += 32;
+    for (size_t l = 0; row[size_t(i)] == -1 && l < stored; ++l) {
+      const size_t at = size_t(i) * stored + l;
+      bytes[at].resize(size_t(layerBytes[l]));
+      requests.push_back(
+          {digests[at], std::int64_t(l), bytes[at].data(), layerBytes[l]});
+      requested.push_back(at);
     }
   size_t failed = 0;
   if (!shared->getPages(requests, failed, error)) {
-    error = bad + "page " + std::to_string(failed / stored) + " layer " +
-            std::to_string(failed % stored) + ": " + error;
+    const size_t at = requested[std::min(failed, requested.size() - 1)];
+    error = bad + "page " + std::to_string(at / stored) + " layer " +
+            std::to_string(at % stored) + ": " + error;
     return false;
   }
-  // A new sequence of that length, its pages written one at a time through
-  // the device tier (a sequence may hold more pages than it has).
-  const SequenceId s = table.add();
+  // A new sequence of that length on those pages, the fresh ones written
+  // one at a time through the device tier (a sequence may hold more pages
+  // than it has).
+  SequenceId s = 0;
+  const std::vector<PageIndex> wanted = row;
+  if (!table.addWithPages(length, row, s, error)) {
+    error = "adopt: " + error;
+    return false;
+  }
   auto undo = [&] {
     std::string ignored;
     free(s, ignored);
   };
-  std::vector<PageCopy> copies;
-  if (length > 0 && (!table.reserve(s, length, copies, error) ||
-                     !table.commit(s, length, error))) {
-    error = "adopt: " + error;
-    undo();
-    return false;
-  }
-  const std::vector<PageIndex> row = table.blockTable(s);
-  if (std::int64_t(row.size()) < pages) {
-    error = "adopt: internal error: " + std::to_string(row.size()) +
-            " pages reserved for " + std::to_string(pages);
-    undo();
-    return false;
-  }
   for (std::int64_t i = 0; i < pages; ++i) {
+    if (wanted[size_t(i)] != -1)
+      continue;
     std::vector<PageIndex> one = {row[size_t(i)]};
     if (!resident->pin(one, error)) {
       error = "adopt: " + error;
@@ -915,12 +984,14 @@ bool PagedCache::adopt(const std::string &name, SequenceId &sequence,
         return false;
       }
     resident->unpin(one);
+    rememberDigests(row[size_t(i)], pageDigests(digests, i));
   }
   for (std::int64_t l = 0; l < cfg.layers; ++l)
     tails[size_t(l)][s] = std::move(newTails[size_t(l)]);
   sequence = s;
   ++sharingStats.adopted;
   sharingStats.pagesAdopted += std::uint64_t(pages);
+  sharingStats.pagesShared += sharedPages;
   sharingStats.adoptSeconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
           .count();

@@ -174,6 +174,17 @@ bool ResidentPages::pin(const std::vector<PageIndex> &pages,
       unpinned.push_back(page);
   if (!readStoredPages(unpinned, fetched, error))
     return false;
+  // Each page made resident (not in the device tier yet) pushes at most one
+  // victim into the store tier: a store that cannot take them now (an
+  // outage with its host memory bound reached) refuses the call before
+  // anything moves.
+  const std::uint64_t arriving = std::uint64_t(
+      std::count_if(unpinned.begin(), unpinned.end(), [&](PageIndex page) {
+        return tiers->tierOf(PageId(page)) != 0;
+      }));
+  if (storeTier != TieredPages::kNowhere && arriving > 0 &&
+      !stores[storeTier]->canWrite(arriving, error))
+    return false;
   std::vector<PageIndex> pinnedHere;
   for (PageIndex page : pages) {
     if (!pins.count(page)) {
@@ -234,6 +245,7 @@ bool ResidentPages::makeResident(PageIndex page,
           return false;
     slots[was][size_t(page)] = -1;
     freeSlots[was].push_back(from);
+    stores[was]->discard(std::uint64_t(from));
   }
   std::vector<TieredPages::Move> moves;
   tiers->reference(PageId(page), &moves);
@@ -276,6 +288,7 @@ bool ResidentPages::move(PageIndex page, std::size_t from, std::size_t to,
   slots[to][size_t(page)] = target;
   slots[from][size_t(page)] = -1;
   freeSlots[from].push_back(source);
+  stores[from]->discard(std::uint64_t(source));
   return true;
 }
 
@@ -284,6 +297,7 @@ void ResidentPages::drop(PageIndex page) {
   if (tier == TieredPages::kNowhere)
     return;
   tiers->release(PageId(page));
+  stores[tier]->discard(std::uint64_t(slots[tier][size_t(page)]));
   freeSlots[tier].push_back(slots[tier][size_t(page)]);
   slots[tier][size_t(page)] = -1;
 }

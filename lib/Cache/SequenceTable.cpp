@@ -59,6 +59,52 @@ bool SequenceTable::fork(SequenceId parent, SequenceId &child,
   return true;
 }
 
+bool SequenceTable::addWithPages(std::int64_t length,
+                                 std::vector<PageIndex> &row,
+                                 SequenceId &sequence, std::string &error) {
+  if (length < 0 || length >= kMaxLength ||
+      std::int64_t(row.size()) != pagesFor(length)) {
+    error = "a sequence of " + std::to_string(length) + " tokens with " +
+            std::to_string(row.size()) + " pages (0 to 2^62 tokens, " +
+            std::to_string(length < 0 || length >= kMaxLength
+                               ? 0
+                               : pagesFor(length)) +
+            " pages for that length)";
+    return false;
+  }
+  std::uint64_t fresh = 0;
+  for (PageIndex page : row) {
+    if (page == -1) {
+      ++fresh;
+      continue;
+    }
+    if (page < 0 || std::uint64_t(page) >= pages.capacity() ||
+        pages.references(page) == 0) {
+      error = "page " + std::to_string(page) + " is not a taken page";
+      return false;
+    }
+  }
+  if (fresh > pages.freePages()) {
+    error = "a sequence of " + std::to_string(length) + " tokens needs " +
+            std::to_string(fresh) + " more pages, " +
+            std::to_string(pages.freePages()) + " of the " +
+            std::to_string(pages.capacity()) + " in the budget are free";
+    return false;
+  }
+  for (PageIndex &page : row) {
+    if (page == -1)
+      page = *pages.allocate();
+    else
+      pages.retain(page);
+  }
+  Sequence s;
+  s.length = length;
+  s.blockTable = row;
+  sequence = nextId++;
+  sequences.emplace(sequence, std::move(s));
+  return true;
+}
+
 bool SequenceTable::free(SequenceId sequence, std::string &error) {
   Sequence *s = find(sequence, error);
   if (!s)

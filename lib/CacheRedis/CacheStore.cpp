@@ -24,7 +24,8 @@ std::string indexpool::cache::cacheStoreNamespace(const CacheConfig &c) {
   std::snprintf(biasHex, sizeof(biasHex), "%016llx%016llx",
                 (unsigned long long)bias.high64,
                 (unsigned long long)bias.low64);
-  std::string ns = "indexpool-page-v1 " + std::string(elementTypeName(c.codes)) +
+  // v2: pages have reference counts; a v1 process (none) never shares one.
+  std::string ns = "indexpool-page-v2 " + std::string(elementTypeName(c.codes)) +
                    " rotate D=" +
                    std::to_string(c.dim) + " P=" + std::to_string(c.poolSize) +
                    " E=" + std::to_string(c.pageEntries) +
@@ -51,6 +52,10 @@ indexpool::cache::makeCacheStore(const CacheConfig &config,
     return nullptr;
   }
   options.ns = cacheStoreNamespace(config);
+  // The bound counts pages of every stored layer; the store, page layers.
+  options.maxHeldPages =
+      (config.storeHeldPages ? config.storeHeldPages : config.pages) *
+      std::uint64_t(config.storedLayers());
   // Every stored layer, the token tier's too when it stays on host
   // (tokenTier "host"): the tiers never move those pages here, but publish
   // shares them through the same store.

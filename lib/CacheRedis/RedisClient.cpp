@@ -385,6 +385,57 @@ bool RedisClient::mget(const std::vector<std::string> &keys,
   return true;
 }
 
+bool RedisClient::evalMany(const std::vector<ScriptCall> &calls,
+                           std::vector<ScriptResult> &results,
+                           std::string &error) {
+  std::vector<Command> commands(calls.size());
+  std::vector<std::string> keyCounts(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Command &c = commands[i];
+    keyCounts[i] = std::to_string(calls[i].keys.size());
+    const std::string &script = *calls[i].script;
+    c.argv = {"EVAL", script.data(), keyCounts[i].data()};
+    c.lengths = {4, script.size(), keyCounts[i].size()};
+    for (const auto *list : {&calls[i].keys, &calls[i].args})
+      for (const std::string &text : *list) {
+        c.argv.push_back(text.data());
+        c.lengths.push_back(text.size());
+      }
+  }
+  std::vector<Reply> replies;
+  if (!withConnection(
+          [&](bool &stale, std::string &why) {
+            return pipelineLocked(commands, replies, stale, why);
+          },
+          error))
+    return false;
+  results.assign(calls.size(), ScriptResult());
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const redisReply &reply = *replies[i];
+    ScriptResult &r = results[i];
+    switch (reply.type) {
+    case REDIS_REPLY_INTEGER:
+      r.kind = ScriptResult::Integer;
+      r.integer = reply.integer;
+      break;
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+      r.kind = ScriptResult::Text;
+      r.text.assign(reply.str, reply.len);
+      break;
+    case REDIS_REPLY_NIL:
+      r.kind = ScriptResult::Nil;
+      break;
+    case REDIS_REPLY_ERROR:
+      r.text = scrub(errorReplyText(reply));
+      break;
+    default:
+      r.text = "a script gave a reply of type " + std::to_string(reply.type);
+    }
+  }
+  return true;
+}
+
 bool RedisClient::ping(std::string &error) {
   const char *argv[1] = {"PING"};
   size_t lengths[1] = {4};

@@ -58,6 +58,25 @@ public:
                  const std::vector<const void *> &data,
                  const std::vector<size_t> &sizes,
                  std::vector<SetResult> &results, std::string &error);
+  /// One run of a Lua script: the script, its keys and its arguments
+  /// (bytes).
+  struct ScriptCall {
+    const std::string *script;
+    std::vector<std::string> keys;
+    std::vector<std::string> args;
+  };
+  /// What a script run answered: an integer, a string, nil, or an error
+  /// reply (its text in `text`).
+  struct ScriptResult {
+    enum Kind { Integer, Text, Nil, Error } kind = Error;
+    long long integer = 0;
+    std::string text;
+  };
+  /// EVAL of every call, pipelined: one round trip. false with `error`
+  /// when the connection failed (the scripts may or may not have run);
+  /// else one result per call.
+  bool evalMany(const std::vector<ScriptCall> &calls,
+                std::vector<ScriptResult> &results, std::string &error);
   bool ping(std::string &error);
   /// Round trips to the server so far (a pipeline is one), failed ones
   /// included.

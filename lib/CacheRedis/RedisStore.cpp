@@ -1,9 +1,14 @@
 //===- RedisStore.cpp - A cache tier's pages in Redis or Valkey -----------===//
 //
 // Slot s, layer l maps to the digest of the page last written there; the
-// server holds the bytes under keyPrefix + "page:" + that digest. Pages are
-// never deleted: another process may share one, and Redis has no cheap
-// reference count (see docs/cache.md).
+// server holds the bytes under keyPrefix + "page:" + that digest and its
+// reference count under keyPrefix + "refs:" + that digest. Every change of
+// a count is a Lua script, so a page's bytes and count change together
+// even when processes race: a reference is taken with (or before) the
+// bytes' SET NX and the page is deleted in the same step as its last
+// reference goes. A reference whose release may not have reached the
+// server is never released again (that page stays: a leak, counted, never
+// an early delete).
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +96,58 @@ bool fromHex(const std::string &hex, XXH128_hash_t &hash) {
   return true;
 }
 
+using ScriptCall = RedisClient::ScriptCall;
+using ScriptResult = RedisClient::ScriptResult;
+
+// KEYS page, refs; ARGV bytes: stores the page unless it is there, and
+// takes a reference. 1: stored, 0: it was there.
+const std::string kAcquire = R"(
+local stored = redis.call('SET', KEYS[1], ARGV[1], 'NX')
+redis.call('INCR', KEYS[2])
+if stored then return 1 end
+return 0)";
+// KEYS page, refs: a reference to a page that is there. 1, or 0: not there.
+const std::string kRefer = R"(
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('INCR', KEYS[2])
+return 1)";
+// KEYS page, refs: gives a reference back; the last one deletes the page
+// (1). allow-oom: a full server must still be able to free memory.
+const std::string kRelease = R"(#!lua flags=allow-oom
+local n = redis.call('DECR', KEYS[2])
+if n <= 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return 1
+end
+return 0)";
+// KEYS manifest; ARGV value: replaces the manifest, gives the old value.
+const std::string kSwapManifest = R"(
+local old = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1])
+return old)";
+// KEYS manifest: deletes it, gives the old value.
+const std::string kDeleteManifest = R"(#!lua flags=allow-oom
+local old = redis.call('GET', KEYS[1])
+redis.call('DEL', KEYS[1])
+return old)";
+
+/// A manifest's value: check (16 bytes) | digest count (8) | the digests
+/// of the pages it refers to (16 bytes each) | the caller's blob.
+constexpr size_t kCheckBytes = 16, kDigestBytes = 16;
+
+std::string rawDigest(XXH128_hash_t hash) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, hash);
+  return std::string(reinterpret_cast<const char *>(canonical.digest),
+                     sizeof(canonical.digest));
+}
+
+XXH128_hash_t fromRaw(const char *bytes) {
+  XXH128_canonical_t canonical;
+  std::memcpy(canonical.digest, bytes, sizeof(canonical.digest));
+  return XXH128_hashFromCanonical(&canonical);
+}
+
 class Store final : public RedisStore {
 public:
   Store(const RedisOptions &options, std::uint64_t slots,
@@ -101,7 +158,19 @@ public:
         warn(std::move(warn)), client(std::move(client)),
         prefix("the redis store (" + this->client->address() + "): "),
         states(size_t(slots) * this->layerBytes.size(), Empty),
-        digests(states.size()) {}
+        digests(states.size()),
+        maxHeld(options.maxHeldPages ? options.maxHeldPages : states.size()) {}
+
+  /// Gives back every slot's references, in a few round trips; a server
+  /// that cannot be reached keeps those pages (releasesLost).
+  ~Store() override {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<XXH128_hash_t> held;
+    for (size_t at = 0; at < states.size(); ++at)
+      if (states[at] == InRedis)
+        held.push_back(digests[at]);
+    releaseLocked(held);
+  }
 
   bool read(std::uint64_t slot, std::int64_t layer, std::int8_t *bytes,
             std::string &error) const override {
@@ -127,16 +196,7 @@ public:
              std::string &error) override {
     if (!inRange(slot, layer, error))
       return false;
-    std::lock_guard<std::mutex> lock(mutex);
-    const size_t at = index(slot, layer), n = size_t(layerBytes[size_t(layer)]);
-    const XXH128_hash_t hash = pageHash(opts.ns, layer, bytes, n);
-    std::string why;
-    if (store(hash, bytes, n, why)) {
-      noteInRedis(at, hash);
-      pushHeldPages();
-      return true;
-    }
-    return holdLocally(slot, layer, bytes, why, error);
+    return writeSlotLayers(slot, {layer}, {bytes}, error);
   }
 
   bool writeSlot(std::uint64_t slot,
@@ -149,42 +209,43 @@ public:
     }
     if (!inRange(slot, 0, error))
       return false;
+    std::vector<std::int64_t> all(layers.size());
+    for (size_t l = 0; l < all.size(); ++l)
+      all[l] = std::int64_t(l);
+    return writeSlotLayers(slot, all, layers, error);
+  }
+
+  bool canWrite(std::uint64_t slots, std::string &error) override {
     std::lock_guard<std::mutex> lock(mutex);
-    const size_t count = layers.size();
-    std::vector<XXH128_hash_t> hashes(count);
-    std::vector<std::string> keys(count);
-    std::vector<const void *> data(layers.begin(), layers.end());
-    std::vector<size_t> sizes(count);
-    for (size_t l = 0; l < count; ++l) {
-      sizes[l] = size_t(layerBytes[l]);
-      hashes[l] = pageHash(opts.ns, std::int64_t(l), layers[l], sizes[l]);
-      keys[l] = pageKey(hashes[l]);
-    }
-    std::vector<RedisClient::SetResult> results;
-    std::string why;
-    if (!client->setNxMany(keys, data, sizes, results, why)) {
-      counters.failures += 1;
-      results.assign(count, RedisClient::SetResult::Failed);
-    } else {
-      noteSuccess();
-    }
-    bool reached = false;
-    for (size_t l = 0; l < count; ++l) {
+    const unsigned __int128 wanted =
+        (unsigned __int128)slots * layerBytes.size() + local.size();
+    // Nothing held: no outage seen (a write past the bound fails itself).
+    if (wanted <= maxHeld || local.empty())
+      return true;
+    // Past the bound only if the server cannot take them: try to send the
+    // held pages back first.
+    while (!local.empty() && pushHeldPages(kPushBatch))
+      ;
+    if ((unsigned __int128)slots * layerBytes.size() + local.size() <= maxHeld)
+      return true;
+    error = heldBoundError(slots * layerBytes.size());
+    return false;
+  }
+
+  void discard(std::uint64_t slot) override {
+    std::string unused;
+    if (!inRange(slot, 0, unused))
+      return;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<XXH128_hash_t> held;
+    for (size_t l = 0; l < layerBytes.size(); ++l) {
       const size_t at = index(slot, std::int64_t(l));
-      if (results[l] == RedisClient::SetResult::Failed) {
-        if (why.empty())
-          why = "refused";
-        if (!holdLocally(slot, std::int64_t(l), layers[l], why, error))
-          return false;
-        continue;
-      }
-      reached = true;
-      countSet(results[l], sizes[l]);
-      noteInRedis(at, hashes[l]);
+      if (states[at] == InRedis)
+        held.push_back(digests[at]);
+      dropLocal(at);
+      states[at] = Empty;
     }
-    if (reached)
-      pushHeldPages();
-    return true;
+    releaseLocked(held);
   }
 
   std::int8_t *layerData(std::int64_t) override { return nullptr; }
@@ -195,13 +256,77 @@ public:
       return "";
     std::lock_guard<std::mutex> lock(mutex);
     const XXH128_hash_t hash = pageHash(opts.ns, layer, bytes, size_t(n));
+    std::vector<ScriptResult> results;
     std::string why;
-    if (!store(hash, bytes, size_t(n), why)) {
+    if (!run({acquire(hash, bytes, size_t(n))}, results, why) ||
+        results[0].kind != ScriptResult::Integer) {
       error = prefix + "storing a page of layer " + std::to_string(layer) +
-              ": " + why;
+              ": " + (why.empty() ? results[0].text : why);
       return "";
     }
+    countSet(results[0].integer == 1, size_t(n));
     return toHex(hash);
+  }
+
+  bool referPages(const std::vector<std::string> &hexDigests,
+                  std::string &error) override {
+    std::vector<XXH128_hash_t> hashes(hexDigests.size());
+    for (size_t i = 0; i < hashes.size(); ++i)
+      if (!fromHex(hexDigests[i], hashes[i])) {
+        error = prefix + "a page digest is 32 hex digits";
+        return false;
+      }
+    std::lock_guard<std::mutex> lock(mutex);
+    for (size_t first = 0; first < hashes.size(); first += kScriptBatch) {
+      const size_t end = std::min(hashes.size(), first + kScriptBatch);
+      std::vector<ScriptCall> calls;
+      for (size_t i = first; i < end; ++i)
+        calls.push_back({&kRefer, keysOf(hashes[i]), {}});
+      std::vector<ScriptResult> results;
+      std::string why;
+      const bool sent = run(calls, results, why);
+      // Give back what this call took: the references of earlier batches,
+      // and this batch's when the server answered (unknown otherwise:
+      // kept, never released twice).
+      std::vector<XXH128_hash_t> taken(hashes.begin(), hashes.begin() + first);
+      size_t missing = end;
+      for (size_t i = first; sent && i < end; ++i) {
+        if (results[i - first].kind == ScriptResult::Integer &&
+            results[i - first].integer == 1)
+          taken.push_back(hashes[i]);
+        else if (missing == end)
+          missing = i;
+      }
+      if (sent && missing == end)
+        continue;
+      releaseLocked(taken);
+      if (!sent) {
+        counters.releasesLost += end - first;
+        error = prefix + "taking references to " +
+                std::to_string(end - first) + " pages: " + why;
+      } else {
+        const ScriptResult &r = results[missing - first];
+        error = prefix + (r.kind == ScriptResult::Error
+                              ? "taking a reference to page " +
+                                    hexDigests[missing] + ": " + r.text
+                              : "the store lost page " + hexDigests[missing] +
+                                    " (restarted without persistence, or "
+                                    "deleted behind the store's back)");
+      }
+      return false;
+    }
+    return true;
+  }
+
+  void releasePages(const std::vector<std::string> &hexDigests) override {
+    std::vector<XXH128_hash_t> hashes;
+    for (const std::string &hex : hexDigests) {
+      XXH128_hash_t hash;
+      if (fromHex(hex, hash))
+        hashes.push_back(hash);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    releaseLocked(hashes);
   }
 
   bool getPage(const std::string &digest, std::int64_t layer,
@@ -277,21 +402,34 @@ public:
   }
 
   bool putManifest(const std::string &name, const std::string &blob,
+                   const std::vector<std::string> &hexDigests,
                    std::string &error) override {
-    XXH128_canonical_t check;
-    XXH128_canonicalFromHash(&check, manifestHash(opts.ns, name, blob));
-    std::string value(reinterpret_cast<const char *>(check.digest),
-                      sizeof(check.digest));
-    value += blob;
+    std::string refs;
+    for (const std::string &hex : hexDigests) {
+      XXH128_hash_t hash;
+      if (!fromHex(hex, hash)) {
+        error = prefix + "a page digest is 32 hex digits";
+        return false;
+      }
+      refs += rawDigest(hash);
+    }
+    const std::uint64_t count = hexDigests.size();
+    std::string body(reinterpret_cast<const char *>(&count), 8);
+    body += refs;
+    body += blob;
+    std::string value = rawDigest(manifestHash(opts.ns, name, body)) + body;
     std::lock_guard<std::mutex> lock(mutex);
+    std::vector<ScriptResult> results;
     std::string why;
-    if (!client->set(manifestKey(name), value.data(), value.size(), why)) {
-      counters.failures += 1;
-      error = prefix + "storing the manifest '" + name + "': " + why;
+    if (!run({{&kSwapManifest, {manifestKey(name)}, {std::move(value)}}},
+             results, why) ||
+        results[0].kind == ScriptResult::Error) {
+      error = prefix + "storing the manifest '" + name +
+              "': " + (why.empty() ? results[0].text : why);
       return false;
     }
-    noteSuccess();
-    counters.bytesWritten += value.size();
+    counters.bytesWritten += kCheckBytes + body.size();
+    releaseLocked(referencesOf(results[0]));
     return true;
   }
 
@@ -306,23 +444,43 @@ public:
       return false;
     }
     noteSuccess();
-    XXH128_canonical_t check;
     if (!found) {
       error = prefix + "no manifest '" + name + "'";
       return false;
     }
-    XXH128_canonicalFromHash(
-        &check, manifestHash(opts.ns, name, value.substr(std::min(
-                                               value.size(), size_t(16)))));
-    if (value.size() < sizeof(check.digest) ||
-        std::memcmp(value.data(), check.digest, sizeof(check.digest)) != 0) {
+    const std::string body = value.substr(std::min(value.size(), kCheckBytes));
+    std::uint64_t count = 0;
+    if (value.size() < kCheckBytes + 8 ||
+        std::memcmp(value.data(),
+                    rawDigest(manifestHash(opts.ns, name, body)).data(),
+                    kCheckBytes) != 0 ||
+        (std::memcpy(&count, body.data(), 8),
+         count > (body.size() - 8) / kDigestBytes)) {
       error = prefix + "the manifest '" + name +
               "' does not match its hash: written for another namespace "
               "(model, format), or changed behind the store's back";
       return false;
     }
     counters.bytesRead += value.size();
-    blob = value.substr(sizeof(check.digest));
+    blob = body.substr(8 + size_t(count) * kDigestBytes);
+    return true;
+  }
+
+  bool deleteManifest(const std::string &name, std::string &error) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<ScriptResult> results;
+    std::string why;
+    if (!run({{&kDeleteManifest, {manifestKey(name)}, {}}}, results, why) ||
+        results[0].kind == ScriptResult::Error) {
+      error = prefix + "deleting the manifest '" + name +
+              "': " + (why.empty() ? results[0].text : why);
+      return false;
+    }
+    if (results[0].kind == ScriptResult::Nil) {
+      error = prefix + "no manifest '" + name + "'";
+      return false;
+    }
+    releaseLocked(referencesOf(results[0]));
     return true;
   }
 
@@ -371,24 +529,151 @@ private:
     return opts.keyPrefix + "manifest:" + name;
   }
 
-  /// SET NX of one page; counts it.
-  bool store(XXH128_hash_t hash, const void *bytes, size_t n,
-             std::string &why) {
-    RedisClient::SetResult result =
-        client->setNx(pageKey(hash), bytes, n, why);
-    if (result == RedisClient::SetResult::Failed) {
+  static constexpr size_t kScriptBatch = 1024, kPushBatch = 256;
+
+  std::vector<std::string> keysOf(XXH128_hash_t hash) const {
+    const std::string hex = toHex(hash);
+    return {opts.keyPrefix + "page:" + hex, opts.keyPrefix + "refs:" + hex};
+  }
+  ScriptCall acquire(XXH128_hash_t hash, const void *bytes, size_t n) const {
+    return {&kAcquire, keysOf(hash),
+            {std::string(static_cast<const char *>(bytes), n)}};
+  }
+
+  /// The calls in one round trip; false (counted) when the connection
+  /// failed, with `why`.
+  bool run(const std::vector<ScriptCall> &calls,
+           std::vector<ScriptResult> &results, std::string &why) const {
+    if (!client->evalMany(calls, results, why)) {
       counters.failures += 1;
       return false;
     }
     noteSuccess();
-    countSet(result, n);
     return true;
   }
 
+  /// Gives back one reference to each page, in batches; a batch that may
+  /// not have reached the server is not sent again (releasesLost).
+  void releaseLocked(const std::vector<XXH128_hash_t> &hashes) {
+    for (size_t first = 0; first < hashes.size(); first += kScriptBatch) {
+      const size_t end = std::min(hashes.size(), first + kScriptBatch);
+      std::vector<ScriptCall> calls;
+      for (size_t i = first; i < end; ++i)
+        calls.push_back({&kRelease, keysOf(hashes[i]), {}});
+      std::vector<ScriptResult> results;
+      std::string why;
+      if (!run(calls, results, why)) {
+        counters.releasesLost += hashes.size() - first;
+        return;
+      }
+      for (const ScriptResult &r : results) {
+        if (r.kind != ScriptResult::Integer) {
+          counters.releasesLost += 1;
+          continue;
+        }
+        counters.released += 1;
+        counters.deleted += r.integer == 1 ? 1 : 0;
+      }
+    }
+  }
+
+  /// The pages a manifest's old value (a script's reply) refers to; none
+  /// for no value or one that is not a manifest's.
+  static std::vector<XXH128_hash_t> referencesOf(const ScriptResult &old) {
+    std::vector<XXH128_hash_t> hashes;
+    const std::string &value = old.text;
+    std::uint64_t count = 0;
+    if (old.kind != ScriptResult::Text || value.size() < kCheckBytes + 8)
+      return hashes;
+    std::memcpy(&count, value.data() + kCheckBytes, 8);
+    if (count > (value.size() - kCheckBytes - 8) / kDigestBytes)
+      return hashes;
+    for (std::uint64_t i = 0; i < count; ++i)
+      hashes.push_back(
+          fromRaw(value.data() + kCheckBytes + 8 + i * kDigestBytes));
+    return hashes;
+  }
+
+  /// Writes `bytes[i]` as layer `layers[i]` of `slot`, in one round trip
+  /// with the release of the pages they replace; a layer the server
+  /// cannot take is held locally.
+  bool writeSlotLayers(std::uint64_t slot,
+                       const std::vector<std::int64_t> &layers,
+                       const std::vector<const std::int8_t *> &bytes,
+                       std::string &error) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<ScriptCall> calls;
+    std::vector<size_t> written; // indices into layers, one per acquire
+    std::vector<XXH128_hash_t> hashes(layers.size()), replaced;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const size_t at = index(slot, layers[i]);
+      const size_t n = size_t(layerBytes[size_t(layers[i])]);
+      hashes[i] = pageHash(opts.ns, layers[i], bytes[i], n);
+      if (states[at] == InRedis && XXH128_isEqual(digests[at], hashes[i]))
+        continue; // the slot refers to that page already
+      calls.push_back(acquire(hashes[i], bytes[i], n));
+      written.push_back(i);
+      if (states[at] == InRedis)
+        replaced.push_back(digests[at]);
+    }
+    for (XXH128_hash_t old : replaced)
+      calls.push_back({&kRelease, keysOf(old), {}});
+    if (calls.empty())
+      return true;
+    std::vector<ScriptResult> results;
+    std::string why;
+    const bool sent = run(calls, results, why);
+    if (!sent) {
+      counters.releasesLost += replaced.size();
+      results.assign(calls.size(), ScriptResult());
+    }
+    for (size_t r = written.size(); sent && r < results.size(); ++r) {
+      if (results[r].kind != ScriptResult::Integer) {
+        counters.releasesLost += 1;
+        continue;
+      }
+      counters.released += 1;
+      counters.deleted += results[r].integer == 1 ? 1 : 0;
+    }
+    bool reached = false;
+    for (size_t w = 0; w < written.size(); ++w) {
+      const size_t i = written[w];
+      const size_t at = index(slot, layers[i]);
+      const ScriptResult &r = results[w];
+      if (r.kind != ScriptResult::Integer) {
+        // The replaced page's reference went with the script above (or is
+        // lost with the connection): the slot refers to nothing now.
+        states[at] = Empty;
+        if (!holdLocally(slot, layers[i], bytes[i],
+                         !why.empty()      ? why
+                         : r.text.empty() ? std::string("refused")
+                                          : r.text,
+                         error))
+          return false;
+        continue;
+      }
+      reached = true;
+      countSet(r.integer == 1, size_t(layerBytes[size_t(layers[i])]));
+      noteInRedis(at, hashes[i]);
+    }
+    if (reached)
+      pushHeldPages(kPushPerWrite);
+    return true;
+  }
+
+  std::string heldBoundError(std::uint64_t more) const {
+    return prefix + "cannot take pages (" + lastWhy + ") and " +
+           std::to_string(local.size()) +
+           " page layers are held in host memory, its bound is " +
+           std::to_string(maxHeld) + " (maxHeldPages; a cache's "
+           "storeHeldPages): " + std::to_string(more) +
+           " more would pass it. Free sequences, or retry once the server "
+           "is back";
+  }
+
   /// A page the server took (stored, or found there already).
-  void countSet(RedisClient::SetResult result, size_t n) {
-    (result == RedisClient::SetResult::Stored ? counters.stored
-                                              : counters.deduplicated) += 1;
+  void countSet(bool stored, size_t n) {
+    (stored ? counters.stored : counters.deduplicated) += 1;
     counters.bytesWritten += n;
   }
   /// Slot-layer `at` is on the server as `hash`: its host copy, if any, goes.
@@ -454,11 +739,19 @@ private:
 
   /// Keeps a page the server could not take (`why`) in host memory rather
   /// than lose it: the tier above has already given up its copy. Warns
-  /// once per outage; false with `error` only when host memory runs out.
+  /// once per outage; false with `error` past maxHeldPages (which canWrite
+  /// keeps a cache from reaching) or when host memory runs out.
   bool holdLocally(std::uint64_t slot, std::int64_t layer,
                    const std::int8_t *bytes, const std::string &why,
                    std::string &error) {
     const size_t at = index(slot, layer), n = size_t(layerBytes[size_t(layer)]);
+    lastWhy = why;
+    if (!local.count(at) && local.size() >= maxHeld) {
+      error = heldBoundError(1);
+      dropLocal(at);
+      states[at] = Empty;
+      return false;
+    }
     try {
       std::vector<std::int8_t> &page = local[at];
       if (page.empty()) {
@@ -489,38 +782,35 @@ private:
   /// host memory since an outage go to it too, in one round trip (their
   /// host copies freed), so an outage's pages drain back as the cache keeps
   /// writing, a few per write rather than all at once under the lock.
-  void pushHeldPages() {
-    constexpr size_t kPushPerWrite = 8;
+  static constexpr size_t kPushPerWrite = 8;
+  /// Sends up to `limit` held pages; false when the server took none.
+  bool pushHeldPages(size_t limit) {
     std::vector<size_t> slots;
     std::vector<XXH128_hash_t> hashes;
-    std::vector<std::string> keys;
-    std::vector<const void *> data;
-    std::vector<size_t> sizes;
+    std::vector<ScriptCall> calls;
     for (auto held = local.begin();
-         held != local.end() && slots.size() < kPushPerWrite; ++held) {
+         held != local.end() && slots.size() < limit; ++held) {
       const std::int64_t layer = std::int64_t(held->first % layerBytes.size());
       const std::vector<std::int8_t> &page = held->second;
       slots.push_back(held->first);
       hashes.push_back(pageHash(opts.ns, layer, page.data(), page.size()));
-      keys.push_back(pageKey(hashes.back()));
-      data.push_back(page.data());
-      sizes.push_back(page.size());
+      calls.push_back(acquire(hashes.back(), page.data(), page.size()));
     }
-    if (slots.empty())
-      return;
-    std::vector<RedisClient::SetResult> results;
+    std::vector<ScriptResult> results;
     std::string why;
-    if (!client->setNxMany(keys, data, sizes, results, why)) {
-      counters.failures += 1;
-      return;
-    }
+    if (slots.empty() || !run(calls, results, why))
+      return false;
+    bool took = false;
     for (size_t i = 0; i < slots.size(); ++i) {
-      if (results[i] == RedisClient::SetResult::Failed)
+      if (results[i].kind != ScriptResult::Integer)
         continue;
-      countSet(results[i], sizes[i]);
+      const size_t n = local.at(slots[i]).size();
+      countSet(results[i].integer == 1, n);
       noteInRedis(slots[i], hashes[i]);
       counters.pushedBack += 1;
+      took = true;
     }
+    return took;
   }
 
   void dropLocal(size_t at) {
@@ -543,6 +833,8 @@ private:
   std::vector<State> states;
   std::vector<XXH128_hash_t> digests;
   std::unordered_map<size_t, std::vector<std::int8_t>> local;
+  const std::uint64_t maxHeld;
+  std::string lastWhy; // why the server last refused a page
   mutable RedisStats counters;
   mutable bool warned = false; // an outage's warning was given
 };

@@ -95,7 +95,8 @@ public:
         const std::string &device, std::int64_t refine,
         const std::string &store, std::uint64_t storePages,
         const std::string &model, const std::string &tiers,
-        const std::string &tokenTier, const std::string &codes) {
+        const std::string &tokenTier, const std::string &codes,
+        std::uint64_t storeHeldPages) {
     // The pooled pages' code type: a name of ElementTypes.def's PagedCode
     // rows; anything else is refused with the known ones listed.
     constexpr std::uint8_t kCodes = indexpool::ElementUse::PagedCode;
@@ -123,6 +124,7 @@ public:
     config.storeUrl = store;
     config.storePages = storePages;
     config.storeModel = model;
+    config.storeHeldPages = storeHeldPages;
     if (bias) {
       // [P]: a bias per slot; [P, D]: per slot and channel.
       config.bias = bias->ndim() == 1 ? "slot" : "channel";
@@ -208,6 +210,11 @@ public:
     if (!locked([&] { return cache->publish(s, name, error); }))
       fail(error);
   }
+  void unpublish(const std::string &name) {
+    std::string error;
+    if (!locked([&] { return cache->unpublish(name, error); }))
+      fail(error);
+  }
   SequenceId adopt(const std::string &name) {
     SequenceId s;
     std::string error;
@@ -224,6 +231,7 @@ public:
     d["pages_by_digest"] = st.pagesByDigest;
     d["pages_sent"] = st.pagesSent;
     d["pages_adopted"] = st.pagesAdopted;
+    d["pages_shared"] = st.pagesShared;
     d["adopt_seconds"] = st.adoptSeconds;
     return d;
   }
@@ -362,7 +370,8 @@ public:
                            const std::string &device, const std::string &store,
                            std::uint64_t storePages,
                            const std::string &model,
-                           const std::string &tokenTier) {
+                           const std::string &tokenTier,
+                           std::uint64_t storeHeldPages) {
     CacheConfig config;
     std::uint64_t generation = 0;
     std::string error;
@@ -384,6 +393,7 @@ public:
     config.storeUrl = store;
     config.storePages = storePages;
     config.storeModel = model;
+    config.storeHeldPages = storeHeldPages;
     config.tokenTier = tokenTier;
     // The header's sizes are checked before anything is compiled or
     // allocated for them.
@@ -442,6 +452,10 @@ constexpr const char *kCacheInitDoc =
            "'device' (with refine, each page's token tier moves with its "
            "pools) or 'host' (the token tier stays in host memory, pinned "
            "on a GPU, for every page; the tiers hold the pools only); "
+           "store_held_pages: while the store's server cannot take writes, "
+           "the pages bound for it wait in host memory, at most this many "
+           "(0: pages; else at least pages), past which a call is refused "
+           "before anything moves; "
            "codes: the pooled pages' code type, ";
 
 } // namespace
@@ -464,7 +478,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                     float, const std::string &, std::int64_t,
                     const std::string &, std::uint64_t, const std::string &,
                     const std::string &, const std::string &,
-                    const std::string &>(),
+                    const std::string &, std::uint64_t>(),
            py::arg("layers") = 1, py::arg("dim") = 128,
            py::arg("pool_size") = 4, py::arg("page_entries") = 64,
            py::arg("pages") = 1024, py::arg("heads") = 64, py::arg("k") = 512,
@@ -476,20 +490,27 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
            py::arg("store") = "", py::arg("store_pages") = 0,
            py::arg("model") = "", py::arg("tiers") = "",
            py::arg("token_tier") = "device", py::arg("codes") = "f8E4M3FN",
-           initDoc.c_str())
+           py::arg("store_held_pages") = 0, initDoc.c_str())
       .def("add", &Cache::add, "A new empty sequence; its id.")
       .def("fork", &Cache::fork, py::arg("parent"),
            "A new sequence sharing the parent's pages and tail; its id.")
       .def("free", &Cache::free, py::arg("sequence"))
       .def("publish", &Cache::publish, py::arg("sequence"), py::arg("name"),
            "Writes the sequence's pages (by content) and a manifest `name` "
-           "to the store tier, for another process's adopt.")
+           "to the store tier, for another process's adopt. The manifest "
+           "keeps those pages on the server until it is replaced or "
+           "unpublished.")
+      .def("unpublish", &Cache::unpublish, py::arg("name"),
+           "Deletes manifest `name` from the store tier; pages nothing "
+           "else refers to are deleted with it.")
       .def("adopt", &Cache::adopt, py::arg("name"),
            "A new sequence from manifest `name` (published by a cache of "
-           "the same configuration and model), its pages hash-checked; its "
-           "id.")
+           "the same configuration and model), its pages hash-checked, "
+           "those this cache holds already (published or adopted here, "
+           "unchanged since) shared copy-on-write instead of read; its id.")
       .def("sharing", &Cache::sharing,
-           "Counts of publish and adopt: sequences, pages, adopt seconds.")
+           "Counts of publish and adopt: sequences, pages (pages_shared: "
+           "adopted pages the cache held already), adopt seconds.")
       .def("length", &Cache::length, py::arg("sequence"))
       .def("block_table", &Cache::blockTable, py::arg("sequence"))
       .def("pages", &Cache::pages, py::arg("layer"),
@@ -520,6 +541,7 @@ the paged kernels compiled for the CPU, and crash-safe snapshots.)")
                   py::arg("policy") = "lru-k", py::arg("device") = "cpu",
                   py::arg("store") = "", py::arg("store_pages") = 0,
                   py::arg("model") = "", py::arg("token_tier") = "device",
+                  py::arg("store_held_pages") = 0,
                   "(cache, generation) from a snapshot file, its pages "
                   "split into the tiers given (the device tier keeps the "
                   "rest), on `device`; store, store_pages and model as for "

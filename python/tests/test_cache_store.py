@@ -270,3 +270,28 @@ def test_a_host_token_tier_is_shared_like_any_other(server):
         w = rng.standard_normal((1, H), dtype=np.float32)
         assert np.array_equal(theirs.select([t], layer, q, w),
                               ours.select([s], layer, q, w))
+
+
+def test_adopt_shares_pages_and_unpublish_deletes_them(server):
+    """An adopt of what this cache published shares its pages; unpublish
+    deletes the manifest and, with the last reference, the pages."""
+    cache = make_cache(server)
+    s = fill(cache)
+    cache.publish(s, "mine")
+    adopted = cache.adopt("mine")
+    assert cache.block_table(adopted) == cache.block_table(s)
+    assert cache.sharing()["pages_shared"] == 6
+    rng = np.random.default_rng(8)
+    for layer in range(L):
+        q = rng.standard_normal((1, H, D), dtype=np.float32)
+        w = rng.standard_normal((1, H), dtype=np.float32)
+        assert np.array_equal(cache.select([adopted], layer, q, w),
+                              cache.select([s], layer, q, w))
+    cache.unpublish("mine")
+    with pytest.raises(indexpool.IndexPoolError, match="no manifest 'mine'"):
+        cache.unpublish("mine")
+    with pytest.raises(indexpool.IndexPoolError, match="no manifest 'mine'"):
+        cache.adopt("mine")
+    with pytest.raises(indexpool.IndexPoolError, match="storeHeldPages"):
+        make_cache(server, store_held_pages=5)  # below pages (6)
+    assert make_cache(server, store_held_pages=7).sharing()["published"] == 0

@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -255,6 +256,17 @@ TEST_F(CacheStoreTest, AKilledServerFailsOnlyTheCallsNeedingItsPages) {
   EXPECT_NE(error.find("was lost by the store tier"), std::string::npos)
       << error;
   EXPECT_NE(error.find("free its sequences"), std::string::npos) << error;
+  // The batch read counts pages, and layers of pages apart.
+  long long pagesRead = 0, layersRead = 0;
+  const size_t reading = error.find("reading ");
+  ASSERT_NE(reading, std::string::npos) << error;
+  ASSERT_EQ(std::sscanf(error.c_str() + reading,
+                        "reading %lld pages (%lld page layers)", &pagesRead,
+                        &layersRead),
+            2)
+      << error;
+  EXPECT_GT(pagesRead, 0);
+  EXPECT_EQ(layersRead, pagesRead * config.storedLayers()) << error;
   EXPECT_EQ(tokens, std::vector<std::int32_t>{12345});
   EXPECT_TRUE(run.cache->residency().tiers.size() == 3);
   // Not fatal: later calls on other pages work.
@@ -470,6 +482,172 @@ TEST_F(CacheStoreTest, ASequencePublishedByAnotherProcessIsAdopted) {
   EXPECT_FALSE(run.cache->adopt("nothing", again, error));
   EXPECT_FALSE(self.cache->adopt("prefix", again, error));
   EXPECT_NE(error.find("no shared store tier"), std::string::npos) << error;
+}
+
+TEST_F(CacheStoreTest, AnAdoptSharesThePagesTheCacheHoldsAlready) {
+  CacheRun run;
+  make(config, run);
+  // 92 tokens: 23 groups in 6 pages of 4 entries, the last one partial.
+  const SequenceId s = run.cache->add();
+  for (std::int64_t n : {17, 30, 25, 20})
+    stepOk(run, {s}, n);
+  const History published = run.histories[s];
+  std::string error;
+  ASSERT_TRUE(run.cache->publish(s, "shared", error)) << error;
+  const std::uint64_t reads = run.store->stats().reads;
+  SequenceId a;
+  ASSERT_TRUE(run.cache->adopt("shared", a, error)) << error;
+  // The same page ids, nothing read from the server.
+  EXPECT_EQ(run.cache->sequences().blockTable(a),
+            run.cache->sequences().blockTable(s));
+  EXPECT_EQ(run.cache->sharing().pagesShared, 6u);
+  EXPECT_EQ(run.store->stats().reads, reads);
+  run.histories[a] = published;
+  checkPages(run, a);
+  std::mt19937_64 q1(11), q2(11);
+  std::vector<std::vector<std::int32_t>> fromA, fromS;
+  checkSelect(run, a, q1, &fromA);
+  checkSelect(run, s, q2, &fromS);
+  EXPECT_EQ(fromA, fromS);
+
+  // Appends to either copy the shared page they write (copy-on-write); the
+  // other keeps its entries.
+  stepOk(run, {a}, 9);
+  stepOk(run, {s}, 5);
+  checkPages(run, s);
+  checkPages(run, a);
+  // The last page changed since the publish: a new adopt shares the other
+  // five and reads that one.
+  SequenceId b;
+  ASSERT_TRUE(run.cache->adopt("shared", b, error)) << error;
+  EXPECT_EQ(run.cache->sharing().pagesShared, 11u);
+  EXPECT_EQ(run.store->stats().reads - reads, std::uint64_t(config.storedLayers()));
+  run.histories[b] = published;
+  checkPages(run, b);
+  checkPages(run, a);
+  checkPages(run, s);
+
+  // A page freed leaves the pages adopt may share: its id's next owner
+  // (here another manifest's adopt, which writes it without an append)
+  // holds other bytes.
+  const std::vector<PageIndex> &rowB = run.cache->sequences().blockTable(b);
+  const std::vector<PageIndex> publishedRow(rowB.begin(), rowB.begin() + 5);
+  const SequenceId second = run.cache->add();
+  stepOk(run, {second}, 92);
+  const History secondHistory = run.histories[second];
+  ASSERT_TRUE(run.cache->publish(second, "second", error)) << error;
+  for (SequenceId id : {second, s, a, b})
+    ASSERT_TRUE(run.cache->free(id, error)) << error;
+  run.histories.clear();
+  SequenceId c, d;
+  ASSERT_TRUE(run.cache->adopt("second", c, error)) << error;
+  const auto &reused = run.cache->sequences().blockTable(c);
+  EXPECT_TRUE(std::any_of(reused.begin(), reused.end(), [&](PageIndex p) {
+    return std::count(publishedRow.begin(), publishedRow.end(), p) > 0;
+  })) << "the test wants a page id of the first manifest reused";
+  ASSERT_TRUE(run.cache->adopt("shared", d, error)) << error;
+  EXPECT_EQ(run.cache->sharing().pagesShared, 11u); // none this time
+  run.histories[c] = secondHistory;
+  run.histories[d] = published;
+  checkPages(run, c);
+  checkPages(run, d);
+}
+
+TEST_F(CacheStoreTest, PagesNothingRefersToAreDeletedFromTheServer) {
+  Raw raw(server.port());
+  const long long layers = config.storedLayers();
+  {
+    CacheRun run;
+    make(config, run);
+    // Rounds of 4 sequences of 80 tokens (20 pages; 14 fit the device and
+    // host tiers): each round's oldest pages go to the store tier, then
+    // the round's sequences are freed.
+    long long most = 0;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<SequenceId> batch;
+      for (int i = 0; i < 4; ++i)
+        batch.push_back(run.cache->add());
+      for (int i = 0; i < 5; ++i)
+        stepOk(run, batch, 16);
+      most = std::max(most, raw.pages());
+      EXPECT_GT(raw.pages(), 0) << "round " << round;
+      for (SequenceId s : batch) {
+        std::string error;
+        ASSERT_TRUE(run.cache->free(s, error)) << error;
+        run.histories.erase(s);
+      }
+      // The freed pages' store slots gave their references back.
+      EXPECT_EQ(raw.pages(), 0) << "round " << round;
+    }
+    const RedisStats st = run.store->stats();
+    EXPECT_EQ(st.deleted, st.released);
+    EXPECT_EQ(st.releasesLost, 0u);
+    std::printf("server pages: at most %lld during a round (%lld stored "
+                "layers a page), 0 after each round's free; %llu deleted\n",
+                most, layers, (unsigned long long)st.deleted);
+
+    // A published sequence stays on the server after its cache is gone.
+    const SequenceId s = run.cache->add();
+    stepOk(run, {s}, 64);
+    std::string error;
+    ASSERT_TRUE(run.cache->publish(s, "kept", error)) << error;
+    ASSERT_TRUE(run.cache->publish(s, "kept-too", error)) << error;
+  }
+  EXPECT_EQ(raw.pages(), 4 * layers);
+  // Another process replaces one manifest and deletes the other: the pages
+  // go with the last one.
+  CacheRun other;
+  make(config, other);
+  const SequenceId s = other.cache->add();
+  stepOk(other, {s}, 16);
+  std::string error;
+  ASSERT_TRUE(other.cache->publish(s, "kept", error)) << error;
+  EXPECT_EQ(raw.pages(), 5 * layers);
+  ASSERT_TRUE(other.cache->unpublish("kept-too", error)) << error;
+  EXPECT_EQ(raw.pages(), 1 * layers);
+  EXPECT_FALSE(other.cache->unpublish("kept-too", error));
+  EXPECT_NE(error.find("no manifest 'kept-too'"), std::string::npos) << error;
+  ASSERT_TRUE(other.cache->unpublish("kept", error)) << error;
+  EXPECT_EQ(raw.pages(), 0);
+  EXPECT_EQ(raw.keys("indexpool:*"), 0);
+}
+
+TEST_F(CacheStoreTest, AnOutagePastTheHeldBoundRefusesCallsAndLosesNothing) {
+  CacheRun run;
+  make(config, run); // storeHeldPages 0: the device tier's 6 pages
+  server.stop();     // before any page reached it
+  std::string error;
+  std::vector<SequenceId> live;
+  bool refused = false;
+  for (int i = 0; i < 12 && !refused; ++i) {
+    live.push_back(run.cache->add());
+    if (!step(run, rng, {live.back()}, 32, error))
+      refused = true;
+  }
+  ASSERT_TRUE(refused) << "never reached the bound";
+  std::printf("refused: %s\n", error.c_str());
+  EXPECT_NE(error.find("storeHeldPages"), std::string::npos) << error;
+  EXPECT_NE(error.find("bound is 12"), std::string::npos) << error;
+  EXPECT_LE(run.store->stats().overflowPages, 12u);
+  // Nothing was lost: every sequence's pages, wherever they are.
+  for (auto &[s, history] : run.histories)
+    checkPages(run, s, history);
+  // The server back: the same call goes through, the held pages drain.
+  ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  stepOk(run, {live.back()}, 32);
+  for (int i = 0; i < 4; ++i)
+    stepOk(run, {live.back()}, 16);
+  EXPECT_EQ(run.store->stats().overflowPages, 0u);
+  std::mt19937_64 queries(9);
+  for (auto &[s, history] : run.histories) {
+    checkPages(run, s, history);
+    checkSelect(run, s, queries);
+  }
+  // A bound below the device tier is refused.
+  CacheConfig small = config;
+  small.storeHeldPages = 5;
+  EXPECT_NE(small.verify().find("storeHeldPages"), std::string::npos);
 }
 
 TEST_F(CacheStoreTest, TheBackgroundCompressorWorksThroughTheStoreTier) {

@@ -12,6 +12,7 @@
 #include <hiredis/hiredis.h>
 
 #include <chrono>
+#include <string>
 
 namespace indexpool::cache::test {
 
@@ -36,6 +37,28 @@ struct Raw {
     long long value = reply && reply->type == REDIS_REPLY_INTEGER
                           ? reply->integer
                           : -1;
+    freeReplyObject(reply);
+    return value;
+  }
+  /// The keys matching `pattern` (a test's server is small).
+  long long keys(const char *pattern) {
+    auto *reply = static_cast<redisReply *>(redisCommand(
+        context, "EVAL %s 0 %s", "return #redis.call('KEYS', ARGV[1])",
+        pattern));
+    long long value = reply && reply->type == REDIS_REPLY_INTEGER
+                          ? reply->integer
+                          : -1;
+    freeReplyObject(reply);
+    return value;
+  }
+  /// The pages on the server, and the references to page `digest`.
+  long long pages() { return keys("indexpool:page:*"); }
+  long long references(const std::string &digest) {
+    const std::string command = "GET indexpool:refs:" + digest;
+    auto *reply = static_cast<redisReply *>(redisCommand(context, command.c_str()));
+    long long value = reply && reply->type == REDIS_REPLY_STRING
+                          ? std::stoll(std::string(reply->str, reply->len))
+                          : 0;
     freeReplyObject(reply);
     return value;
   }

@@ -349,7 +349,11 @@ TEST_F(RedisStoreTest, IdenticalPagesAreStoredOnce) {
   EXPECT_EQ(second->stats().stored, 0u);
   EXPECT_EQ(second->stats().deduplicated, 8u);
   Raw raw(server.port());
-  EXPECT_EQ(raw.integer("DBSIZE"), 8);
+  EXPECT_EQ(raw.pages(), 8);
+  // Each page has three references: two slots of the first store, one of
+  // the second.
+  EXPECT_EQ(raw.references(first->pageDigest(0, 0)), 3);
+  EXPECT_EQ(raw.references(second->pageDigest(7, 1)), 3);
   for (std::uint64_t s = 0; s < 4; ++s)
     for (std::int64_t l = 0; l < 2; ++l) {
       std::vector<std::int8_t> got(static_cast<size_t>(layers[size_t(l)]));
@@ -364,7 +368,7 @@ TEST_F(RedisStoreTest, IdenticalPagesAreStoredOnce) {
   auto third = make(other, 8, layers);
   ASSERT_TRUE(third->write(0, 0, pages[0].data(), error)) << error;
   EXPECT_EQ(third->stats().stored, 1u);
-  EXPECT_EQ(raw.integer("DBSIZE"), 9);
+  EXPECT_EQ(raw.pages(), 9);
   std::vector<std::int8_t> got(256);
   EXPECT_FALSE(
       third->getPage(first->pageDigest(0, 0), 0, got.data(), 256, error));
@@ -384,6 +388,7 @@ TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
   if (child == 0) {
     // Its own store and connection; no gtest here: the exit code says it.
     std::string error, digests;
+    std::vector<std::string> list;
     auto store = makeRedisStore(o, 6, layers, nullptr, error);
     if (!store)
       ::_exit(2);
@@ -396,8 +401,9 @@ TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
                         error))
         ::_exit(3);
       digests += digest + "\n";
+      list.push_back(digest);
     }
-    ::_exit(store->putManifest("prefix-1", digests, error) ? 0 : 4);
+    ::_exit(store->putManifest("prefix-1", digests, list, error) ? 0 : 4);
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
@@ -421,7 +427,11 @@ TEST_F(RedisStoreTest, AForkedChildPublishesPagesTheParentAdopts) {
   EXPECT_EQ(store->stats().stored, 0u);
   EXPECT_EQ(store->stats().deduplicated, 12u);
   Raw raw(server.port());
-  EXPECT_EQ(raw.integer("DBSIZE"), 13); // 12 pages, one manifest
+  EXPECT_EQ(raw.pages(), 12);
+  EXPECT_EQ(raw.keys("indexpool:manifest:*"), 1);
+  // The manifest's, the child's slot's (it exited without giving it
+  // back) and the one the putPage above took.
+  EXPECT_EQ(raw.references(blob.substr(0, 32)), 3);
 
   std::vector<std::int8_t> got(256);
   EXPECT_FALSE(store->getPage("00ff", 0, got.data(), 256, error));
@@ -596,13 +606,21 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[1].find("reachable again"), std::string::npos)
       << warnings[1];
+  // The same page in slot 8 again: the slot has it, nothing is sent.
+  const std::uint64_t trips = store->stats().roundTrips;
   ASSERT_TRUE(store->write(8, 0, expected[16].data(), error)) << error;
+  EXPECT_EQ(store->stats().roundTrips, trips);
+  EXPECT_EQ(store->stats().overflowPages, 7u);
+  // In slot 3 (whose page only the old server had): found there, and the
+  // next held pages go back.
+  ASSERT_TRUE(store->write(3, 0, expected[16].data(), error)) << error;
   EXPECT_EQ(store->stats().deduplicated, 1u);
   EXPECT_EQ(store->stats().overflowPages, 0u);
   EXPECT_EQ(store->stats().overflowBytes, 0u);
   EXPECT_EQ(store->stats().pushedBack, 15u);
   Raw raw(server.port());
-  EXPECT_EQ(raw.integer("DBSIZE"), 16); // 15 held pages and the new one
+  EXPECT_EQ(raw.pages(), 16); // 15 held pages and the new one
+  EXPECT_EQ(raw.references(store->pageDigest(8, 0)), 2); // slots 8 and 3
   // Every page written during the outage now comes from the server,
   // checked against its hash; the pages only the old server had are lost.
   const std::uint64_t readsBefore = store->stats().reads;
@@ -614,7 +632,7 @@ TEST_F(RedisStoreTest, AKilledServerKeepsPagesLocallyThenComesBack) {
                                        : expected[s * 2 + size_t(l)]);
     }
   EXPECT_EQ(store->stats().reads - readsBefore, 16u);
-  EXPECT_FALSE(store->read(3, 0, got.data(), error));
+  EXPECT_FALSE(store->read(3, 1, got.data(), error));
   EXPECT_NE(error.find("lost page"), std::string::npos) << error;
 }
 
@@ -659,7 +677,7 @@ TEST_F(RedisStoreTest, ASlotsLayersGoInOneRoundTripAndComeBackHeldOnes) {
   readBack(0, first);
   readBack(1, first);
   Raw raw(server.port());
-  EXPECT_EQ(raw.integer("DBSIZE"), 4);
+  EXPECT_EQ(raw.pages(), 4);
 
   // A wrong layer count is refused and changes nothing.
   EXPECT_FALSE(store->writeSlot(2, {first[0].data()}, error));
@@ -682,11 +700,125 @@ TEST_F(RedisStoreTest, ASlotsLayersGoInOneRoundTripAndComeBackHeldOnes) {
   EXPECT_EQ(store->stats().overflowPages, 0u);
   EXPECT_EQ(store->stats().pushedBack, 4u);
   Raw fresh(server.port());
-  EXPECT_EQ(fresh.integer("DBSIZE"), 8);
+  EXPECT_EQ(fresh.pages(), 8);
   const std::uint64_t reads = store->stats().reads;
   readBack(2, second);
   readBack(3, third);
   EXPECT_EQ(store->stats().reads - reads, 8u); // all from the server
+}
+
+TEST_F(RedisStoreTest, APageASlotNoLongerHoldsIsDeleted) {
+  const std::vector<std::int64_t> layers = {256, 128};
+  auto store = make(options(), 4, layers);
+  ASSERT_TRUE(store);
+  Raw raw(server.port());
+  std::string error;
+  // 20 rounds of new pages through 4 slots, by write and by writeSlot:
+  // the server holds the last round's only.
+  for (int round = 0; round < 20; ++round)
+    for (std::uint64_t s = 0; s < 4; ++s) {
+      const auto a = randomPage(random, 256), b = randomPage(random, 128);
+      if (round % 2)
+        ASSERT_TRUE(store->writeSlot(s, {a.data(), b.data()}, error)) << error;
+      else
+        ASSERT_TRUE(store->write(s, 0, a.data(), error) &&
+                    store->write(s, 1, b.data(), error))
+            << error;
+    }
+  EXPECT_EQ(raw.pages(), 8);
+  EXPECT_EQ(store->stats().deleted, 19u * 8u);
+  EXPECT_EQ(store->stats().releasesLost, 0u);
+  store.reset();
+  EXPECT_EQ(raw.keys("indexpool:*"), 0);
+}
+
+TEST_F(RedisStoreTest, HostMemoryHoldsAtMostTheBoundDuringAnOutage) {
+  RedisOptions o = killableOptions();
+  o.maxHeldPages = 3;
+  auto store = make(o, 8, {256});
+  ASSERT_TRUE(store);
+  std::vector<std::vector<std::int8_t>> pages;
+  for (int i = 0; i < 5; ++i)
+    pages.push_back(randomPage(random, 256));
+  std::string error;
+  EXPECT_TRUE(store->canWrite(8, error)) << error; // nothing held
+  server.stop();
+  for (std::uint64_t s = 0; s < 3; ++s)
+    ASSERT_TRUE(store->write(s, 0, pages[s].data(), error)) << error;
+  EXPECT_EQ(store->stats().overflowPages, 3u);
+  // One more is refused, by canWrite and by the write itself, naming the
+  // bound; the held pages stay readable and a held slot may be rewritten.
+  EXPECT_FALSE(store->canWrite(1, error));
+  EXPECT_NE(error.find("its bound is 3"), std::string::npos) << error;
+  EXPECT_FALSE(store->write(3, 0, pages[3].data(), error));
+  EXPECT_NE(error.find("held in host memory"), std::string::npos) << error;
+  ASSERT_TRUE(store->write(2, 0, pages[4].data(), error)) << error;
+  std::vector<std::int8_t> got(256);
+  ASSERT_TRUE(store->read(0, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, pages[0]);
+  EXPECT_EQ(store->stats().overflowPages, 3u);
+  // The server back: canWrite sends the held pages to it first.
+  ASSERT_TRUE(server.start(binary, {}, server.port(), error)) << error;
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_TRUE(store->canWrite(3, error)) << error;
+  EXPECT_EQ(store->stats().overflowPages, 0u);
+  EXPECT_EQ(store->stats().pushedBack, 3u);
+  ASSERT_TRUE(store->read(2, 0, got.data(), error)) << error;
+  EXPECT_EQ(got, pages[4]);
+}
+
+TEST_F(RedisStoreTest, AFullServerStillDeletesPagesNothingRefersTo) {
+  auto store = make(options(), 4, {4096});
+  ASSERT_TRUE(store);
+  std::string error;
+  for (std::uint64_t s = 0; s < 4; ++s)
+    ASSERT_TRUE(store->write(s, 0, randomPage(random, 4096).data(), error))
+        << error;
+  Raw raw(server.port());
+  ASSERT_EQ(raw.pages(), 4);
+  // maxmemory 1 byte (noeviction): no write fits, a release still runs.
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(
+      redisCommand(raw.context, "CONFIG SET maxmemory 1"))));
+  EXPECT_FALSE(store->putPage(0, randomPage(random, 4096).data(), 4096, error)
+                   .size());
+  EXPECT_NE(error.find("OOM"), std::string::npos) << error;
+  store->discard(0);
+  store->discard(1);
+  EXPECT_EQ(raw.pages(), 2);
+  EXPECT_EQ(store->stats().deleted, 2u);
+  EXPECT_EQ(store->stats().releasesLost, 0u);
+  store.reset(); // gives back slots 2 and 3
+  EXPECT_EQ(raw.pages(), 0);
+  EXPECT_EQ(raw.keys("indexpool:*"), 0);
+}
+
+// Why the store counts references rather than leaving deletion to the
+// server's maxmemory policy: an evicting policy drops pages a store still
+// refers to (measured here: the reads that fail).
+TEST_F(RedisStoreTest, AnEvictingServerLosesPagesAStoreStillNeeds) {
+  Raw raw(server.port());
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(redisCommand(
+      raw.context, "CONFIG SET maxmemory-policy allkeys-lru"))));
+  ASSERT_TRUE(raw.ok(static_cast<redisReply *>(
+      redisCommand(raw.context, "CONFIG SET maxmemory 4mb"))));
+  const std::uint64_t slots = 256; // 256 x 64 KiB = 16 MiB of live pages
+  auto store = make(options(), slots, {65536});
+  ASSERT_TRUE(store);
+  std::string error;
+  for (std::uint64_t s = 0; s < slots; ++s)
+    ASSERT_TRUE(store->write(s, 0, randomPage(random, 65536).data(), error))
+        << error;
+  std::uint64_t lost = 0;
+  std::vector<std::int8_t> got(65536);
+  for (std::uint64_t s = 0; s < slots; ++s)
+    if (!store->read(s, 0, got.data(), error)) {
+      ++lost;
+      EXPECT_NE(error.find("lost page"), std::string::npos) << error;
+    }
+  std::printf("allkeys-lru, maxmemory 4 MiB: %llu of %llu pages the store "
+              "refers to were evicted\n",
+              (unsigned long long)lost, (unsigned long long)slots);
+  EXPECT_GT(lost, slots / 2);
 }
 
 TEST_F(RedisStoreTest, ASlowServerTimesOutInsteadOfHanging) {
@@ -774,10 +906,10 @@ TEST_F(RedisPasswordTest, OnlyTheRightPasswordWorksAndErrorsHideIt) {
   ASSERT_TRUE(store->read(1, 0, got.data(), error)) << error;
   EXPECT_EQ(got, page);
   Raw raw(server.port(), "pw-Correct-7431");
-  EXPECT_EQ(raw.integer("DBSIZE"), 0); // db 0: the page went to db 1
+  EXPECT_EQ(raw.pages(), 0); // db 0: the page went to db 1
   ASSERT_TRUE(raw.ok(
       static_cast<redisReply *>(redisCommand(raw.context, "SELECT 1"))));
-  EXPECT_EQ(raw.integer("DBSIZE"), 1);
+  EXPECT_EQ(raw.pages(), 1);
 }
 
 TEST_F(RedisStoreTest, AnAclUserWorksThroughTheUrl) {

@@ -46,6 +46,11 @@ struct CacheConfig {
   std::string storeUrl;        // empty: none ("redis://127.0.0.1:6379/0")
   std::uint64_t storePages = 0;
   std::string storeModel;
+  // While the server cannot take writes, the store tier's pages wait in
+  // host memory, at most this many (0: as many as the device tier holds,
+  // `pages`; else at least that many, so that any one call fits): past it
+  // a call that would move pages there is refused before anything moves.
+  std::uint64_t storeHeldPages = 0;
 
   // How groups are pooled (docs/IndexPoolOps.md, compress): gate scores
   // per token ([n]) or per token and channel ([n, D]); a learned bias added

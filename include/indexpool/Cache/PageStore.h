@@ -37,6 +37,17 @@ public:
   virtual bool writeSlot(std::uint64_t slot,
                          const std::vector<const std::int8_t *> &layers,
                          std::string &error);
+  /// True when `slots` more slots can be written now; else false with
+  /// `error` (a remote store in an outage, its host memory bound reached).
+  /// Asked before a call moves anything, so a refusal changes nothing.
+  virtual bool canWrite(std::uint64_t slots, std::string &error) {
+    (void)slots, (void)error;
+    return true;
+  }
+  /// Slot `slot`'s page is not needed any more (its sequences were freed);
+  /// a shared store gives back its references. Its bytes are undefined
+  /// until it is written again.
+  virtual void discard(std::uint64_t slot) { (void)slot; }
   /// Layer `layer`'s [slots, page bytes] array, or null (a file).
   virtual std::int8_t *layerData(std::int64_t layer) = 0;
   /// The same store's pages by content, for sharing between processes

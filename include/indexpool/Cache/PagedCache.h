@@ -221,17 +221,23 @@ public:
   /// when the store tier holds it already, else its bytes) and a manifest
   /// `name` (a format version, the configuration, the length, each layer's
   /// tail, the digests); adopt makes a new sequence from a manifest, its
-  /// pages read and hash-checked from the store. All or nothing: on an
-  /// error no sequence is added.
+  /// pages read and hash-checked from the store, except those this cache
+  /// holds already (published or adopted here, unchanged since), which it
+  /// shares (copy-on-write, as a fork). All or nothing: on an error no
+  /// sequence is added. A manifest keeps its pages on the server until it
+  /// is replaced or unpublished (the store deletes pages nothing refers to).
   bool publish(SequenceId sequence, const std::string &name,
                std::string &error);
   bool adopt(const std::string &name, SequenceId &sequence,
              std::string &error);
+  bool unpublish(const std::string &name, std::string &error);
   struct SharingStats {
     std::uint64_t published = 0, adopted = 0; // sequences
     // Pages (every stored layer) published by digest alone and with their
     // bytes; pages adopted (read from the store).
     std::uint64_t pagesByDigest = 0, pagesSent = 0, pagesAdopted = 0;
+    // Of the pages adopted, those shared with a page already in the cache.
+    std::uint64_t pagesShared = 0;
     double adoptSeconds = 0; // all adopts together
   };
   const SharingStats &sharing() const { return sharingStats; }
@@ -291,6 +297,13 @@ private:
   bool checkBatch(const std::vector<SequenceId> &batch, std::string &error);
   /// A page no sequence holds any more leaves its tier.
   void releaseIfFree(PageIndex page);
+  /// Page `page`'s digests in a manifest's list (every stored layer's).
+  std::string pageDigests(const std::vector<std::string> &digests,
+                          std::int64_t page) const;
+  /// The pages adopt may share: a page and its digests, known from a
+  /// publish or an adopt, until it is written or freed.
+  void rememberDigests(PageIndex page, const std::string &key);
+  void forgetDigests(PageIndex page);
 
   CacheConfig cfg;
   std::unique_ptr<PageAllocator> pageIds;
@@ -306,6 +319,8 @@ private:
   // The store tier's content-level API, or null.
   SharedPages *shared = nullptr;
   SharingStats sharingStats;
+  std::map<std::string, PageIndex> pagesByDigests;
+  std::map<PageIndex, std::string> digestsOfPage;
 };
 
 } // namespace indexpool::cache

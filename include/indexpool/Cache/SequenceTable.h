@@ -44,6 +44,17 @@ public:
   /// A new sequence sharing `parent`'s pages, length and (the caller's copy
   /// of) its tail; false with `error` set for an unknown or freed parent.
   bool fork(SequenceId parent, SequenceId &child, std::string &error);
+  /// A new sequence of `length` tokens whose block table is `row`, one
+  /// entry per page its entries need (pagesFor(length)): a page id to
+  /// share (one more reference to a taken page), or -1 for a fresh page,
+  /// which `row` then holds. All or nothing: false with `error` set for a
+  /// bad length or row, or too few free pages.
+  bool addWithPages(std::int64_t length, std::vector<PageIndex> &row,
+                    SequenceId &sequence, std::string &error);
+  /// The pages a sequence of `length` tokens has entries in.
+  std::int64_t pagesFor(std::int64_t length) const {
+    return (length / poolSize + pageEntries - 1) / pageEntries;
+  }
   /// Releases the sequence's pages; false for an unknown or freed one.
   bool free(SequenceId sequence, std::string &error);
 

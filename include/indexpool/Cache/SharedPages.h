@@ -21,9 +21,19 @@ class SharedPages {
 public:
   virtual ~SharedPages();
   /// Stores a page of stored layer `layer` (n bytes, that layer's page
-  /// bytes) and gives its digest; "" with `error` when it cannot.
+  /// bytes), takes one reference to it for the caller (which a manifest
+  /// keeps, or releasePages gives back) and gives its digest; "" with
+  /// `error` when it cannot.
   virtual std::string putPage(std::int64_t layer, const std::int8_t *bytes,
                               std::int64_t n, std::string &error) = 0;
+  /// One more reference for the caller to each page of `digests` the store
+  /// holds; false with `error` naming the first it does not have, and
+  /// every reference this call took given back.
+  virtual bool referPages(const std::vector<std::string> &digests,
+                          std::string &error) = 0;
+  /// Gives back one reference to each page of `digests`; a page nothing
+  /// refers to any more is deleted.
+  virtual void releasePages(const std::vector<std::string> &digests) = 0;
   /// The page of `digest` into `bytes`, hash-checked: a page lost or
   /// changed is an error, never wrong bytes.
   virtual bool getPage(const std::string &digest, std::int64_t layer,
@@ -45,11 +55,19 @@ public:
   /// bytes.
   virtual std::string pageDigest(std::uint64_t slot,
                                  std::int64_t layer) const = 0;
-  /// A small named blob, refused when written under another namespace.
+  /// A small named blob, refused when read under another namespace. It
+  /// keeps the caller's references to the pages of `digests` (one each,
+  /// taken by putPage or referPages) until it is replaced or deleted;
+  /// the manifest it replaces gives its own back. On failure the caller
+  /// still holds them.
   virtual bool putManifest(const std::string &name, const std::string &blob,
+                           const std::vector<std::string> &digests,
                            std::string &error) = 0;
   virtual bool getManifest(const std::string &name, std::string &blob,
                            std::string &error) const = 0;
+  /// Deletes manifest `name` and gives back its pages' references; false
+  /// with `error` when there is none or the store cannot be reached.
+  virtual bool deleteManifest(const std::string &name, std::string &error) = 0;
 };
 
 } // namespace indexpool::cache

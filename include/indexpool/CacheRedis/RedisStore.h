@@ -7,7 +7,11 @@
 // error, never wrong bytes. When the server cannot take a write (down, too
 // slow, out of memory) the page stays in host memory instead and `warn`
 // says so once per outage; once writes reach the server again, each sends
-// up to 8 of those held pages back to it. See docs/cache.md.
+// up to 8 of those held pages back to it. Host memory holds at most
+// RedisOptions::maxHeldPages such pages: past it a write fails, and
+// canWrite refuses a call before it moves anything. Each page on the server
+// has a reference count (a slot of any process's store, a manifest): the
+// last reference given back deletes it. See docs/cache.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +47,9 @@ struct RedisOptions {
   /// Hashed into every page: what the bytes mean (the caller builds it,
   /// e.g. "D=128 P=4 E=64 f8E4M3FN rotate model=NAME").
   std::string ns;
+  /// The most page layers (one layer of one slot) held in host memory
+  /// while the server cannot take writes; 0: every slot's.
+  std::uint64_t maxHeldPages = 0;
 };
 
 /// Fills host, port, db, user, password and tls of `options` from
@@ -61,6 +68,11 @@ struct RedisStats {
   std::uint64_t overflowPages = 0, overflowBytes = 0; // held locally now
   std::uint64_t pushedBack = 0; // held pages sent to the server later
   std::uint64_t roundTrips = 0; // to the server (a pipeline is one)
+  std::uint64_t released = 0; // references given back
+  std::uint64_t deleted = 0;  // pages deleted with their last reference
+  // References that could not be given back (the server was unreachable):
+  // those pages stay on the server (never deleted early).
+  std::uint64_t releasesLost = 0;
 };
 
 class RedisStore : public PageStore, public SharedPages {
@@ -73,23 +85,10 @@ public:
 
   /// The content-level API (SharedPages), for sharing pages between
   /// processes: a page of `layer` (exactly that layer's page bytes) by its
-  /// digest (32 hex digits). putPage has no overflow: "" with `error` when the server
-  /// cannot take it.
-  virtual std::string putPage(std::int64_t layer, const std::int8_t *bytes,
-                              std::int64_t n, std::string &error) override = 0;
-  virtual bool getPage(const std::string &digest, std::int64_t layer,
-                       std::int8_t *bytes, std::int64_t n,
-                       std::string &error) const override = 0;
-  /// The digest of the page the server holds for (slot, layer), or "" (not
-  /// written, or held locally): publishing a slot sends no bytes.
-  virtual std::string pageDigest(std::uint64_t slot,
-                                 std::int64_t layer) const override = 0;
-  /// A small named blob (a list of digests, say), checked like a page and
-  /// bound to the namespace: one written under another `ns` is refused.
-  virtual bool putManifest(const std::string &name, const std::string &blob,
-                           std::string &error) override = 0;
-  virtual bool getManifest(const std::string &name, std::string &blob,
-                           std::string &error) const override = 0;
+  /// digest (32 hex digits). putPage has no overflow: "" with `error` when
+  /// the server cannot take it. pageDigest is "" for a slot not written or
+  /// held locally. A manifest is checked like a page and bound to the
+  /// namespace: one written under another `ns` is refused.
   virtual RedisStats stats() const = 0;
 };
 
