@@ -10,6 +10,11 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.indexpool_obj_root, "test")
+# A run for another CPU target (-Dcpu=NAME, below) keeps its outputs apart:
+# ctest runs those beside the host's.
+if lit_config.params.get("cpu"):
+    config.test_exec_root = os.path.join(
+        config.indexpool_obj_root, "test-cpu-" + lit_config.params["cpu"])
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
                    "ptxas_report.py"]
 
@@ -32,9 +37,14 @@ tools = [
     # Every JIT run is bounds-checked: an access outside its buffer fails
     # the test with one error line instead of corrupting the heap
     # (`lit -Dcheck_bounds=0` runs without, to time the difference).
+    # `lit -Dcpu=NAME` compiles every run for that CPU target instead of
+    # the host's (ctest's lit-cpu-* entries: the generic and AVX2 rows on
+    # the CPU integration tests).
     ToolSubst("indexpool-run", extra_args=(
         ["--check-bounds"]
-        if lit_config.params.get("check_bounds", "1") != "0" else [])),
+        if lit_config.params.get("check_bounds", "1") != "0" else []) + (
+        ["--cpu=" + lit_config.params["cpu"]]
+        if lit_config.params.get("cpu") else [])),
     "indexpool-launch",
     "indexpool-tune",
     "indexpool-tune-measure",
@@ -52,6 +62,27 @@ runner_libs = ["libmlir_runner_utils", "libmlir_c_runner_utils", "libomp"]
 llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
 config.substitutions.append(("%runner_libs", ",".join(
     os.path.join(llvm_lib_dir, name + config.llvm_shlib_ext) for name in runner_libs)))
+
+# The host's x86 vector extensions, for the CPU target tests (REQUIRES:
+# x86-avx2: the x86-64-v3 row runs here; amx: Intel's AMX tiles).
+try:
+    with open("/proc/cpuinfo") as _cpuinfo:
+        _flags = next((line.split(":", 1)[1].split() for line in _cpuinfo
+                       if line.startswith("flags")), [])
+except OSError:
+    _flags = []
+if {"avx2", "fma", "f16c", "bmi2", "movbe"} <= set(_flags):
+    config.available_features.add("x86-avx2")
+if "amx_tile" in _flags:
+    config.available_features.add("amx")
+import platform
+if platform.machine() == "x86_64":
+    config.available_features.add("host-x86_64")
+# A forced row this host cannot run (lit -Dcpu=x86-64-v3 without AVX2):
+# every test is unsupported rather than failing on the refusal.
+if (lit_config.params.get("cpu") == "x86-64-v3"
+        and "x86-avx2" not in config.available_features):
+    config.unsupported = True
 
 # GPU tests (REQUIRES: cuda) run only where the CUDA driver loads.
 try:

@@ -95,10 +95,14 @@ indexpool_status_t indexpool_build_compress(
 typedef struct indexpool_compile_options {
   int fuse;
   int threads;
-  int vector_width;
+  int vector_width; /* 0: the CPU target's */
   int check_bounds;
   const char *tuning_db; /* NULL: none */
   const char *binary_format; /* "ptx" or "cubin"; NULL: "ptx" */
+  /* The CPU target (docs/design.md, "CPU targets"): NULL or "host", this
+   * host's row; a row this host cannot run is an error naming why. Set
+   * the options with indexpool_compile_options_init first. */
+  const char *cpu;
 } indexpool_compile_options_t;
 void indexpool_compile_options_init(indexpool_compile_options_t *options);
 

@@ -8,6 +8,7 @@
 #include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/InputShape.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Target/CpuTargets.h"
 #include "indexpool/ToolSupport/Flags.h"
 #include "indexpool/ToolSupport/ToolError.h"
 
@@ -67,6 +68,22 @@ Status inputShapesOf(const Module &module, const std::string &symbol,
   return Status();
 }
 
+/// Writes `text` to `path` (replacing it).
+Status writeFile(const std::string &path, const std::string &text) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << text;
+    os.close();
+    ec = os.error();
+    // Cleared, or the stream's destructor would end the process.
+    os.clear_error();
+  }
+  if (ec)
+    return Status::error("cannot write " + path + ": " + ec.message());
+  return Status();
+}
+
 /// Compiles function `name` and writes its files into the output folder.
 Status compileFunction(const CompileCommand &command, const Module &module,
                        const std::string &name, std::string &wrote) {
@@ -74,6 +91,27 @@ Status compileFunction(const CompileCommand &command, const Module &module,
   // starts with '@' is still itself.
   std::string symbol = "@" + name;
   CompileOptions options;
+  if (command.target == "cpu") {
+    options.cpu = command.cpu;
+    options.fuse = command.fuse;
+    options.tuningDB = command.tuningDb;
+    if (!command.inputShapes.empty())
+      if (Status s =
+              inputShapesOf(module, symbol, command.inputShapes, options);
+          !s)
+        return s;
+    std::string code, fileName;
+    if (Status s = compileForCpuCode(module, symbol, options, command.emit,
+                                     code, fileName);
+        !s)
+      return s;
+    llvm::SmallString<256> path(command.outputDir);
+    llvm::sys::path::append(path, fileName);
+    if (Status s = writeFile(std::string(path), code); !s)
+      return s;
+    wrote = "wrote " + std::string(path);
+    return Status();
+  }
   options.binaryFormat = command.emit == "cubin" ? "cubin" : "ptx";
   options.keepModuleText = command.emit == "mlir";
   // An explicit block size replaces the chip's configuration.
@@ -96,18 +134,8 @@ Status compileFunction(const CompileCommand &command, const Module &module,
     llvm::SmallString<256> path(command.outputDir);
     llvm::sys::path::append(path, llvm::sys::path::stem(artifact.binaryName) +
                                       ".mlir");
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-    if (!ec) {
-      os << artifact.moduleText;
-      os.close();
-      ec = os.error();
-      // Cleared, or the stream's destructor would end the process.
-      os.clear_error();
-    }
-    if (ec)
-      return Status::error("cannot write " + std::string(path) + ": " +
-                           ec.message());
+    if (Status s = writeFile(std::string(path), artifact.moduleText); !s)
+      return s;
     wrote = "wrote " + std::string(path);
     return Status();
   }
@@ -131,19 +159,31 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
               "GPU kernels and a JSON manifest for a runtime outside MLIR",
               "FILE.mlir --chip=sm_XX -o DIR [options]");
   flags.positional("FILE.mlir", command.input)
-      .option("--chip", "sm_XX", "target GPU: " + target::knownChipNames(),
-              Flags::text(command.chip))
-      .required()
-      .option("--emit", "ptx|cubin|mlir",
-              "what to write next to the manifest: ptx, cubin (ptxas from "
-              "CUDA_HOME) or mlir (the compiled module, no manifest)",
+      .option("--target", "gpu|cpu",
+              "gpu (default): kernels and a manifest for --chip; cpu: an "
+              "object file or assembly for --cpu",
               [&](const std::string &, const std::string &value) {
-                command.emit = value;
-                return value == "ptx" || value == "cubin" || value == "mlir"
+                command.target = value;
+                return value == "gpu" || value == "cpu"
                            ? std::string()
-                           : "--emit must be ptx, cubin or mlir, got '" +
-                                 value + "'";
+                           : "--target must be gpu or cpu, got '" + value +
+                                 "'";
               })
+      .option("--chip", "sm_XX",
+              "target GPU (--target=gpu, required): " +
+                  target::knownChipNames(),
+              Flags::text(command.chip))
+      .option("--cpu", "NAME",
+              "--target=cpu: the CPU target (default: the host's): " +
+                  target::knownCpuTargetNames() +
+                  "; another architecture's compiles here too",
+              Flags::text(command.cpu))
+      .option("--emit", "ptx|cubin|mlir|obj|asm",
+              "--target=gpu: what to write next to the manifest: ptx "
+              "(default), cubin (ptxas from CUDA_HOME) or mlir (the compiled "
+              "module, no manifest); --target=cpu: obj (default, an ELF "
+              "object) or asm (its assembly)",
+              Flags::text(command.emit))
       .option("-o", "DIR", "output folder (created)",
               Flags::text(command.outputDir))
       .required()
@@ -190,6 +230,33 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
     return exit;
   if (command.input.empty())
     return tools::toolError(kTool, "no input (FILE.mlir; see --help)");
+  const bool cpu = command.target == "cpu";
+  if (command.emit.empty())
+    command.emit = cpu ? "obj" : "ptx";
+  const bool emitFits =
+      cpu ? command.emit == "obj" || command.emit == "asm"
+          : command.emit == "ptx" || command.emit == "cubin" ||
+                command.emit == "mlir";
+  if (!emitFits)
+    return tools::toolError(kTool,
+                            std::string("--emit must be ") +
+                                (cpu ? "obj or asm with --target=cpu"
+                                     : "ptx, cubin or mlir with --target=gpu") +
+                                ", got '" + command.emit + "'");
+  if (!cpu && command.chip.empty())
+    return tools::toolError(kTool, "--chip is required with --target=gpu "
+                                   "(one of " +
+                                       target::knownChipNames() + ")");
+  if (cpu && (!command.chip.empty() || threadsGiven))
+    return tools::toolError(kTool, "--chip and --threads-per-block are "
+                                   "for --target=gpu");
+  if (!cpu && !command.cpu.empty())
+    return tools::toolError(kTool, "--cpu is for --target=cpu");
+  if (cpu && !command.cpu.empty() && command.cpu != "host") {
+    std::string error;
+    if (!target::findCpuTarget(command.cpu, error))
+      return tools::toolError(kTool, "--cpu: " + error);
+  }
   if (threadsGiven) {
     // Checked here too (compileForGpu checks the API's fields) so that the
     // messages name the options.

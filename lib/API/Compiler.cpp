@@ -9,6 +9,7 @@
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Evaluator/Evaluator.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Tooling/CpuTargetMachine.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -67,6 +68,81 @@ static Status cloneForCompilation(const Module &module, const std::string &name,
   return api::signatureOf(func, signature);
 }
 
+static std::string fileStem(llvm::StringRef name);
+
+std::vector<CpuTargetInfo> indexpool::cpuTargets() {
+  std::string error;
+  const target::CpuTarget *host = mlir::indexpool::hostCpuTarget(error);
+  std::vector<CpuTargetInfo> rows;
+  for (const target::CpuTarget &row : target::allCpuTargets()) {
+    CpuTargetInfo info;
+    info.name = std::string(row.name);
+    info.arch = std::string(row.arch);
+    info.description = std::string(row.description);
+    info.vectorWidth = int(row.vectorWidth);
+    info.bf16Dot = row.bf16Dot;
+    info.int8Dot = row.int8Dot;
+    info.host = &row == host;
+    info.runsHere = mlir::indexpool::cpuTargetRunsHere(row, info.whyNot);
+    rows.push_back(std::move(info));
+  }
+  return rows;
+}
+
+/// The CPU JIT's options from the API's, checked.
+static Status cpuOptionsOf(const CompileOptions &options,
+                           const FunctionSignature &signature,
+                           mlir::indexpool::CPUJitOptions &jitOptions) {
+  if (std::string rule =
+          ::indexpool::target::vectorWidthRule(options.vectorWidth);
+      options.vectorWidth != 0 && !rule.empty())
+    return Status::error("vectorWidth: " + rule);
+  if (options.threads < 0)
+    return Status::error("threads must be >= 0, got " +
+                         std::to_string(options.threads));
+  jitOptions.vectorWidth = options.vectorWidth;
+  jitOptions.cpu = options.cpu;
+  jitOptions.tuningDb = options.tuningDB;
+  jitOptions.fuse = options.fuse;
+  jitOptions.checkBounds = options.checkBounds;
+  jitOptions.toolName = "indexpool";
+  jitOptions.passManagerCLOptions = false;
+  for (int index : options.inPlaceArguments) {
+    if (index < 0 || size_t(index) >= signature.arguments.size())
+      return Status::error("inPlaceArguments: @" + signature.name +
+                           " has no argument #" + std::to_string(index));
+    jitOptions.writableArguments.push_back(unsigned(index));
+  }
+  return Status();
+}
+
+Status indexpool::compileForCpuCode(const Module &module,
+                                    const std::string &name,
+                                    const CompileOptions &options,
+                                    const std::string &emit,
+                                    std::string &code, std::string &fileName) {
+  if (emit != "obj" && emit != "asm")
+    return Status::error("emit must be obj or asm, got '" + emit + "'");
+  auto impl = std::make_unique<CpuFunction::Impl>();
+  impl->owner = module.impl();
+  api::DiagnosticCapture capture(impl->owner->context);
+  if (Status s = cloneForCompilation(module, name, options, impl->module,
+                                     impl->func, impl->signature);
+      !s)
+    return s;
+  mlir::indexpool::CPUJitOptions jitOptions;
+  if (Status s = cpuOptionsOf(options, impl->signature, jitOptions); !s)
+    return s;
+  std::string error;
+  if (!mlir::indexpool::emitCpuCode(impl->func, jitOptions, emit == "asm",
+                                    code, error))
+    return capture.failure(error);
+  fileName = fileStem(impl->signature.name) + "." +
+             (options.cpu.empty() ? "host" : options.cpu) +
+             (emit == "asm" ? ".s" : ".o");
+  return Status();
+}
+
 std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
                                                       const std::string &name,
                                                       const CompileOptions &options,
@@ -78,17 +154,6 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
                                impl->signature);
   if (!status)
     return nullptr;
-  if (std::string rule = ::indexpool::target::vectorWidthRule(
-          options.vectorWidth);
-      !rule.empty()) {
-    status = Status::error("vectorWidth: " + rule);
-    return nullptr;
-  }
-  if (options.threads < 0) {
-    status = Status::error("threads must be >= 0, got " +
-                           std::to_string(options.threads));
-    return nullptr;
-  }
   impl->func->walk([&](mlir::Operation *op) {
     if (mlir::isa<mlir::indexpool::CompressPagedOp,
                   mlir::indexpool::SelectPagedOp,
@@ -97,20 +162,9 @@ std::unique_ptr<CpuFunction> indexpool::compileForCpu(const Module &module,
       impl->checksValues = true;
   });
   mlir::indexpool::CPUJitOptions jitOptions;
-  jitOptions.vectorWidth = options.vectorWidth;
-  jitOptions.tuningDb = options.tuningDB;
-  jitOptions.fuse = options.fuse;
-  jitOptions.checkBounds = options.checkBounds;
-  jitOptions.toolName = "indexpool";
-  jitOptions.passManagerCLOptions = false;
-  for (int index : options.inPlaceArguments) {
-    if (index < 0 || size_t(index) >= impl->signature.arguments.size()) {
-      status = Status::error("inPlaceArguments: @" + impl->signature.name +
-                             " has no argument #" + std::to_string(index));
-      return nullptr;
-    }
-    jitOptions.writableArguments.push_back(unsigned(index));
-  }
+  status = cpuOptionsOf(options, impl->signature, jitOptions);
+  if (!status)
+    return nullptr;
   std::string error;
   impl->jit =
       mlir::indexpool::CPUJitFunction::compile(impl->func, jitOptions, error);

@@ -152,6 +152,8 @@ static CompileOptions toOptions(const indexpool_compile_options_t *options) {
     result.tuningDB = options->tuning_db;
   if (options->binary_format)
     result.binaryFormat = options->binary_format;
+  if (options->cpu)
+    result.cpu = options->cpu;
   return result;
 }
 
@@ -256,6 +258,7 @@ void indexpool_compile_options_init(indexpool_compile_options_t *options) {
   options->check_bounds = defaults.checkBounds;
   options->tuning_db = nullptr;
   options->binary_format = nullptr;
+  options->cpu = nullptr;
 }
 
 indexpool_status_t indexpool_compile_cpu(

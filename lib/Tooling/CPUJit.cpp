@@ -7,6 +7,7 @@
 #include "indexpool/Runtime/BufferCache.h"
 #include "indexpool/Runtime/Storage.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Tooling/CpuTargetMachine.h"
 #include "indexpool/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #ifndef INDEXPOOL_LIBOMP_PATH
 #error "INDEXPOOL_LIBOMP_PATH must name the OpenMP runtime (set by CMake)"
@@ -123,6 +125,24 @@ extern "C" void teamMismatch(int32_t got, int32_t expected) {
   std::_Exit(1);
 }
 
+/// f32 -> bf16, round to nearest even (a NaN stays a NaN, quieted, with its
+/// sign): the compiler runtime's __truncsfbf2. LLVM's code generator calls
+/// it for bf16 values on CPU targets without bf16 instructions (it widens
+/// a bf16 vector select to f32 and narrows it back), and Debian 12's libgcc
+/// (GCC 12) does not have it: the JIT binds this one. AOT objects
+/// (indexpool-compile --target=cpu) link it from compiler-rt or libgcc 13+.
+extern "C" __bf16 indexpoolTruncSfBf2(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const uint16_t narrow =
+      (bits & 0x7fffffffu) > 0x7f800000u
+          ? uint16_t((bits >> 16) | 0x40u)
+          : uint16_t((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+  __bf16 result;
+  std::memcpy(&result, &narrow, sizeof(result));
+  return result;
+}
+
 CPUJitFunction::CPUJitFunction(std::unique_ptr<ExecutionEngine> engine,
                                std::string name,
                                std::vector<int64_t> resultRanks)
@@ -131,20 +151,25 @@ CPUJitFunction::CPUJitFunction(std::unique_ptr<ExecutionEngine> engine,
 
 CPUJitFunction::~CPUJitFunction() { releaseResults(); }
 
-std::unique_ptr<CPUJitFunction>
-CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
-                        std::string &error) {
+bool mlir::indexpool::lowerForCpu(func::FuncOp func,
+                                   const CPUJitOptions &options, bool toRun,
+                                   CpuLowering &lowering, std::string &error) {
   MLIRContext *context = func->getContext();
   StringRef name = func.getSymName();
   auto module = func->getParentOfType<ModuleOp>();
   if (!module) {
     error = "@" + name.str() + " is not inside a module";
-    return nullptr;
+    return false;
   }
-  std::vector<int64_t> resultRanks;
-  for (Type type : func.getResultTypes())
-    resultRanks.push_back(cast<RankedTensorType>(type).getRank());
-
+  // The CPU target first: one this host cannot run (when it is to run
+  // here) is refused before anything is compiled.
+  lowering.cpu = resolveCpuTarget(options.cpu, toRun, error);
+  if (!lowering.cpu)
+    return false;
+  const CpuTarget &cpu = *lowering.cpu;
+  lowering.machine = makeCpuTargetMachine(cpu, error);
+  if (!lowering.machine)
+    return false;
   // Lower a copy of the function (and what it references) to LLVM.
   OwningOpRef<ModuleOp> lowered = module.clone();
   auto loweredFunc = lowered->lookupSymbol<func::FuncOp>(name);
@@ -160,12 +185,12 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   PassManager pm(context, ModuleOp::getOperationName());
   if (options.passManagerCLOptions && failed(applyPassManagerCLOptions(pm))) {
     error = "bad pass manager options";
-    return nullptr;
+    return false;
   }
   bool emulateGPU = options.emulatedGPU.has_value();
   if (emulateGPU) {
     if (!::indexpool::target::findChip(*options.emulatedGPU, error))
-      return nullptr;
+      return false;
     // The emulated teams block in barriers: waiting threads must sleep, not
     // spin, with hundreds of them on a few cores. Read when libomp starts.
     setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
@@ -173,7 +198,8 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createIndexPoolFuse());
   CPUPipelineOptions pipelineOptions;
-  pipelineOptions.vectorWidth = options.vectorWidth;
+  pipelineOptions.vectorWidth =
+      options.vectorWidth ? options.vectorWidth : cpu.vectorWidth;
   pipelineOptions.tuningDb = options.tuningDb;
   pipelineOptions.checkBounds = options.checkBounds;
   pipelineOptions.toolName = options.toolName;
@@ -189,12 +215,27 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   if (failed(pm.run(*lowered))) {
     error = "lowering @" + name.str() +
             " to the CPU failed (see the diagnostics)";
-    return nullptr;
+    return false;
   }
+  lowering.module = std::move(lowered);
+  return true;
+}
 
-  // JIT-compile at O3, with libomp for the OpenMP row loops.
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+std::unique_ptr<CPUJitFunction>
+CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
+                        std::string &error) {
+  StringRef name = func.getSymName();
+  std::vector<int64_t> resultRanks;
+  for (Type type : func.getResultTypes())
+    resultRanks.push_back(cast<RankedTensorType>(type).getRank());
+  CpuLowering lowering;
+  if (!lowerForCpu(func, options, /*toRun=*/true, lowering, error))
+    return nullptr;
+  OwningOpRef<ModuleOp> &lowered = lowering.module;
+  std::unique_ptr<llvm::TargetMachine> &machine = lowering.machine;
+
+  // JIT-compile at O3 for the CPU target, with libomp for the OpenMP row
+  // loops.
   StringRef libomp = INDEXPOOL_LIBOMP_PATH;
   if (!llvm::sys::fs::exists(libomp)) {
     error = "the OpenMP runtime " + libomp.str() +
@@ -218,9 +259,9 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
     }
     sharedLibs.push_back(runnerUtils);
   }
+  // The optimizer sees the target too (its cost model, vector widths).
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
+                                               /*sizeLevel=*/0, machine.get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
@@ -230,7 +271,8 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
   // and files nobody asked for. Only when asked (docs/embedding.md).
   engineOptions.enablePerfNotificationListener =
       std::getenv("INDEXPOOL_PERF_JITDUMP") != nullptr;
-  auto engineOrError = ExecutionEngine::create(*lowered, engineOptions);
+  auto engineOrError =
+      ExecutionEngine::create(*lowered, engineOptions, std::move(machine));
   if (!engineOrError) {
     error = "JIT compilation of @" + name.str() +
             " failed: " + llvm::toString(engineOrError.takeError());
@@ -248,6 +290,9 @@ CPUJitFunction::compile(func::FuncOp func, const CPUJitOptions &options,
         llvm::JITSymbolFlags::Exported};
     symbols[interner("free")] = {
         llvm::orc::ExecutorAddr::fromPtr(&indexpool_cached_free),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&indexpoolTruncSfBf2),
         llvm::JITSymbolFlags::Exported};
     symbols[interner("indexpool_gpu_emulator_team_mismatch")] = {
         llvm::orc::ExecutorAddr::fromPtr(&teamMismatch),

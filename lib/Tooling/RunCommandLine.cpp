@@ -3,6 +3,7 @@
 #include "indexpool/Tooling/RunCommandLine.h"
 
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Target/CpuTargets.h"
 
 #include "indexpool/ToolSupport/Flags.h"
 #include "indexpool/ToolSupport/ToolError.h"
@@ -116,8 +117,17 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
               "print the median time and the effective GB/s (bytes of all "
               "inputs and outputs over the median time)",
               Flags::number(options.benchmarkRuns, "a number of runs"))
+      .option("--cpu", "NAME",
+              "--device=cpu (and the GPU emulator's host code): the CPU "
+              "target to compile for (default: the "
+              "host's, detected): " +
+                  ::indexpool::target::knownCpuTargetNames() +
+                  "; one this host cannot run is refused before anything "
+                  "runs, naming the features it lacks",
+              Flags::text(options.cpu))
       .option("--vector-width", "LANES",
-              "f32 lanes of the vectors the CPU loops over D use",
+              "f32 lanes of the vectors the CPU loops over D use (default: "
+              "the CPU target's)",
               Flags::number<int64_t>(
                   options.vectorWidth,
                   "a power of two number of lanes from 1 to " +

@@ -24,6 +24,7 @@
 #include "indexpool/ToolSupport/Report.h"
 #include "indexpool/ToolSupport/ToolError.h"
 #include "indexpool/Tooling/CPUJit.h"
+#include "indexpool/Tooling/CpuTargetMachine.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -267,6 +268,14 @@ int ModuleRunner::run() {
   if (options.tensorCores.has_value() && deviceName == "cpu")
     return fail("--tensor-cores only applies with --device=cuda or "
                 "gpu-emulator");
+  if (!options.cpu.empty()) {
+    if (deviceName == "cuda")
+      return fail("--cpu only applies with --device=cpu or gpu-emulator");
+    // Before any input is read or drawn: a target this host cannot run.
+    std::string error;
+    if (!resolveCpuTarget(options.cpu, /*toRun=*/true, error))
+      return fail(error);
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -348,6 +357,7 @@ int ModuleRunner::run() {
 
   CPUJitOptions jitOptions;
   jitOptions.vectorWidth = options.vectorWidth;
+  jitOptions.cpu = options.cpu;
   jitOptions.tuningDb = options.tuningDb;
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.fuse = options.fuse;

@@ -29,7 +29,7 @@ __all__ = [
     "Cache",
     "GpuBinary", "parse", "compile", "compile_gpu", "reference", "verify",
     "dtypes", "gpu", "ops", "decode_f8e4m3fn", "decode_bf16", "encode_f8e4m3fn",
-    "encode_bf16", "gate_scores",
+    "encode_bf16", "gate_scores", "cpu_targets",
 ]
 
 _ndarray = _np.ndarray
@@ -148,11 +148,13 @@ class GpuBinary:
 
 
 def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
-            vector_width=8, check_bounds=False, input_shapes=None, in_place=(),
-            **gpu):
+            vector_width=0, check_bounds=False, input_shapes=None, in_place=(),
+            cpu="", **gpu):
     """Compiles `function` (the only one when None) of `module` (a Module
     or IR text). target "cpu" returns a callable Function; a chip
-    ("sm_90", ...) returns compile_gpu's GpuBinary. input_shapes:
+    ("sm_90", ...) returns compile_gpu's GpuBinary. cpu: the CPU target
+    ("" or "host": the host's; a name of cpu_targets(): one this host runs);
+    vector_width: f32 lanes of the CPU loops (0: the target's). input_shapes:
     {argument index: shape} to specialize dynamic sizes first. in_place:
     indices of arguments the CPU code updates where they are (the pages of
     a paged cache): the results that are their new values are the caller's
@@ -167,8 +169,15 @@ def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
     compiled = _indexpool.compile_cpu(
         module, name, fuse=fuse, threads=threads, vector_width=vector_width,
         check_bounds=check_bounds, input_shapes=input_shapes,
-        in_place_arguments=list(in_place))
+        in_place_arguments=list(in_place), cpu=cpu)
     return Function(compiled, module)
+
+
+def cpu_targets():
+    """The CPU target table (docs/design.md, "CPU targets"): one dict per
+    row (name, arch, description, vector_width, bf16_dot, int8_dot; host:
+    the row compile() picks here; runs_here, else why_not)."""
+    return _indexpool.cpu_targets()
 
 
 def compile_gpu(module, function=None, chip="sm_90", *, fuse=True,

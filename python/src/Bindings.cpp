@@ -566,10 +566,11 @@ void bindCompile(py::module &m) {
       "compile_cpu",
       [](py::object module, const std::string &name, bool fuse, int threads,
          int vectorWidth, bool checkBounds, py::object inputShapes,
-         std::vector<int> inPlaceArguments) {
+         std::vector<int> inPlaceArguments, const std::string &cpu) {
         CompileOptions options = makeOptions(
             fuse, threads, vectorWidth, checkBounds, "", "ptx", inputShapes);
         options.inPlaceArguments = std::move(inPlaceArguments);
+        options.cpu = cpu;
         const Module &source = castArgument<const Module &>(
             module, "module", "an indexpool.Module");
         Status status;
@@ -588,7 +589,8 @@ void bindCompile(py::module &m) {
       py::arg("vector_width") = defaults.vectorWidth,
       py::arg("check_bounds") = defaults.checkBounds,
       py::arg("input_shapes") = py::none(),
-      py::arg("in_place_arguments") = defaults.inPlaceArguments);
+      py::arg("in_place_arguments") = defaults.inPlaceArguments,
+      py::arg("cpu") = defaults.cpu);
 
   py::class_<GpuArtifact>(m, "GpuArtifact")
       .def_readonly("chip", &GpuArtifact::chip)
@@ -678,6 +680,23 @@ void bindReference(py::module &m) {
       py::arg("module"), py::arg("name"), py::arg("inputs"),
       py::arg("outputs"));
 
+  m.def("cpu_targets", [] {
+    py::list rows;
+    for (const CpuTargetInfo &info : cpuTargets()) {
+      py::dict row;
+      row["name"] = info.name;
+      row["arch"] = info.arch;
+      row["description"] = info.description;
+      row["vector_width"] = info.vectorWidth;
+      row["bf16_dot"] = info.bf16Dot;
+      row["int8_dot"] = info.int8Dot;
+      row["host"] = info.host;
+      row["runs_here"] = info.runsHere;
+      row["why_not"] = info.whyNot;
+      rows.append(row);
+    }
+    return rows;
+  });
   m.def("decode", &decodeArray, py::arg("codes"), py::arg("dtype"));
   m.def("encode", &encodeArray, py::arg("values"), py::arg("dtype"));
 }

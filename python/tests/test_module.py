@@ -75,12 +75,14 @@ def test_bad_argument_types_name_the_argument(compress_text_module):
 def test_vector_width_is_bounded(compress_text_module):
     """Past 64 lanes LLVM's backend aborts (65536) or hangs (2^20): one
     error before it."""
-    for width in (0, 3, 128, 65536, 1 << 20):
+    for width in (-1, 3, 128, 65536, 1 << 20):
         with pytest.raises(indexpool.IndexPoolError,
                            match=r"vector width must be a power of two "
                                  r"from 1 to 64, got %d" % width):
             indexpool.compile(compress_text_module, vector_width=width)
     assert indexpool.compile(compress_text_module, vector_width=64)
+    # 0 (the default): the CPU target's width.
+    assert indexpool.compile(compress_text_module, vector_width=0)
 
 
 def test_builders_print_their_ir():

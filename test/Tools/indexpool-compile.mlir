@@ -42,7 +42,7 @@
 // PTX: .entry kpool_kernel
 // MLIR: gpu.binary
 // CHIP: indexpool-compile: error: unknown chip 'sm_42'; known chips:
-// EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir, got 'elf'
+// EMIT: indexpool-compile: error: --emit must be ptx, cubin or mlir with --target=gpu, got 'elf'
 // DYN: buffer 0 input 1000x64
 // DYN-NEXT: buffer 1 input 1000
 // DYN-NEXT: buffer 2 output 250x64

@@ -21,13 +21,18 @@ namespace indexpool {
 struct CompileCommand {
   /// FILE.mlir, or "-" for stdin.
   std::string input;
+  /// "gpu" (kernels and a manifest for `chip`) or "cpu" (an object file or
+  /// assembly for the CPU target `cpu`).
+  std::string target = "gpu";
   /// The chip (Target/Chips.h: sm_80 ... sm_120).
   std::string chip;
+  /// The CPU target (Target/CpuTargets.h); "": the host's.
+  std::string cpu;
   /// The folder written (created).
   std::string outputDir;
-  /// ptx or cubin (the binary next to each manifest), or mlir (the
-  /// compiled module, no manifest).
-  std::string emit = "ptx";
+  /// GPU: ptx or cubin (the binary next to each manifest), or mlir (the
+  /// compiled module, no manifest); CPU: obj or asm. Empty: ptx, obj.
+  std::string emit;
   /// One function; empty: every public function.
   std::string function;
   /// I:AxBxC: `function` specialized for these argument shapes.

@@ -26,9 +26,13 @@ struct CompileOptions {
   bool fuse = true;
   /// CPU: OpenMP threads per call (0: OpenMP's default, all cores).
   int threads = 0;
+  /// CPU: the CPU target to compile for (a name of Target/CpuTargets.h's
+  /// table, docs/design.md "CPU targets"); "" or "host": the host's row. A
+  /// row this host cannot run is refused, naming what the host lacks.
+  std::string cpu;
   /// CPU: f32 lanes of the vectors over D (a power of two), for the ops
-  /// no CPU entry of tuningDB matches.
-  int vectorWidth = 8;
+  /// no CPU entry of tuningDB matches; 0: the CPU target's.
+  int vectorWidth = 0;
   /// CPU: check every memory access of the compiled code against its
   /// buffer (slow; for tests). An access outside ends the process with a
   /// message, as indexpool-run --check-bounds does.
@@ -66,11 +70,35 @@ struct CompileOptions {
   std::vector<std::pair<int, std::vector<int64_t>>> inputShapes;
 };
 
-/// Compiles function `name` of `module` for the host CPU.
+/// A row of the CPU target table (docs/design.md, "CPU targets"), and
+/// whether this host runs its code.
+struct CpuTargetInfo {
+  std::string name, arch, description;
+  int vectorWidth = 0;
+  bool bf16Dot = false, int8Dot = false;
+  bool host = false;     ///< the row "" and "host" name here
+  bool runsHere = false; ///< else `whyNot` says what the host lacks
+  std::string whyNot;
+};
+/// Every row, most capable first within each architecture.
+std::vector<CpuTargetInfo> cpuTargets();
+
+/// Compiles function `name` of `module` for the host CPU (or the CPU
+/// target options.cpu).
 std::unique_ptr<CpuFunction> compileForCpu(const Module &module,
                                            const std::string &name,
                                            const CompileOptions &options,
                                            Status &status);
+
+/// Function `name` compiled ahead of time for the CPU target options.cpu
+/// (any row of the table, another architecture's too; "": the host's):
+/// an ELF object file (`emit` "obj") or its assembly ("asm") into `code`,
+/// and the file name it goes by ("NAME.CPU.o" or ".s", NAME as in
+/// GpuArtifact::binaryName). What indexpool-compile --target=cpu writes.
+Status compileForCpuCode(const Module &module, const std::string &name,
+                         const CompileOptions &options,
+                         const std::string &emit, std::string &code,
+                         std::string &fileName);
 
 /// A function compiled for a GPU: what indexpool-compile writes to disk.
 struct GpuArtifact {

@@ -18,6 +18,10 @@
 #define INDEXPOOL_TOOLING_CPUJIT_H
 
 #include "indexpool/Reference/HostTensor.h"
+#include "indexpool/Tooling/CpuTargetMachine.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -27,6 +31,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
 
 namespace mlir {
 class DialectRegistry;
@@ -45,8 +53,13 @@ namespace ref = ::indexpool::ref;
 void registerCPUJitTranslations(DialectRegistry &registry);
 
 struct CPUJitOptions {
-  /// f32 lanes of the vectors the CPU loops over D use.
-  int64_t vectorWidth = 8;
+  /// The CPU target (Target/CpuTargets.h): "" or "host", the host's row;
+  /// another row only when this host runs its code (else an error naming
+  /// what the host lacks).
+  std::string cpu;
+  /// f32 lanes of the vectors the CPU loops over D use; 0: the CPU
+  /// target's.
+  int64_t vectorWidth = 0;
   /// A JSON tuning database (docs/design.md, "The tuning database"): the
   /// ops its CPU entries match (after fusion) use their entry's vector
   /// width instead of vectorWidth.
@@ -75,6 +88,26 @@ struct CPUJitOptions {
   /// ...): tools register them; a library embedding the JIT has none.
   bool passManagerCLOptions = true;
 };
+
+/// The CPU target options.cpu names, LLVM's machine for it, and a copy of
+/// `func`'s module, pruned to what `func` references, with `func` lowered
+/// to the LLVM dialect by the indexpool-to-cpu pipeline for that target
+/// (its vector width unless options.vectorWidth is set).
+struct CpuLowering {
+  const CpuTarget *cpu = nullptr;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  OwningOpRef<ModuleOp> module;
+};
+/// Fills `lowering`; with `toRun`, only for a target this host runs. False
+/// with `error` (the pipeline's diagnostics go to the context's handler).
+bool lowerForCpu(func::FuncOp func, const CPUJitOptions &options, bool toRun,
+                 CpuLowering &lowering, std::string &error);
+
+/// `func` compiled ahead of time for the CPU target options.cpu (any row of
+/// the table, another architecture's too): an ELF object file, or its
+/// assembly text when `assembly`, into `out`. False with `error`.
+bool emitCpuCode(func::FuncOp func, const CPUJitOptions &options,
+                 bool assembly, std::string &out, std::string &error);
 
 /// One function JIT-compiled for the CPU, and the buffers of its inputs.
 class CPUJitFunction {

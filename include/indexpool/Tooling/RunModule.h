@@ -42,8 +42,11 @@ struct RunModuleOptions {
   bool verify = false;
   /// --benchmark=N: timed runs after the first.
   unsigned benchmarkRuns = 0;
-  /// f32 lanes of the CPU loops' vectors (a power of two).
-  int64_t vectorWidth = 8;
+  /// --cpu=NAME: the CPU target (Target/CpuTargets.h); "": the host's.
+  std::string cpu;
+  /// f32 lanes of the CPU loops' vectors (a power of two); 0: the CPU
+  /// target's.
+  int64_t vectorWidth = 0;
   /// --tuning-db=FILE (--device=cpu): the CPU entries' vector widths.
   std::string tuningDb;
   bool fuse = true;

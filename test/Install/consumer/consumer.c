@@ -63,6 +63,18 @@ int main(int argc, char **argv) {
     return 1;
   }
   indexpool_status_free(bad);
+  /* A CPU target the table lacks: one error listing the known ones. */
+  indexpool_compile_options_t options;
+  indexpool_compile_options_init(&options);
+  options.cpu = "znver9";
+  indexpool_cpu_function_t none = NULL;
+  bad = indexpool_compile_cpu(module, "pool", &options, &none);
+  if (!bad || !strstr(indexpool_status_message(bad),
+                      "unknown CPU target 'znver9'; known: ") || none) {
+    fprintf(stderr, "consumer_c: an unknown CPU target was not reported\n");
+    return 1;
+  }
+  indexpool_status_free(bad);
   /* NULL handles are errors, not crashes. */
   bad = indexpool_cpu_function_call(NULL, in, 2, out, 2);
   if (!bad || strcmp(indexpool_status_message(bad), "function is NULL") != 0) {
