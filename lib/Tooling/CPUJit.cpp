@@ -167,7 +167,7 @@ bool mlir::indexpool::lowerForCpu(func::FuncOp func,
   if (!lowering.cpu)
     return false;
   const CpuTarget &cpu = *lowering.cpu;
-  lowering.machine = makeCpuTargetMachine(cpu, error);
+  lowering.machine = makeCpuTargetMachine(cpu, /*forJit=*/toRun, error);
   if (!lowering.machine)
     return false;
   // Lower a copy of the function (and what it references) to LLVM.

@@ -147,15 +147,19 @@ const CpuTarget *mlir::indexpool::resolveCpuTarget(const std::string &name,
 }
 
 std::unique_ptr<llvm::TargetMachine>
-mlir::indexpool::makeCpuTargetMachine(const CpuTarget &row,
+mlir::indexpool::makeCpuTargetMachine(const CpuTarget &row, bool forJit,
                                       std::string &error) {
   const llvm::Target *target = lookup(row, error);
   if (!target)
     return nullptr;
+  // For the JIT, LLVM's JIT defaults (JIT = true: on x86-64 the large code
+  // model, since the JIT's code, constants and the libraries it calls may
+  // lie more than 2 GiB apart); for objects, position-independent code.
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       llvm::Triple(std::string(row.triple)), row.llvmCpu, "",
-      llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      llvm::TargetOptions(),
+      forJit ? std::optional<llvm::Reloc::Model>() : llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive, /*JIT=*/forJit));
   if (!machine)
     error = "CPU target '" + std::string(row.name) +
             "': LLVM made no target machine for " + std::string(row.llvmCpu);

@@ -33,7 +33,7 @@ TEST(CpuTargets, EveryRowMatchesLlvmsDefinitionOfItsCpu) {
     EXPECT_TRUE(names.insert(std::string(row.name)).second) << "repeated";
     EXPECT_TRUE(::indexpool::target::isValidVectorWidth(row.vectorWidth));
     std::string error;
-    EXPECT_TRUE(makeCpuTargetMachine(row, error)) << error;
+    EXPECT_TRUE(makeCpuTargetMachine(row, /*forJit=*/false, error)) << error;
     const std::vector<std::string> features = impliedFeatures(row);
     ASSERT_FALSE(features.empty());
     if (row.arch == "x86_64") {

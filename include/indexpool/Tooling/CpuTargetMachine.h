@@ -48,10 +48,11 @@ const CpuTarget *hostCpuTarget(std::string &error);
 const CpuTarget *resolveCpuTarget(const std::string &name, bool toRun,
                                   std::string &error);
 
-/// A TargetMachine for `row` (its triple and CPU, aggressive optimization,
-/// position-independent code), or null with `error`.
+/// A TargetMachine for `row` (its triple and CPU, aggressive optimization):
+/// for the JIT (`forJit`: LLVM's JIT code model) or for objects
+/// (position-independent code); null with `error`.
 std::unique_ptr<llvm::TargetMachine>
-makeCpuTargetMachine(const CpuTarget &row, std::string &error);
+makeCpuTargetMachine(const CpuTarget &row, bool forJit, std::string &error);
 
 } // namespace mlir::indexpool
 
