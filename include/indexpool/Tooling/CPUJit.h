@@ -98,8 +98,10 @@ struct CpuLowering {
   std::unique_ptr<llvm::TargetMachine> machine;
   OwningOpRef<ModuleOp> module;
 };
-/// Fills `lowering`; with `toRun`, only for a target this host runs. False
-/// with `error` (the pipeline's diagnostics go to the context's handler).
+/// Fills `lowering`; with `toRun` (the JIT), only for a target this host
+/// runs and with a machine made for the JIT (makeCpuTargetMachine's
+/// forJit), else one for objects. False with `error` (the pipeline's
+/// diagnostics go to the context's handler).
 bool lowerForCpu(func::FuncOp func, const CPUJitOptions &options, bool toRun,
                  CpuLowering &lowering, std::string &error);
 
