@@ -17,13 +17,18 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
     records its options on them). Rows are
     distributed with `scf.parallel`; the loops over the head dimension D use
     the vector dialect with `vector-width` f32 lanes, or with an op's own
-    `indexpool.vector_width` (`--indexpool-configure-cpu`). Narrow float formats
+    `indexpool.vector_width` (`--indexpool-configure-cpu`). The score loops
+    (score, select, refine and the paged selections) take the heads as the
+    vector lanes and multiply with f32 FMAs, or with the bf16 pair dot of
+    the `cpu` target (vdpbf16ps, bfdot) when bf16 holds every value of the
+    query's and the keys' types. Narrow float formats
     (bf16, f16, f8E4M3FN) are converted with round-to-nearest-even.
     This is the first step of the `indexpool-to-cpu` pipeline.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
@@ -32,6 +37,9 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
            "f32 lanes of the vectors that loops over D are written with">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "The CPU target (a row of --cpu's table) whose dot instructions "
+           "the score loops use; empty: f32 FMAs">,
     Option<"stackScopes", "stack-scopes", "bool", /*default=*/"true",
            "Wrap each row's scratch in memref.alloca_scope (CPU rows run in "
            "loops; on the GPU every row is a thread and needs none)">,

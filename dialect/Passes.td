@@ -90,7 +90,8 @@ def IndexPoolConfigureCpu : Pass<"indexpool-configure-cpu"> {
   let summary = "Attach per-op CPU vector widths (indexpool.vector_width) "
                 "from a tuning database";
   let description = [{
-    Reads the CPU entries (`"chip": "cpu"`) of the JSON tuning database named
+    Reads the CPU entries (`"chip": "cpu"`, or `"cpu:NAME"` for CPU target
+    NAME only) of the JSON tuning database named
     by `tuning-db` (the format of --indexpool-configure; docs/design.md, "The
     tuning database") and attaches to every indexpool op nested in the
     operation the pass runs on that an entry matches the discardable
@@ -101,8 +102,10 @@ def IndexPoolConfigureCpu : Pass<"indexpool-configure-cpu"> {
     left alone. The GPU entries are checked but not used.
 
     A CPU entry's `launch` takes only `vector_width`, a power of two from 1
-    to 64; `op` and `shape_class` match as for GPU entries and the first
-    matching entry wins:
+    to 64; `op` and `shape_class` match as for GPU entries; the first entry
+    of the `cpu` option's target that matches wins, else the first `"cpu"`
+    entry that matches (indexpool-tune writes `"cpu:NAME"` entries, NAME
+    the CPU it measured on):
 
     ```json
     [{"chip": "cpu", "op": "compress", "shape_class": "T>=65536, D=128",
@@ -115,6 +118,9 @@ def IndexPoolConfigureCpu : Pass<"indexpool-configure-cpu"> {
     Option<"tuningDb", "tuning-db", "std::string", /*default=*/"\"\"",
            "JSON tuning database whose CPU entries set the ops' vector "
            "widths (required)">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "The CPU target compiled for (a row of --cpu's table): its "
+           "\"cpu:NAME\" entries first; empty: only \"cpu\" entries">,
   ];
   let dependentDialects = ["::mlir::indexpool::IndexPoolDialect"];
 }

@@ -62,4 +62,19 @@ const CpuTarget *findCpuTarget(std::string_view name, std::string &error) {
   return row;
 }
 
+std::string cpuChipOf(std::string_view row) {
+  return std::string(kCpuChip) + ":" + std::string(row);
+}
+
+bool parseCpuChip(std::string_view chip, std::string_view &row) {
+  row = {};
+  if (chip == kCpuChip)
+    return true;
+  if (chip.size() <= kCpuChip.size() || chip.substr(0, kCpuChip.size()) != kCpuChip ||
+      chip[kCpuChip.size()] != ':')
+    return false;
+  row = chip.substr(kCpuChip.size() + 1);
+  return true;
+}
+
 } // namespace indexpool::target

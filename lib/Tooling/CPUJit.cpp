@@ -200,6 +200,7 @@ bool mlir::indexpool::lowerForCpu(func::FuncOp func,
   CPUPipelineOptions pipelineOptions;
   pipelineOptions.vectorWidth =
       options.vectorWidth ? options.vectorWidth : cpu.vectorWidth;
+  pipelineOptions.cpu = std::string(cpu.name);
   pipelineOptions.tuningDb = options.tuningDb;
   pipelineOptions.checkBounds = options.checkBounds;
   pipelineOptions.toolName = options.toolName;

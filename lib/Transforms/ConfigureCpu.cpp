@@ -1,8 +1,9 @@
 //===- ConfigureCpu.cpp - --indexpool-configure-cpu -----------------------===//
 //
 // Attaches indexpool.vector_width to the indexpool ops a CPU entry of the
-// tuning database matches (TuningDb.cpp); --indexpool-to-loops reads it in
-// place of its module-wide vector-width.
+// tuning database matches (TuningDb.cpp): an entry of the `cpu` target
+// ("chip": "cpu:NAME") before one of any ("chip": "cpu");
+// --indexpool-to-loops reads it in place of its module-wide vector-width.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "indexpool/Dialect/IndexPoolOps.h"
 #include "indexpool/Transforms/Passes.h"
+#include "indexpool/Target/CpuTargets.h"
 #include "indexpool/Transforms/TuningDb.h"
 
 #include "llvm/Support/DebugLog.h"
@@ -38,6 +40,10 @@ struct IndexPoolConfigureCpu
     if (tuningDb.empty())
       return emitError(UnknownLoc::get(context))
              << "--indexpool-configure-cpu needs tuning-db=FILE";
+    if (!cpu.empty() && !::indexpool::target::lookupCpuTarget(cpu))
+      return emitError(UnknownLoc::get(context))
+             << "--indexpool-configure-cpu: "
+             << ::indexpool::target::unknownCpuTargetMessage(cpu);
     // Shared, read-only, by the copies the pass manager makes for threads.
     auto db = std::make_shared<TuningDb>();
     if (failed(tuning::loadTuningDb(context, tuningDb, *db)))
@@ -52,8 +58,14 @@ struct IndexPoolConfigureCpu
       if (!isa_and_present<IndexPoolDialect>(op->getDialect()))
         return;
       StringRef opName = op->getName().stripDialect();
-      const TuningEntry *entry = tuning::findEntry(
-          *entries, tuning::kCpuChip, opName, tuning::opSizes(op));
+      tuning::Sizes sizes = tuning::opSizes(op);
+      // An entry measured on this CPU target first, then one for any.
+      const TuningEntry *entry = nullptr;
+      if (!cpu.empty())
+        entry = tuning::findEntry(*entries, ::indexpool::target::cpuChipOf(cpu),
+                                  opName, sizes);
+      if (!entry)
+        entry = tuning::findEntry(*entries, tuning::kCpuChip, opName, sizes);
       if (!entry)
         return;
       LDBG() << opName << ": tuning-db entry " << entry->number

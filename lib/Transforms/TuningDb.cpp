@@ -13,6 +13,7 @@
 #include "indexpool/Runtime/FileRead.h"
 #include "indexpool/Runtime/Json.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Target/CpuTargets.h"
 #include "indexpool/Transforms/TuningDb.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -290,9 +291,13 @@ static LogicalResult parseEntry(MLIRContext *context, Location loc,
   std::optional<StringRef> chip = object->getString("chip");
   if (!chip)
     return fail() << "\"chip\" must be a string";
-  bool cpu = *chip == kCpuChip;
+  std::string_view cpuRow;
+  bool cpu = target::parseCpuChip(*chip, cpuRow);
   if (!cpu && !target::lookupChip(*chip))
-    return fail() << target::unknownChipMessage(*chip, kCpuChip);
+    return fail() << target::unknownChipMessage(*chip, kCpuChip)
+                  << " (or cpu:NAME, NAME a CPU target)";
+  if (cpu && !cpuRow.empty() && !target::lookupCpuTarget(cpuRow))
+    return fail() << target::unknownCpuTargetMessage(cpuRow);
   entry.chip = chip->str();
 
   std::optional<StringRef> op = object->getString("op");

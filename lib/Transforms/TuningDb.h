@@ -10,6 +10,7 @@
 #define INDEXPOOL_LIB_TRANSFORMS_TUNINGDB_H
 
 #include "indexpool/Dialect/IndexPoolAttrs.h"
+#include "indexpool/Target/CpuTargets.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -26,8 +27,8 @@ class Operation;
 
 namespace mlir::indexpool::tuning {
 
-/// The chip name of a CPU entry.
-inline constexpr llvm::StringLiteral kCpuChip = "cpu";
+/// The chip of a CPU entry: "cpu" (any CPU target) or "cpu:NAME".
+using ::indexpool::target::kCpuChip;
 
 /// An op's sizes by name, as shape classes see them; a dynamic size is
 /// kShapeDynamic.

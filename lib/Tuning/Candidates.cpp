@@ -326,7 +326,7 @@ bool generateCandidates(Operation *function, const std::string &chip,
                         int maxCandidates, std::vector<OpCandidates> &out,
                         std::string &error) {
   MLIRContext *context = function->getContext();
-  bool cpu = chip == kCpuChip;
+  bool cpu = isCpuChip(chip);
   // The ops the model configures are the ops a database entry can name;
   // on the CPU too (any chip of the table gives the same ops).
   std::string modelChip = cpu ? "sm_90" : chip;

@@ -25,6 +25,10 @@ bool measureOne(const Module &module, const Plan &plan,
                 Measurement &out) {
   CompileOptions compile;
   compile.tuningDB = joinPath(directory, candidate.tuningDb);
+  // The row the plan was made for (its entries are that row's).
+  std::string_view row;
+  ::indexpool::target::parseCpuChip(plan.chip, row);
+  compile.cpu = std::string(row);
   Status status;
   std::unique_ptr<CpuFunction> function =
       compileForCpu(module, plan.function, compile, status);

@@ -179,8 +179,26 @@ int tune(const TuneOptions &options) {
   if (options.chip.empty())
     return fail("--chip is required (cpu or one of: " +
                 target::knownChipNames() + ")");
-  if (options.chip != kCpuChip && !target::lookupChip(options.chip))
-    return fail(target::unknownChipMessage(options.chip, kCpuChip));
+  std::string_view cpuRow;
+  bool cpu = target::parseCpuChip(options.chip, cpuRow);
+  if (!cpu && !target::lookupChip(options.chip))
+    return fail(target::unknownChipMessage(options.chip, kCpuChip) +
+                " (or cpu:NAME, NAME a CPU target)");
+  // CPU choices are measured here: on the host's row, or on the row named
+  // if this host runs it; the database records the row.
+  std::string chip = options.chip;
+  if (cpu) {
+    const CpuTargetInfo *row = nullptr;
+    std::vector<CpuTargetInfo> rows = cpuTargets();
+    for (const CpuTargetInfo &info : rows)
+      if (cpuRow.empty() ? info.host : info.name == cpuRow)
+        row = &info;
+    if (!row)
+      return fail(target::unknownCpuTargetMessage(cpuRow));
+    if (!row->runsHere)
+      return fail(row->whyNot);
+    chip = target::cpuChipOf(row->name);
+  }
   if (options.directory.empty())
     return fail("-o DIR is required (the folder of the plan, the artifacts "
                 "and the results)");
@@ -219,7 +237,7 @@ int tune(const TuneOptions &options) {
 
   Plan plan;
   plan.function = function;
-  plan.chip = options.chip;
+  plan.chip = chip;
   plan.source = options.input;
   if (!staticInputShapes(signature, plan.inputShapes, error))
     return fail(error);
@@ -233,7 +251,7 @@ int tune(const TuneOptions &options) {
   if (!func)
     return fail("cannot find @" + function + " in the parsed module");
   std::vector<OpCandidates> ops;
-  if (!generateCandidates(func, options.chip, options.maxCandidates, ops,
+  if (!generateCandidates(func, chip, options.maxCandidates, ops,
                           error))
     return fail(error);
 

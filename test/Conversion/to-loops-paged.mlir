@@ -66,9 +66,9 @@ func.func @compress_and_keep(%keys: tensor<64x128xbf16>, %scores: tensor<64xf32>
 // CHECK: memref.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : memref<2x1x4x128xbf16> into memref<2x4x128xbf16>
 // CHECK: memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xf32>
 // CHECK: memref.alloca_scope
-// CHECK-NEXT: memref.alloca() {alignment = 32 : i64} : memref<4x128xf32>
+// CHECK-NEXT: memref.alloca() {alignment = 32 : i64} : memref<8x128xf32>
 // CHECK: arith.bitcast %{{.*}} : vector<8xi8> to vector<8xf8E4M3FN>
-// CHECK: vector.reduction <add>
+// CHECK: vector.transpose %{{.*}}, [1, 0] : vector<8x8xf32> to vector<8x8xf32>
 // CHECK: vector.store %{{.*}} : memref<2x35xi32>, vector<4xi32>
 // CHECK: return %[[TOKENS]] : memref<2x1x35xi32>
 // LLVM-LABEL: llvm.func @select

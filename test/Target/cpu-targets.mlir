@@ -13,9 +13,9 @@
 // x86: the baseline row (SSE2: no ymm or zmm), the AVX2 row (ymm, no zmm),
 // Zen 4 (zmm), each as assembly:
 // RUN: indexpool-compile %s --target=cpu --cpu=x86-64 --emit=asm -o %t
-// RUN: FileCheck %s --check-prefix=SSE --implicit-check-not=ymm --implicit-check-not=zmm < %t/select.x86-64.s
+// RUN: FileCheck %s --check-prefix=SSE --implicit-check-not=ymm --implicit-check-not=zmm --implicit-check-not=vdpbf16ps < %t/select.x86-64.s
 // RUN: indexpool-compile %s --target=cpu --cpu=x86-64-v3 --emit=asm -o %t
-// RUN: FileCheck %s --check-prefix=AVX2 --implicit-check-not=zmm < %t/select.x86-64-v3.s
+// RUN: FileCheck %s --check-prefix=AVX2 --implicit-check-not=zmm --implicit-check-not=vdpbf16ps < %t/select.x86-64-v3.s
 // RUN: indexpool-compile %s --target=cpu --cpu=znver4 --emit=asm -o %t
 // RUN: FileCheck %s --check-prefix=AVX512 < %t/select.znver4.s
 //
@@ -29,11 +29,17 @@
 // RUN: not indexpool-run %s --function=select --random-inputs=1 --device=cuda --cpu=x86-64 2>&1 | FileCheck %s --check-prefix=DEVICE
 //
 // WROTE: wrote {{.*}}select.neoverse-v2.s
-// ARM: fmla v{{[0-9]+}}.4s
+// The select's bf16 query and FP8 keys score with the rows' bf16 pair dot
+// where they have one (Neoverse V2: bfdot; Zen 4: vdpbf16ps), with f32
+// FMAs elsewhere (the Armv8-A baseline, SSE2, AVX2):
+// RUN: indexpool-compile %s --target=cpu --cpu=aarch64 --emit=asm -o %t
+// RUN: FileCheck %s --check-prefix=ARM-BASE --implicit-check-not=bfdot < %t/select.aarch64.s
+// ARM: bfdot v{{[0-9]+}}.4s, v{{[0-9]+}}.8h, v{{[0-9]+}}.8h
+// ARM-BASE: fmla v{{[0-9]+}}.4s
 // ELF-ARM: Machine: AArch64
 // SSE: mulps
-// AVX2: ymm
-// AVX512: zmm
+// AVX2: vfmadd{{.*}}ymm
+// AVX512: vdpbf16ps {{.*}}zmm
 // UNKNOWN: error: {{.*}}unknown CPU target 'bogus'; known: {{.*}}x86-64-v3{{.*}}neoverse-v2
 // EMIT: error: --emit must be obj or asm with --target=cpu, got 'ptx'
 // CHIP: error: --chip and --threads-per-block are for --target=gpu

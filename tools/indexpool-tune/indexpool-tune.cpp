@@ -1,6 +1,6 @@
 //===- indexpool-tune.cpp - measure launch configurations -----------------===//
 //
-//   indexpool-tune FILE.mlir --chip=cpu|sm_XX -o DIR [--function=NAME]
+//   indexpool-tune FILE.mlir --chip=cpu[:NAME]|sm_XX -o DIR [--function=NAME]
 //       [--max-candidates=N] [--repeat=N] [--time-budget=SECONDS]
 //       [--db=FILE] [--device=N] [--verify] [--plot] [--quiet]
 //
@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Target/CpuTargets.h"
 #include "indexpool/ToolSupport/Flags.h"
 #include "indexpool/Tuning/Schedule.h"
 #include "indexpool/Tuning/Tuner.h"
@@ -23,9 +24,14 @@ int main(int argc, char **argv) {
               "FILE.mlir --chip=CHIP -o DIR [options]");
   flags.positional("FILE.mlir", options.input)
       .option("--chip", "CHIP",
-              "cpu, or a GPU chip (" + indexpool::target::knownChipNames() +
-                  "). cpu: candidate vector widths 8, 4, 16, 32, measured "
-                  "here. A GPU chip: the fields the op's kernel reads "
+              "cpu, cpu:NAME or a GPU chip (" +
+                  indexpool::target::knownChipNames() +
+                  "). cpu: candidate vector widths 8, 4, 16, 32 (a score "
+                  "block is one key row per lane), measured here on the "
+                  "host's CPU target, or on CPU target NAME ("
+                  + indexpool::target::knownCpuTargetNames() +
+                  ") if this host runs it; the database's entries name it "
+                  "(\"chip\": \"cpu:NAME\"). A GPU chip: the fields the op's kernel reads "
                   "(threads, items per block, elements per thread and vector "
                   "bytes where they matter, grid), measured here when a CUDA "
                   "driver loads, else the command to run on the GPU machine "

@@ -4,6 +4,10 @@
 
 #include <cstdint>
 
+namespace indexpool::target {
+struct CpuTarget;
+} // namespace indexpool::target
+
 namespace mlir {
 class RewritePatternSet;
 
@@ -12,10 +16,12 @@ namespace indexpool {
 /// loops on buffers (bufferization.to_buffer / to_tensor at the boundary);
 /// the paged ops are lowered by one-shot bufferization, in place. Loops
 /// over D use vectors of `vectorWidth` f32 lanes; `stackScopes` wraps each
-/// row's scratch in memref.alloca_scope (needed where rows run in loops).
-void populateIndexPoolToLoopsPatterns(RewritePatternSet &patterns,
-                                      int64_t vectorWidth,
-                                      bool stackScopes = true);
+/// row's scratch in memref.alloca_scope (needed where rows run in loops);
+/// the score loops use the dot instructions of CPU target `cpu` (null:
+/// f32 FMAs).
+void populateIndexPoolToLoopsPatterns(
+    RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes = true,
+    const ::indexpool::target::CpuTarget *cpu = nullptr);
 } // namespace indexpool
 } // namespace mlir
 

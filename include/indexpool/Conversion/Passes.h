@@ -33,6 +33,9 @@ namespace mlir::indexpool {
 /// Options of the `indexpool-to-cpu` pipeline.
 struct CPUPipelineOptions {
   int64_t vectorWidth = 8;
+  /// The CPU target (Target/CpuTargets.h) whose dot instructions the score
+  /// loops use; empty: f32 FMAs.
+  std::string cpu;
   /// A JSON tuning database: when set, --indexpool-configure-cpu runs first
   /// and the ops its CPU entries match take their entry's vector width in
   /// place of `vectorWidth`.

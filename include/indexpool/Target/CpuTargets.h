@@ -56,6 +56,16 @@ std::string unknownCpuTargetMessage(std::string_view name);
 /// lookupCpuTarget, with `error` set to unknownCpuTargetMessage.
 const CpuTarget *findCpuTarget(std::string_view name, std::string &error);
 
+/// The "chip" of the tuning database's CPU entries and CPU tuning plans:
+/// "cpu" (every row) or "cpu:NAME" (row NAME only; what indexpool-tune
+/// writes, as choices measured on one CPU need not suit another).
+inline constexpr std::string_view kCpuChip = "cpu";
+/// "cpu:NAME".
+std::string cpuChipOf(std::string_view row);
+/// Whether `chip` is a CPU chip ("cpu" or "cpu:..."); `row` gets what
+/// follows "cpu:" ("" for "cpu"), which the caller checks against the table.
+bool parseCpuChip(std::string_view chip, std::string_view &row);
+
 } // namespace indexpool::target
 
 #endif // INDEXPOOL_TARGET_CPUTARGETS_H

@@ -9,14 +9,22 @@
 #ifndef INDEXPOOL_TUNING_PLAN_H
 #define INDEXPOOL_TUNING_PLAN_H
 
+#include "indexpool/Target/CpuTargets.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace indexpool::tuning {
 
-/// The chip name of CPU plans and CPU tuning-database entries.
-constexpr const char *kCpuChip = "cpu";
+/// The chip of CPU plans and CPU tuning-database entries: "cpu" or
+/// "cpu:NAME" (Target/CpuTargets.h).
+using ::indexpool::target::kCpuChip;
+/// Whether `chip` is a CPU chip.
+inline bool isCpuChip(std::string_view chip) {
+  std::string_view row;
+  return ::indexpool::target::parseCpuChip(chip, row);
+}
 
 /// One launch configuration of one op. GPU plans use the five fields of
 /// #indexpool.launch, CPU plans only vectorWidth.
@@ -64,7 +72,7 @@ struct Plan {
   std::vector<std::vector<int64_t>> inputShapes;
   std::vector<Candidate> candidates;
 
-  bool isCpu() const { return chip == kCpuChip; }
+  bool isCpu() const { return isCpuChip(chip); }
 };
 
 /// The "launch" object of a plan or database entry: the five GPU fields,

@@ -244,31 +244,24 @@ Value Emitter::decodeF8E4M3FN(Value bits8) {
   Value x = arith::ExtUIOp::create(b, i32Type, bits8);
   Value sign = arith::ShLIOp::create(b, arith::AndIOp::create(b, x, ci(0x80)),
                                      ci(24));
-  Value exp = arith::AndIOp::create(b, arith::ShRUIOp::create(b, x, ci(3)),
-                                    ci(0xF));
-  Value man = arith::AndIOp::create(b, x, ci(7));
-
-  Value normalBits = arith::OrIOp::create(
-      b, sign,
-      arith::OrIOp::create(
-          b,
-          arith::ShLIOp::create(
-              b, arith::AddIOp::create(b, exp, ci(kF32Bias - kF8Bias)), ci(23)),
-          arith::ShLIOp::create(b, man, ci(20))));
-  Value normal = arith::BitcastOp::create(b, f32Type, normalBits);
-
-  Value subMag = arith::MulFOp::create(
-      b, arith::UIToFPOp::create(b, f32Type, man), constantLike(f32Type, 1.0 / 512));
-  Value sub = arith::BitcastOp::create(
+  Value mag = arith::AndIOp::create(b, x, ci(0x7F));
+  // Normal: exponent and mantissa moved up to f32's places and the
+  // exponent rebiased, in one add (the exponent field cannot carry over).
+  Value normalBits = arith::AddIOp::create(
+      b, arith::ShLIOp::create(b, mag, ci(20)),
+      ci((kF32Bias - kF8Bias) << 23));
+  // Subnormal (exponent 0, so mag is the mantissa): mag * 2^-9, exactly.
+  Value subBits = arith::BitcastOp::create(
+      b, i32Type,
+      arith::MulFOp::create(b, arith::UIToFPOp::create(b, f32Type, mag),
+                            constantLike(f32Type, 1.0 / 512)));
+  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, mag, ci(8));
+  Value value = arith::BitcastOp::create(
       b, f32Type,
-      arith::OrIOp::create(b, arith::BitcastOp::create(b, i32Type, subMag),
-                           sign));
-
-  Value isSub = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, exp, ci(0));
-  Value value = arith::SelectOp::create(b, isSub, sub, normal);
-  Value isNan = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq, arith::AndIOp::create(b, x, ci(0x7F)),
-      ci(kF8E4M3FNNaN));
+      arith::OrIOp::create(
+          b, arith::SelectOp::create(b, isSub, subBits, normalBits), sign));
+  Value isNan =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, mag, ci(kF8E4M3FNNaN));
   return arith::SelectOp::create(
       b, isNan, constantLike(f32Type, std::numeric_limits<double>::quiet_NaN()),
       value);

@@ -16,6 +16,10 @@
 
 #include <algorithm>
 
+namespace indexpool::target {
+struct CpuTarget;
+} // namespace indexpool::target
+
 namespace mlir::indexpool::loops {
 
 /// On a row scf.parallel, from its op's launch configuration (read by
@@ -55,6 +59,11 @@ public:
   /// registers as ptxas reports them); ptxas caps registers at 65536 / block
   /// size (.maxntid), so larger blocks would spill.
   static constexpr int64_t kMaxRowThreads = 256;
+
+  /// The CPU target the loops are for (Target/CpuTargets.h; null: none in
+  /// particular, as on the GPU): its dot instructions score (ScoreRows.h).
+  void setCpuTarget(const ::indexpool::target::CpuTarget *row) { cpu = row; }
+  const ::indexpool::target::CpuTarget *cpuTarget() const { return cpu; }
 
   ImplicitLocOpBuilder &builder() { return b; }
   int64_t width() const { return vl; }
@@ -154,6 +163,7 @@ private:
   int64_t threadsPerBlock = 0;
   int64_t itemsPerBlock = 0;
   std::optional<int64_t> gridStrideBlocksPerSM;
+  const ::indexpool::target::CpuTarget *cpu = nullptr;
 };
 
 } // namespace mlir::indexpool::loops

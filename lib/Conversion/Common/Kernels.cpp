@@ -325,64 +325,6 @@ void mlir::indexpool::loops::emitCompressGroup(
 // score
 //===----------------------------------------------------------------------===//
 
-Value mlir::indexpool::loops::emitDecodeQuery(Emitter &e, Value query) {
-  ImplicitLocOpBuilder &b = e.builder();
-  MemRefType qType = memrefType(query);
-  if (qType.getElementType().isF32())
-    return query;
-  Value dimM = e.dim(query, 0), dimH = e.dim(query, 1), dimD = e.dim(query, 2);
-  auto f32Type = MemRefType::get(qType.getShape(), b.getF32Type());
-  SmallVector<Value> dyn;
-  for (int64_t i = 0; i < 3; ++i)
-    if (qType.isDynamicDim(i))
-      dyn.push_back(e.dim(query, i));
-  Value q = memref::AllocOp::create(b, f32Type, dyn, b.getI64IntegerAttr(64));
-  // A parallel loop, so that on the GPU it runs on the device too.
-  e.parallelFor(e.mul(dimM, dimH), [&](Value mh) {
-    Value m = arith::DivUIOp::create(b, mh, dimH);
-    Value h = arith::RemUIOp::create(b, mh, dimH);
-    e.chunks(dimD, [&](Chunk c) {
-      e.storeF32(e.loadF32(query, {m, h, c.offset}, c.mask), q,
-                 {m, h, c.offset}, c.mask);
-    });
-  });
-  return q;
-}
-
-SmallVector<Value> mlir::indexpool::loops::emitScoreRows(
-    Emitter &e, Value q, Value weights, Value m, Value rows,
-    ArrayRef<Value> scaleOf) {
-  ImplicitLocOpBuilder &b = e.builder();
-  int64_t count = memrefType(rows).getDimSize(0);
-  Value dimH = e.dim(q, 1), dimD = e.dim(q, 2);
-  SmallVector<Value> zeros(count, e.f32(0.0));
-  return e.forLoop(
-      e.index(0), dimH, e.index(1), zeros,
-      [&](Value h, ValueRange acc) -> SmallVector<Value> {
-        SmallVector<Value> vzeros(count, e.f32Splat(0.0));
-        SmallVector<Value> dotV = e.chunks(
-            dimD, vzeros, [&](Chunk c, ValueRange a) -> SmallVector<Value> {
-              Value x = e.loadF32(q, {m, h, c.offset}, c.mask);
-              SmallVector<Value> next;
-              for (int64_t r = 0; r < count; ++r) {
-                Value k = e.loadF32(rows, {e.index(r), c.offset}, c.mask);
-                next.push_back(math::FmaOp::create(b, x, k, a[r]));
-              }
-              return next;
-            });
-        Value w = memref::LoadOp::create(b, weights, ValueRange{m, h});
-        SmallVector<Value> next;
-        for (int64_t r = 0; r < count; ++r) {
-          Value dot = e.reduceAdd(dotV[r]);
-          if (!scaleOf.empty())
-            dot = arith::MulFOp::create(b, scaleOf[r], dot);
-          Value relu = arith::MaximumFOp::create(b, dot, e.f32(0.0));
-          next.push_back(math::FmaOp::create(b, w, relu, acc[r]));
-        }
-        return next;
-      });
-}
-
 void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
                                        Value keys, Value scales,
                                        Value logits) {
@@ -390,17 +332,19 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
   Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
   Value dimN = e.dim(keys, 0);
 
-  // The query is small and read N times: decode it to f32 once (the
-  // buffer-deallocation pipeline frees it).
-  Value q = emitDecodeQuery(e, query);
+  // The query is small and read N times: laid out for the score loops once
+  // (the buffer-deallocation pipeline frees it).
+  ScoreQuery sq = emitScoreQuery(e, query, weights,
+                                 memrefType(keys).getElementType());
 
-  // Key rows are taken kScoreRows at a time: each query chunk loaded from
-  // L1 feeds that many FMAs, and the per-row arithmetic (and so every bit of
+  // Key rows are taken a block at a time (scoreRowsPerBlock): each query vector loaded from
+  // L1 feeds that many dots, and the per-row arithmetic (and so every bit of
   // the result) is the same as one row at a time. The last block clamps its
   // row indices and stores only the rows that exist.
   int64_t staticD = memrefType(keys).getDimSize(1);
-  auto rowType = MemRefType::get({kScoreRows, staticD}, b.getF32Type());
-  Value rowsPerBlock = e.index(kScoreRows);
+  auto rowType =
+      MemRefType::get({scoreRowsPerBlock(e), staticD}, sq.rowElement(b.getContext()));
+  Value rowsPerBlock = e.index(scoreRowsPerBlock(e));
   Value blocks = arith::CeilDivUIOp::create(b, dimN, rowsPerBlock);
   Value lastRow = arith::SubIOp::create(b, dimN, e.index(1));
   e.parallelFor(blocks, [&](Value blk) {
@@ -411,21 +355,20 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
           b, rowType,
           rowType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
           b.getI64IntegerAttr(32));
-      for (int64_t r = 0; r < kScoreRows; ++r) {
+      for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
         Value n = arith::MinUIOp::create(b, e.add(first, e.index(r)), lastRow);
         rowOf.push_back(n);
         // Decode each key row once; every (m, h) reads it from L1.
         e.chunks(dimD, [&](Chunk c) {
-          e.storeF32(e.loadF32(keys, {n, c.offset}, c.mask), rows,
-                     {e.index(r), c.offset}, c.mask);
+          emitStoreKeyValues(e, sq, e.loadF32(keys, {n, c.offset}, c.mask),
+                             rows, e.index(r), c.offset, c.mask);
         });
         if (scales)
           scaleOf.push_back(e.loadScalarF32(scales, {n}));
       }
       e.forLoop(e.index(0), dimM, [&](Value m) {
-        SmallVector<Value> logit = emitScoreRows(e, q, weights, m, rows,
-                                                 scaleOf);
-        for (int64_t r = 0; r < kScoreRows; ++r) {
+        SmallVector<Value> logit = emitScoreRows(e, sq, m, rows, scaleOf);
+        for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
           Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                                e.add(first, e.index(r)), dimN);
           e.ifThen(exists, {}, [&]() -> SmallVector<Value> {
@@ -458,15 +401,17 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
   ImplicitLocOpBuilder &b = e.builder();
   Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
   Value dimC = e.dim(candidates, 1);
-  Value q = emitDecodeQuery(e, query);
+  ScoreQuery sq = emitScoreQuery(e, query, weights,
+                                 memrefType(keys).getElementType());
 
-  // As emitScore: kScoreRows candidates at a time, each key row decoded once
+  // As emitScore: a block of candidates at a time, each key row decoded once
   // into an L1 scratch, so that every logit is score's bit for bit. Rows of
   // one query row only (each row has its own candidates); a padding row's
   // scratch is zeroed and its logit replaced by NaN.
   int64_t staticD = memrefType(keys).getDimSize(1);
-  auto rowType = MemRefType::get({kScoreRows, staticD}, b.getF32Type());
-  Value rowsPerBlock = e.index(kScoreRows);
+  auto rowType =
+      MemRefType::get({scoreRowsPerBlock(e), staticD}, sq.rowElement(b.getContext()));
+  Value rowsPerBlock = e.index(scoreRowsPerBlock(e));
   Value blocks = arith::CeilDivUIOp::create(b, dimC, rowsPerBlock);
   Value lastColumn = arith::SubIOp::create(b, dimC, e.index(1));
   Value nan = e.f32(std::numeric_limits<double>::quiet_NaN());
@@ -478,7 +423,7 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
           b, rowType, rowType.isDynamicDim(1) ? ValueRange{dimD} : ValueRange{},
           b.getI64IntegerAttr(32));
       SmallVector<Value> columnOf, isRow, scaleOf;
-      for (int64_t r = 0; r < kScoreRows; ++r) {
+      for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
         Value c =
             arith::MinUIOp::create(b, e.add(first, e.index(r)), lastColumn);
         columnOf.push_back(c);
@@ -488,16 +433,17 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
         Value n = arith::IndexCastOp::create(b, b.getIndexType(), t);
         e.ifThen(present, [&]() {
           e.chunks(dimD, [&](Chunk ch) {
-            e.storeF32(e.loadF32(keys, {n, ch.offset}, ch.mask), rows,
-                       {e.index(r), ch.offset}, ch.mask);
+            emitStoreKeyValues(e, sq,
+                               e.loadF32(keys, {n, ch.offset}, ch.mask), rows,
+                               e.index(r), ch.offset, ch.mask);
           });
         });
         e.ifThen(arith::XOrIOp::create(b, present,
                                        arith::ConstantIntOp::create(b, 1, 1)),
                  [&]() {
                    e.chunks(dimD, [&](Chunk ch) {
-                     e.storeF32(e.f32Splat(0.0), rows, {e.index(r), ch.offset},
-                                ch.mask);
+                     emitStoreKeyValues(e, sq, e.f32Splat(0.0), rows,
+                                        e.index(r), ch.offset, ch.mask);
                    });
                  });
         if (scales)
@@ -506,8 +452,8 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
                  return {e.loadScalarF32(scales, {n})};
                }).front());
       }
-      SmallVector<Value> logit = emitScoreRows(e, q, weights, m, rows, scaleOf);
-      for (int64_t r = 0; r < kScoreRows; ++r) {
+      SmallVector<Value> logit = emitScoreRows(e, sq, m, rows, scaleOf);
+      for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
         Value exists = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                              e.add(first, e.index(r)), dimC);
         e.ifThen(exists, [&]() {

@@ -4,14 +4,16 @@
 // row-level pieces as the ops they fuse, in the same order, which is why
 // compress == pool -> hadamard -> quantize and select == score -> topk ->
 // expand bit for bit on the CPU; refine scores its candidates with score's
-// row arithmetic (emitScoreRows). The GPU kernels (IndexPoolToGPU) call the
-// row-level pieces too (slot weights, weighted sums, butterflies, row scales).
+// row arithmetic (emitScoreRows, ScoreRows.h). The GPU kernels
+// (IndexPoolToGPU) call the row-level pieces too (slot weights, weighted
+// sums, butterflies, row scales).
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_LIB_CONVERSION_COMMON_KERNELS_H
 #define INDEXPOOL_LIB_CONVERSION_COMMON_KERNELS_H
 
 #include "Emitter.h"
+#include "ScoreRows.h"
 
 #include <optional>
 
@@ -83,21 +85,6 @@ void emitQuantizeRow(Emitter &e, function_ref<Value(Chunk)> load, Value dimD,
 void emitCompressGroup(Emitter &e, const PoolBuffers &pool, Value g,
                        bool rotate, const QuantizeParams &params, Value row,
                        Value codes, Value scales, Value n);
-
-/// Key rows are scored kScoreRows at a time (each query chunk loaded feeds
-/// that many FMAs).
-constexpr int64_t kScoreRows = 4;
-
-/// `query` [M, H, D] as f32: the query itself when it is f32, else a fresh
-/// buffer (decoded once, as it is read once per key row).
-Value emitDecodeQuery(Emitter &e, Value query);
-
-/// The logits of query row `m` (of `q` [M, H, D] f32, `weights` [M, H]) for
-/// the key rows of `rows` ([R, D] f32, decoded) with their scales (`scaleOf`,
-/// one per row, or empty): sum_h w[m, h] * relu(scale * dot(q[m, h], row)),
-/// the arithmetic of indexpool.score, in head order.
-SmallVector<Value> emitScoreRows(Emitter &e, Value q, Value weights, Value m,
-                                 Value rows, ArrayRef<Value> scaleOf);
 
 /// logits[M, N] of indexpool.score, rows of keys distributed across threads.
 void emitScore(Emitter &e, Value query, Value weights, Value keys,

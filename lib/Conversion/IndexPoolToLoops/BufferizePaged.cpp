@@ -17,6 +17,7 @@
 
 #include "indexpool/Dialect/IndexPoolDialect.h"
 #include "indexpool/Dialect/IndexPoolOps.h"
+#include "indexpool/Target/CpuTargets.h"
 
 #include "PagedOps.h"
 
@@ -192,6 +193,8 @@ struct PagedOpModel
       if (auto scopes = op->getAttrOfType<BoolAttr>(kStackScopesAttrName))
         stackScopes = scopes.getValue();
       Emitter e(b, vectorWidth, stackScopes);
+      if (auto cpu = op->getAttrOfType<StringAttr>(kCpuTargetAttrName))
+        e.setCpuTarget(::indexpool::target::lookupCpuTarget(cpu.getValue()));
       emitPagedOp(op, e, buffers);
     }
     replaceOpWithBufferizedValues(rewriter, op, buffers.finish());

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -340,6 +341,13 @@ struct IndexPoolToLoops
         !rule.empty())
       return emitError(UnknownLoc::get(context))
              << "indexpool-to-loops: " << rule;
+    if (!cpu.empty()) {
+      cpuTarget = ::indexpool::target::lookupCpuTarget(cpu);
+      if (!cpuTarget)
+        return emitError(UnknownLoc::get(context))
+               << "indexpool-to-loops: "
+               << ::indexpool::target::unknownCpuTargetMessage(cpu);
+    }
     return success();
   }
 
@@ -362,7 +370,8 @@ struct IndexPoolToLoops
     if (checked.wasInterrupted())
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
-    populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes);
+    populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes,
+                                     cpuTarget);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // This pass's loop options, for the paged ops' bufferization; a width
@@ -376,16 +385,22 @@ struct IndexPoolToLoops
         op->setAttr(loops::kVectorWidthAttrName,
                     b.getI64IntegerAttr(vectorWidth));
       op->setAttr(kStackScopesAttrName, b.getBoolAttr(stackScopes));
+      if (cpuTarget)
+        op->setAttr(kCpuTargetAttrName, b.getStringAttr(cpu));
     });
   }
+
+private:
+  const ::indexpool::target::CpuTarget *cpuTarget = nullptr;
 };
 
 } // namespace
 
 void mlir::indexpool::populateIndexPoolToLoopsPatterns(
-    RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes) {
+    RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes,
+    const ::indexpool::target::CpuTarget *cpu) {
   patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
                LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
                LowerTopK, LowerExpand, LowerSelect, LowerRefine>(
-      patterns.getContext(), vectorWidth, stackScopes);
+      patterns.getContext(), vectorWidth, stackScopes, cpu);
 }

@@ -9,6 +9,7 @@
 
 #include "indexpool/Dialect/IndexPoolAttrs.h"
 #include "indexpool/Target/Chips.h"
+#include "indexpool/Target/CpuTargets.h"
 #include "indexpool/Transforms/TuningDb.h"
 
 #include "Common/BufferScope.h"
@@ -62,9 +63,10 @@ inline FailureOr<int64_t> vectorWidthOf(Operation *op, int64_t fallback) {
 /// buffers, which replace the op's results as tensors.
 template <typename Op>
 struct LowerOp : OpRewritePattern<Op> {
-  LowerOp(MLIRContext *ctx, int64_t vectorWidth, bool stackScopes)
+  LowerOp(MLIRContext *ctx, int64_t vectorWidth, bool stackScopes,
+          const ::indexpool::target::CpuTarget *cpu)
       : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth),
-        stackScopes(stackScopes) {}
+        stackScopes(stackScopes), cpu(cpu) {}
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
     // The pass checked every op's width before any pattern ran.
@@ -73,6 +75,7 @@ struct LowerOp : OpRewritePattern<Op> {
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Emitter e(b, *width, stackScopes);
+    e.setCpuTarget(cpu);
     if (auto launch = op->template getAttrOfType<LaunchAttr>(kLaunchAttrName))
       configure(e, launch);
     BufferScope buffers(b);
@@ -85,6 +88,7 @@ struct LowerOp : OpRewritePattern<Op> {
 
   int64_t vectorWidth;
   bool stackScopes;
+  const ::indexpool::target::CpuTarget *cpu;
 };
 
 /// G = floor(T / P) rows of a pooling, as an index value.

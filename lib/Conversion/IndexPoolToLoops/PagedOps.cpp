@@ -97,24 +97,23 @@ using EntryOf = function_ref<std::pair<Value, Value>(Value m, Value c)>;
 
 /// logits[m, c] for the first columnsOf(m) columns of query row m (sequence
 /// m / S): entry entryOf(m, c) of the sequence scored as emitScore scores a
-/// key row, kScoreRows columns per parallel item decoded into an f32
+/// key row, a block of columns per parallel item decoded into a
 /// scratch, then every head of the row's query over them. select_paged's
 /// columns are its entries; refine_paged's its candidates' tokens.
-void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
-                     Value pages, Value table, Value dimS, Value logits,
+void emitPagedScores(Emitter &e, const PageEntries &layout,
+                     const ScoreQuery &sq, Value pages, Value table, Value dimS, Value logits,
                      function_ref<Value(Value m)> columnsOf,
                      EntryOf entryOf) {
   ImplicitLocOpBuilder &b = e.builder();
-  Value dimD = e.dim(q, 2), numPages = e.dim(pages, 0);
+  Value dimD = sq.dimD, numPages = e.dim(pages, 0);
   Value perRow =
-      arith::CeilDivUIOp::create(b, e.dim(logits, 1), e.index(kScoreRows));
-  auto rowType = MemRefType::get(
-      {kScoreRows, cast<MemRefType>(q.getType()).getDimSize(2)},
-      b.getF32Type());
+      arith::CeilDivUIOp::create(b, e.dim(logits, 1), e.index(scoreRowsPerBlock(e)));
+  auto rowType = MemRefType::get({scoreRowsPerBlock(e), sq.staticD},
+                                 sq.rowElement(b.getContext()));
   e.parallelFor(e.mul(e.dim(logits, 0), perRow), [&](Value item) {
     Value m = arith::DivUIOp::create(b, item, perRow);
     Value first =
-        e.mul(arith::RemUIOp::create(b, item, perRow), e.index(kScoreRows));
+        e.mul(arith::RemUIOp::create(b, item, perRow), e.index(scoreRowsPerBlock(e)));
     Value n = columnsOf(m);
     Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, first, n);
     e.stackScope([&]() {
@@ -125,7 +124,7 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
         Value seq = arith::DivUIOp::create(b, m, dimS);
         Value lastColumn = arith::SubIOp::create(b, n, e.index(1));
         SmallVector<Value> scaleOf, present;
-        for (int64_t r = 0; r < kScoreRows; ++r) {
+        for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
           // The block's last item clamps to the row's last column and
           // stores only the columns that exist.
           Value c =
@@ -138,8 +137,9 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
                 locateEntry(e, layout, table, seq, j, numPages);
             Value codesAt = layout.codesAt(e, entry, dimD);
             e.chunks(dimD, [&](Chunk ch) {
-              e.storeF32(loadCodes(e, layout, pages, page, codesAt, ch),
-                         scratch, {e.index(r), ch.offset}, ch.mask);
+              emitStoreKeyValues(
+                  e, sq, loadCodes(e, layout, pages, page, codesAt, ch),
+                  scratch, e.index(r), ch.offset, ch.mask);
             });
             return {
                 loadScale(e, pages, page, layout.scaleAt(e, entry, dimD))};
@@ -148,8 +148,8 @@ void emitPagedScores(Emitter &e, const PageEntries &layout, Value q, Value w,
                                           .front()
                                     : decode().front());
         }
-        SmallVector<Value> logit = emitScoreRows(e, q, w, m, scratch, scaleOf);
-        for (int64_t r = 0; r < kScoreRows; ++r) {
+        SmallVector<Value> logit = emitScoreRows(e, sq, m, scratch, scaleOf);
+        for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
           Value c = e.add(first, e.index(r));
           Value value =
               present[r]
@@ -201,8 +201,8 @@ void lowerCompressPaged(CompressPagedOp op, Emitter &e, PagedBuffers &buffers) {
 }
 
 /// select_paged as select does it, on temporaries: every query row's
-/// entries scored into a row of logits [B*S, max_pages*E] (kScoreRows
-/// entries per parallel item), the row's top k by emitTopK with valid =
+/// entries scored into a row of logits [B*S, max_pages*E] (a block
+/// of entries per parallel item), the row's top k by emitTopK with valid =
 /// floor(L / P) (capped at the table), expanded by emitExpand, then the
 /// tail tokens.
 void lowerSelectPaged(SelectPagedOp op, Emitter &e, PagedBuffers &buffers) {
@@ -221,8 +221,9 @@ void lowerSelectPaged(SelectPagedOp op, Emitter &e, PagedBuffers &buffers) {
   auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
     return Value(memref::CollapseShapeOp::create(b, buffer, groups));
   };
-  Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
-  Value w = rows(weights, {{0, 1}, {2}});
+  ScoreQuery sq = emitScoreQuery(e, rows(query, {{0, 1}, {2}, {3}}),
+                                 rows(weights, {{0, 1}, {2}}),
+                                 layout.codeType);
   Value len = rows(lengths, {{0, 1}});
   Value tokens = rows(tokens3, {{0, 1}, {2}});
   Value dimM = e.mul(dimB, dimS);
@@ -247,7 +248,7 @@ void lowerSelectPaged(SelectPagedOp op, Emitter &e, PagedBuffers &buffers) {
   });
 
   emitPagedScores(
-      e, layout, q, w, pages, table, dimS, logits,
+      e, layout, sq, pages, table, dimS, logits,
       [&](Value m) {
         return toIndex(b, memref::LoadOp::create(b, valid, ValueRange{m}));
       },
@@ -280,8 +281,9 @@ void lowerRefinePaged(RefinePagedOp op, Emitter &e, PagedBuffers &buffers) {
   auto rows = [&](Value buffer, ArrayRef<ReassociationIndices> groups) {
     return Value(memref::CollapseShapeOp::create(b, buffer, groups));
   };
-  Value q = emitDecodeQuery(e, rows(query, {{0, 1}, {2}, {3}}));
-  Value w = rows(weights, {{0, 1}, {2}});
+  ScoreQuery sq = emitScoreQuery(e, rows(query, {{0, 1}, {2}, {3}}),
+                                 rows(weights, {{0, 1}, {2}}),
+                                 layout.codeType);
   Value len = rows(lengths, {{0, 1}});
   Value candidates = rows(candidates3, {{0, 1}, {2}});
   Value tokens = rows(tokens3, {{0, 1}, {2}});
@@ -299,7 +301,7 @@ void lowerRefinePaged(RefinePagedOp op, Emitter &e, PagedBuffers &buffers) {
   // entry of the tier; padding otherwise (negative ids wrap above any
   // length as an index).
   emitPagedScores(
-      e, layout, q, w, pages, table, dimS, logits,
+      e, layout, sq, pages, table, dimS, logits,
       [&](Value) { return dimC; },
       [&](Value m, Value c) {
         Value id = memref::LoadOp::create(b, candidates, ValueRange{m, c});

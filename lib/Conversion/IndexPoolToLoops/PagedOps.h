@@ -30,6 +30,8 @@ namespace mlir::indexpool::loops {
 using ::mlir::indexpool::kVectorWidthAttrName;
 inline constexpr llvm::StringLiteral kStackScopesAttrName =
     "indexpool.stack_scopes";
+/// The CPU target whose dot instructions score (absent: f32 FMAs).
+inline constexpr llvm::StringLiteral kCpuTargetAttrName = "indexpool.cpu";
 
 /// Emits the loops of compress_paged, select_paged or append_paged `op`.
 void emitPagedOp(Operation *op, Emitter &e, PagedBuffers &buffers);

@@ -9,6 +9,7 @@
 #include "indexpool/Conversion/Passes.h"
 
 #include "LoopStackScopes.h"
+#include "PairDotInstructions.h"
 #include "ReturnArgumentsInPlace.h"
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
@@ -209,6 +210,7 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   if (!options.tuningDb.empty()) {
     IndexPoolConfigureCpuOptions configure;
     configure.tuningDb = options.tuningDb;
+    configure.cpu = options.cpu;
     pm.addPass(createIndexPoolConfigureCpu(configure));
   }
   // Elementwise arith / math on tensors around the indexpool ops become
@@ -229,6 +231,7 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   }
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
+  loops.cpu = options.cpu;
   pm.addPass(createIndexPoolToLoops(loops));
   pm.addPass(createCanonicalizerPass());
 
@@ -275,6 +278,8 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
     pm.addPass(std::make_unique<BoundsFailureExitPass>(options.toolName));
   }
 
+  // The score loops' bf16 pair dots become the target's instruction.
+  pm.addPass(createPairDotInstructionsPass(options.cpu));
   // Rows were distributed with scf.parallel: OpenMP runs them on all cores.
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createConvertVectorToSCFPass());
@@ -290,7 +295,12 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createConvertVectorToLLVMPass());
+  // The score loops' blocks of dots are transposed (ScoreRows.h): 16x16
+  // with AVX-512's shuffles, other sizes element by element.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
@@ -307,6 +317,10 @@ struct CPUPipelineCLOptions
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of the vectors used in loops over D"),
       llvm::cl::init(8)};
+  Option<std::string> cpu{
+      *this, "cpu",
+      llvm::cl::desc("CPU target whose dot instructions the score loops use "
+                     "(a row of --cpu's table); empty: f32 FMAs")};
   Option<std::string> tuningDb{
       *this, "tuning-db",
       llvm::cl::desc("JSON tuning database: run --indexpool-configure-cpu "
@@ -330,10 +344,12 @@ void mlir::indexpool::registerIndexPoolPipelines() {
         CPUPipelineOptions options;
         options.vectorWidth = cl.vectorWidth;
         options.tuningDb = cl.tuningDb;
+        options.cpu = cl.cpu;
         options.checkBounds = cl.checkBounds;
         buildIndexPoolToCPUPipeline(pm, options);
       });
   // The pipeline's own steps, by name, for their lit tests.
   registerPass([] { return createLoopStackScopesPass(); });
+  registerPass([] { return createPairDotInstructionsPass(); });
   registerPass([] { return createReturnArgumentsInPlacePass(); });
 }

@@ -1,0 +1,103 @@
+//===- ScoreRows.h - the score arithmetic of CPU row loops ------*- C++ -*-===//
+//
+// score, select, refine and the paged selections score key rows the same
+// way: a block of key rows (one per vector lane) decoded into a scratch,
+// then every head of a query row against them. A vector of heads is
+// multiplied by one key element broadcast (an outer product), so that no
+// dot product ends in a horizontal reduction and the loop over D is a
+// chain of FMAs or of the CPU target's dot instructions; the block of
+// dots is then transposed (rows in the lanes) and the heads are summed in
+// order, one fma each, as indexpool.score defines. The multiply is:
+//   - f32 FMA (any target, any types);
+//   - a bf16 pair dot with f32 accumulation (vdpbf16ps, bfdot) when the
+//     target has one and bf16 holds every value of the query's and the
+//     keys' types exactly (bf16, FP8, FP4 and integer codes): the products
+//     are then exact, as in f32, and only the order of the sums differs
+//     (and bf16 subnormals, below 2^-126, count as 0, as the instructions
+//     flush them). The loops write it as a vector.contract of
+//     vector<Nx2xbf16> operands; --indexpool-pair-dot-instructions makes
+//     it the instruction after the buffer deallocation (which refuses
+//     intrinsic calls).
+//
+//===----------------------------------------------------------------------===//
+#ifndef INDEXPOOL_LIB_CONVERSION_COMMON_SCOREROWS_H
+#define INDEXPOOL_LIB_CONVERSION_COMMON_SCOREROWS_H
+
+#include "Emitter.h"
+
+#include <string>
+
+namespace indexpool::target {
+struct CpuTarget;
+} // namespace indexpool::target
+
+namespace mlir::indexpool::loops {
+
+/// How the loop over D multiplies: f32 FMAs or bf16 pair dots.
+enum class ScoreDot { Fma, Bf16Pairs };
+
+/// The LLVM intrinsic of CPU target `cpu`'s bf16 pair dot into `lanes` f32
+/// accumulators (llvm.x86.avx512bf16.dpbf16ps.*, llvm.aarch64.neon.bfdot.*),
+/// or "" where it has none (cpu null, no bf16 dot, another width).
+std::string pairDotIntrinsic(const ::indexpool::target::CpuTarget *cpu,
+                             int64_t lanes);
+
+/// How CPU target `cpu` (null: none) scores at `vectorWidth` f32 lanes a
+/// query and keys of these element types.
+ScoreDot chooseScoreDot(const ::indexpool::target::CpuTarget *cpu,
+                        int64_t vectorWidth, Type queryElement,
+                        Type keyElement);
+
+/// Whether bf16 holds every value of `element` (so that a conversion to it
+/// is exact): bf16 itself, floats of at most 8 significand bits within its
+/// exponent range, integers of at most 8 bits.
+bool bf16HoldsEvery(Type element);
+
+/// A query laid out for the score loops, made once per op.
+struct ScoreQuery {
+  /// [M, D, Hp] f32 (FMA) or [M, D / 2, 2 Hp] bf16 (pairs: element
+  /// 2 h + j of row d / 2 is q[m, h, 2 (d / 2) + j]); heads past H are 0.
+  Value panel;
+  /// [M, Hp] f32 head weights, 0 past H.
+  Value weights;
+  /// H, and Hp: H rounded up to whole vectors.
+  Value heads, paddedHeads;
+  /// D, and D when it is static (the key rows' scratch takes it).
+  Value dimD;
+  int64_t staticD;
+  /// Whether Hp may exceed H (lanes past H are then masked off).
+  bool mayPad;
+  ScoreDot dot;
+
+  /// The element type key rows are decoded to for the score loops.
+  Type rowElement(MLIRContext *context) const;
+};
+
+/// Lays out `query` [M, H, D] (any float type) and `weights` [M, H] for
+/// the score loops over key rows of type `keyElement`, with the dot of the
+/// emitter's CPU target where it applies (chooseScoreDot; pairs need a
+/// static, even D).
+ScoreQuery emitScoreQuery(Emitter &e, Value query, Value weights,
+                          Type keyElement);
+
+/// Stores `v` (f32 lanes, decoded key values that sq.rowElement() holds
+/// exactly) into row `r` of a key-row scratch at `offset` (`mask`: as
+/// Emitter::storeF32's): for bf16, the top half of each f32, which is
+/// exact for such values (NaN: 0x7FC0, the canonical one).
+void emitStoreKeyValues(Emitter &e, const ScoreQuery &sq, Value v, Value rows,
+                        Value r, Value offset, Value mask);
+
+/// Key rows per block: one per lane.
+inline int64_t scoreRowsPerBlock(const Emitter &e) { return e.width(); }
+
+/// The logits of query row `m` for the key rows of `rows` ([R, D] of
+/// sq.rowElement(), decoded) with their scales (`scaleOf`, one per row, or
+/// empty; R = scoreRowsPerBlock): sum_h w[m, h] * relu(scale * dot(q[m, h],
+/// row)), the arithmetic of indexpool.score: products exact, the dot's sum
+/// over D in f32 (in order, or in pairs), the heads in order with fma.
+SmallVector<Value> emitScoreRows(Emitter &e, const ScoreQuery &sq, Value m,
+                                 Value rows, ArrayRef<Value> scaleOf);
+
+} // namespace mlir::indexpool::loops
+
+#endif // INDEXPOOL_LIB_CONVERSION_COMMON_SCOREROWS_H
