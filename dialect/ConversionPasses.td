@@ -21,7 +21,9 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
     (score, select, refine and the paged selections) take the heads as the
     vector lanes and multiply with f32 FMAs, or with the bf16 pair dot of
     the `cpu` target (vdpbf16ps, bfdot) when bf16 holds every value of the
-    query's and the keys' types. Narrow float formats
+    query's and the keys' types, or, with `int8-query`, i8 and i4 keys with
+    its int8 dot (vpdpbusd, sdot) against the query quantized per head
+    (approximate). Narrow float formats
     (bf16, f16, f8E4M3FN) are converted with round-to-nearest-even.
     This is the first step of the `indexpool-to-cpu` pipeline.
   }];
@@ -40,6 +42,11 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
     Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
            "The CPU target (a row of --cpu's table) whose dot instructions "
            "the score loops use; empty: f32 FMAs">,
+    Option<"int8Query", "int8-query", "bool", /*default=*/"false",
+           "Score i8 and i4 keys with the CPU target's int8 dot (vpdpbusd, "
+           "sdot), the query quantized per head to int8 codes and one f32 "
+           "scale: faster, approximate (docs/design.md, CPU targets, "
+           "bounds the difference); ignored where the target has none">,
     Option<"stackScopes", "stack-scopes", "bool", /*default=*/"true",
            "Wrap each row's scratch in memref.alloca_scope (CPU rows run in "
            "loops; on the GPU every row is a thread and needs none)">,

@@ -5,7 +5,8 @@ First the peaks, all threads (indexpool-bench-cpu-peaks: f32 FMA, bf16 dot,
 int8 dot, memcpy), then, JIT-compiled by indexpool-run --benchmark at one
 decode step of a 2^20-token context (bench/cpu/peaks.mlir: one query row,
 H = 64, D = 128, 2^18 pooled entries, k = 512), for f8E4M3FN, i8 and i4
-codes: select, select_paged and refine_paged, in GMAC/s against the bf16
+codes (i8, i4 also with the query quantized to int8, --int8-query):
+select, select_paged and refine_paged, in GMAC/s against the bf16
 dot peak (f8E4M3FN) or the int8 dot peak (i8, i4); compress
 (bench/cpu/compress.mlir) in GB/s against memcpy; and the decode step of
 the README's serving example (examples/glm5_serving.mlir at 64K tokens),
@@ -46,6 +47,16 @@ TARGETS = {("select", "f8"): 0.60, ("select", "i8"): 0.50,
 DECODE_TARGET_MS = 1.0
 
 
+def variants():
+    """(code, query, indexpool-run flags) per measured row: every code type
+    with the exact query, and the integer codes also with the query
+    quantized to int8 (--int8-query: the int8 dot, approximate)."""
+    for code, _ in CODES:
+        yield code, "exact", ()
+        if code in ("i8", "i4"):
+            yield code, "int8", ("--int8-query",)
+
+
 def find_binary(build, name):
     path = os.path.join(build, "bin", name)
     if not os.access(path, os.X_OK):
@@ -74,9 +85,9 @@ class Runner:
     def __init__(self, binary, reps):
         self.binary, self.reps = binary, reps
 
-    def time(self, mlir, function, inputs=None, outputs=()):
+    def time(self, mlir, function, inputs=None, outputs=(), extra=()):
         cmd = [self.binary, mlir, f"--function={function}",
-               f"--benchmark={self.reps}"]
+               f"--benchmark={self.reps}", *extra]
         cmd += (["--random-inputs=1"] if inputs is None
                 else [f"--input=@{path}" for path in inputs])
         cmd += [f"--output=@{path}" for path in outputs]
@@ -206,24 +217,26 @@ def main():
     rng = np.random.default_rng(37)
     with tempfile.TemporaryDirectory() as tmp:
         files, save = write_inputs(tmp, rng)
-        for code, _ in CODES:
+        for code, variant, extra in variants():
             if code == "i4":
                 ms, why = None, "no dense i4 codes: select's keys are f32, " \
                                 "f16, bf16, i8 or f8E4M3FN"
             else:
-                ms, _, why = runner.time(mlir, f"select_{code}")
-            rows["select"].append((code, ms, select_macs, *dot_peak[code], why))
-        for code, _ in CODES:
+                ms, _, why = runner.time(mlir, f"select_{code}", extra=extra)
+            rows["select"].append((code, variant, ms, select_macs,
+                                   *dot_peak[code], why))
+        for code, variant, extra in variants():
             pooled = save("pages", pages(code, E, rng))
             ms, _, why = runner.time(mlir, f"select_paged_{code}", [
-                files["q"], files["w"], pooled, files["table"], files["len"]])
-            rows["select_paged"].append((code, ms, select_macs,
+                files["q"], files["w"], pooled, files["table"], files["len"]],
+                extra=extra)
+            rows["select_paged"].append((code, variant, ms, select_macs,
                                          *dot_peak[code], why))
             tier = save("tier", pages(code, TIER_E, rng))
             ms, _, why = runner.time(mlir, f"refine_paged_{code}", [
                 files["q"], files["w"], files["cand"], tier, files["table"],
-                files["len"]])
-            rows["refine_paged"].append((code, ms, refine_macs,
+                files["len"]], extra=extra)
+            rows["refine_paged"].append((code, variant, ms, refine_macs,
                                          *dot_peak[code], why))
             os.remove(tier)   # 138 MB at 8-bit codes
         compress_ms, compress_gbps, compress_why = runner.time(
@@ -231,14 +244,14 @@ def main():
         step_ms, select_ms, step_why = decode_step(runner, tmp)
 
     names = dict(CODES)
-    print(f"\n{'op':13} {'codes':9} {'median ms':>10} {'speed':>15} "
-          f"{'peak':>23} {'fraction':>8}  target")
-    for op, code, t, macs, peak_name, peak_value, why in (
+    print(f"\n{'op':13} {'codes':9} {'query':6} {'median ms':>10} "
+          f"{'speed':>15} {'peak':>23} {'fraction':>8}  target")
+    for op, code, variant, t, macs, peak_name, peak_value, why in (
             (op, *row) for op, op_rows in rows.items() for row in op_rows):
         speed = None if t is None else macs / (t * 1e-3) / 1e9
         frac = None if speed is None or peak_value is None else speed / peak_value
         target = TARGETS.get(("select" if op.startswith("select") else op, code))
-        print(f"{op:13} {names[code]:9} {fmt(t, '10.3f'):>10} "
+        print(f"{op:13} {names[code]:9} {variant:6} {fmt(t, '10.3f'):>10} "
               f"{fmt(speed, '8.1f'):>8} GMAC/s "
               f"{peak_name:>8} {fmt(peak_value, '7.1f'):>7} GMAC/s "
               f"{fmt(frac, '.3f'):>8}"
@@ -248,11 +261,14 @@ def main():
     # against a copy's bytes copied per second (half of read + written).
     copy = peak["memcpy_gbps"] / 2 if peak["memcpy_gbps"] else None
     frac = None if compress_gbps is None or not copy else compress_gbps / copy
-    print(f"{'compress':13} {'f8E4M3FN':9} {fmt(compress_ms, '10.3f'):>10} "
+    print(f"{'compress':13} {'f8E4M3FN':9} {'':6} "
+          f"{fmt(compress_ms, '10.3f'):>10} "
           f"{fmt(compress_gbps, '8.1f'):>8} GB/s   {'memcpy':>8} "
           f"{fmt(copy, '7.1f'):>7} GB/s   {fmt(frac, '.3f'):>8}"
           f"  target >= {TARGETS[('compress', 'f8')]:.2f}"
           + (f"  ({compress_why})" if compress_why else ""))
+    print("  (query: exact, or int8 = --int8-query, the query quantized per "
+          "head: approximate, docs/design.md, CPU targets)")
     print("  (MACs: H * N * D of the score for the one query row, N = 2^18 "
           "entries for select and\n   select_paged, the 8192 candidate "
           "tokens for refine_paged)")

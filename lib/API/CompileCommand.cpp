@@ -93,6 +93,7 @@ Status compileFunction(const CompileCommand &command, const Module &module,
   CompileOptions options;
   if (command.target == "cpu") {
     options.cpu = command.cpu;
+    options.int8Query = command.int8Query;
     options.fuse = command.fuse;
     options.tuningDB = command.tuningDb;
     if (!command.inputShapes.empty())
@@ -201,6 +202,14 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
               "one; a multiple of 32 up to 1024",
               Flags::number(threads, "a number of threads"))
       .given(threadsGiven)
+      .flag("--int8-query",
+            "--target=cpu: "
+            "i8 and i4 keys scored with the CPU target's int8 dot "
+            "(vpdpbusd, sdot), the query quantized per head to int8 codes "
+            "and one f32 scale: faster, approximate (docs/design.md, CPU "
+            "targets, bounds the difference); ignored where the target has "
+            "no int8 dot",
+            command.int8Query)
       .flag("--fuse",
             "run --indexpool-fuse first (default): compress and select chains "
             "become one kernel each, without their intermediates in device "
@@ -252,6 +261,8 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
                                    "for --target=gpu");
   if (!cpu && !command.cpu.empty())
     return tools::toolError(kTool, "--cpu is for --target=cpu");
+  if (!cpu && command.int8Query)
+    return tools::toolError(kTool, "--int8-query is for --target=cpu");
   if (cpu && !command.cpu.empty() && command.cpu != "host") {
     std::string error;
     if (!target::findCpuTarget(command.cpu, error))

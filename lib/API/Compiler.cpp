@@ -102,6 +102,7 @@ static Status cpuOptionsOf(const CompileOptions &options,
                          std::to_string(options.threads));
   jitOptions.vectorWidth = options.vectorWidth;
   jitOptions.cpu = options.cpu;
+  jitOptions.int8Query = options.int8Query;
   jitOptions.tuningDb = options.tuningDB;
   jitOptions.fuse = options.fuse;
   jitOptions.checkBounds = options.checkBounds;

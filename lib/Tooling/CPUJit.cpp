@@ -201,6 +201,7 @@ bool mlir::indexpool::lowerForCpu(func::FuncOp func,
   pipelineOptions.vectorWidth =
       options.vectorWidth ? options.vectorWidth : cpu.vectorWidth;
   pipelineOptions.cpu = std::string(cpu.name);
+  pipelineOptions.int8Query = options.int8Query;
   pipelineOptions.tuningDb = options.tuningDb;
   pipelineOptions.checkBounds = options.checkBounds;
   pipelineOptions.toolName = options.toolName;

@@ -138,6 +138,14 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
               "tuning database\"); the ops its \"cpu\" entries match use "
               "their entry's vector_width instead of --vector-width",
               Flags::text(options.tuningDb))
+      .flag("--int8-query",
+            "--device=cpu: "
+            "i8 and i4 keys scored with the CPU target's int8 dot "
+            "(vpdpbusd, sdot), the query quantized per head to int8 codes "
+            "and one f32 scale: faster, approximate (docs/design.md, CPU "
+            "targets, bounds the difference; not with --verify, whose "
+            "reference is exact); ignored where the target has no int8 dot",
+            options.int8Query)
       .flag("--fuse",
             "run --indexpool-fuse before compiling (default; --fuse=false "
             "compiles each op as written). The reference evaluates the "

@@ -265,6 +265,15 @@ int ModuleRunner::run() {
     return fail("--input-shape only applies with --random-inputs");
   if (!options.tuningDb.empty() && deviceName != "cpu")
     return fail("--tuning-db only applies with --device=cpu");
+  if (options.int8Query && deviceName != "cpu")
+    return fail("--int8-query only applies with --device=cpu");
+  if (options.int8Query && options.verify)
+    return fail(
+        "--int8-query cannot be combined with --verify: the "
+        "reference is exact and the quantized query differs from it "
+        "within the bound docs/design.md gives (CPU targets), not within "
+        "--verify's "
+        "tolerances");
   if (options.tensorCores.has_value() && deviceName == "cpu")
     return fail("--tensor-cores only applies with --device=cuda or "
                 "gpu-emulator");
@@ -358,6 +367,7 @@ int ModuleRunner::run() {
   CPUJitOptions jitOptions;
   jitOptions.vectorWidth = options.vectorWidth;
   jitOptions.cpu = options.cpu;
+  jitOptions.int8Query = options.int8Query;
   jitOptions.tuningDb = options.tuningDb;
   jitOptions.checkBounds = options.checkBounds;
   jitOptions.fuse = options.fuse;

@@ -149,7 +149,7 @@ class GpuBinary:
 
 def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
             vector_width=0, check_bounds=False, input_shapes=None, in_place=(),
-            cpu="", **gpu):
+            cpu="", int8_query=False, **gpu):
     """Compiles `function` (the only one when None) of `module` (a Module
     or IR text). target "cpu" returns a callable Function; a chip
     ("sm_90", ...) returns compile_gpu's GpuBinary. cpu: the CPU target
@@ -158,7 +158,10 @@ def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
     {argument index: shape} to specialize dynamic sizes first. in_place:
     indices of arguments the CPU code updates where they are (the pages of
     a paged cache): the results that are their new values are the caller's
-    arrays themselves."""
+    arrays themselves. int8_query: i8 and i4 keys scored with the CPU's
+    int8 dot, the query quantized per head (approximate: docs/design.md,
+    "CPU targets", bounds the difference; ignored where the target has no
+    int8 dot)."""
     module = _module(module)
     name = _function_name(module, function)
     if target != "cpu":
@@ -169,7 +172,7 @@ def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
     compiled = _indexpool.compile_cpu(
         module, name, fuse=fuse, threads=threads, vector_width=vector_width,
         check_bounds=check_bounds, input_shapes=input_shapes,
-        in_place_arguments=list(in_place), cpu=cpu)
+        in_place_arguments=list(in_place), cpu=cpu, int8_query=int8_query)
     return Function(compiled, module)
 
 

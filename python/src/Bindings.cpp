@@ -566,11 +566,13 @@ void bindCompile(py::module &m) {
       "compile_cpu",
       [](py::object module, const std::string &name, bool fuse, int threads,
          int vectorWidth, bool checkBounds, py::object inputShapes,
-         std::vector<int> inPlaceArguments, const std::string &cpu) {
+         std::vector<int> inPlaceArguments, const std::string &cpu,
+         bool int8Query) {
         CompileOptions options = makeOptions(
             fuse, threads, vectorWidth, checkBounds, "", "ptx", inputShapes);
         options.inPlaceArguments = std::move(inPlaceArguments);
         options.cpu = cpu;
+        options.int8Query = int8Query;
         const Module &source = castArgument<const Module &>(
             module, "module", "an indexpool.Module");
         Status status;
@@ -590,7 +592,8 @@ void bindCompile(py::module &m) {
       py::arg("check_bounds") = defaults.checkBounds,
       py::arg("input_shapes") = py::none(),
       py::arg("in_place_arguments") = defaults.inPlaceArguments,
-      py::arg("cpu") = defaults.cpu);
+      py::arg("cpu") = defaults.cpu,
+      py::arg("int8_query") = defaults.int8Query);
 
   py::class_<GpuArtifact>(m, "GpuArtifact")
       .def_readonly("chip", &GpuArtifact::chip)

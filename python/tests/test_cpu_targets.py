@@ -51,3 +51,41 @@ def test_rows_the_host_cannot_run_and_unknown_names_are_refused(
             with pytest.raises(indexpool.IndexPoolError) as info:
                 indexpool.compile(compress_text_module, cpu=row["name"])
             assert row["why_not"] in str(info.value)
+
+
+SCORE_I8 = """
+func.func @score(%q: tensor<2x16x64xf32>, %w: tensor<2x16xf32>,
+                 %k: tensor<300x64xi8>, %s: tensor<300xf32>)
+    -> tensor<2x300xf32> {
+  %l = indexpool.score %q, %w, %k scales(%s)
+      : (tensor<2x16x64xf32>, tensor<2x16xf32>, tensor<300x64xi8>,
+         tensor<300xf32>) -> tensor<2x300xf32>
+  return %l : tensor<2x300xf32>
+}
+"""
+
+
+def test_int8_query_stays_within_its_documented_bound(rng):
+    """compile(int8_query=True): i8 keys against the query quantized per
+    head (docs/design.md, "CPU targets"): each logit within
+    sum_h |w_h| s (a_h / 2) sum_d |k_d| of the exact one, a = max|q| / 127."""
+    host = [row for row in indexpool.cpu_targets() if row["host"]][0]
+    if not host["int8_dot"]:
+        pytest.skip("the host's CPU target has no int8 dot")
+    import numpy as np
+    q = rng.standard_normal((2, 16, 64)).astype(np.float32)
+    w = rng.standard_normal((2, 16)).astype(np.float32)
+    k = rng.integers(-128, 128, (300, 64)).astype(np.int8)
+    s = rng.uniform(0.001, 0.02, 300).astype(np.float32)
+    quantized = indexpool.compile(SCORE_I8, int8_query=True)(q, w, k, s)
+    exact = indexpool.compile(SCORE_I8)(q, w, k, s)
+    dots = np.einsum("mhd,nd->mhn", q.astype(np.float64), k.astype(np.float64))
+    reference = np.einsum("mh,mhn->mn", w.astype(np.float64),
+                          np.maximum(dots * s[None, None, :], 0))
+    a = np.abs(q).max(axis=2).astype(np.float64) / 127
+    bound = np.einsum("mh,n->mn", np.abs(w) * a / 2,
+                      s * np.abs(k.astype(np.float64)).sum(axis=1))
+    slack = 1e-5 * np.abs(reference).max()
+    assert np.all(np.abs(quantized - reference) <= bound + slack)
+    # It took effect: the exact path agrees with the reference far closer.
+    assert np.abs(quantized - exact).max() > 10 * np.abs(exact - reference).max()

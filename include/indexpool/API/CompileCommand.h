@@ -28,6 +28,8 @@ struct CompileCommand {
   std::string chip;
   /// The CPU target (Target/CpuTargets.h); "": the host's.
   std::string cpu;
+  /// CPU: i8 / i4 keys scored with the int8 dot of a quantized query.
+  bool int8Query = false;
   /// The folder written (created).
   std::string outputDir;
   /// GPU: ptx or cubin (the binary next to each manifest), or mlir (the

@@ -33,6 +33,11 @@ struct CompileOptions {
   /// CPU: f32 lanes of the vectors over D (a power of two), for the ops
   /// no CPU entry of tuningDB matches; 0: the CPU target's.
   int vectorWidth = 0;
+  /// CPU: i8 and i4 keys scored with the target's int8 dot (vpdpbusd,
+  /// sdot), the query quantized per head to int8: faster, approximate
+  /// (docs/design.md, CPU targets, bounds the difference); ignored where the
+  /// target has no int8 dot.
+  bool int8Query = false;
   /// CPU: check every memory access of the compiled code against its
   /// buffer (slow; for tests). An access outside ends the process with a
   /// message, as indexpool-run --check-bounds does.

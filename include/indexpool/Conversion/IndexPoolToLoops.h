@@ -18,10 +18,11 @@ namespace indexpool {
 /// over D use vectors of `vectorWidth` f32 lanes; `stackScopes` wraps each
 /// row's scratch in memref.alloca_scope (needed where rows run in loops);
 /// the score loops use the dot instructions of CPU target `cpu` (null:
-/// f32 FMAs).
+/// f32 FMAs), its int8 dot with a quantized query where `int8Query`.
 void populateIndexPoolToLoopsPatterns(
     RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes = true,
-    const ::indexpool::target::CpuTarget *cpu = nullptr);
+    const ::indexpool::target::CpuTarget *cpu = nullptr,
+    bool int8Query = false);
 } // namespace indexpool
 } // namespace mlir
 

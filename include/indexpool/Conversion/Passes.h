@@ -36,6 +36,9 @@ struct CPUPipelineOptions {
   /// The CPU target (Target/CpuTargets.h) whose dot instructions the score
   /// loops use; empty: f32 FMAs.
   std::string cpu;
+  /// i8 / i4 keys scored with the CPU target's int8 dot, the query
+  /// quantized per head (approximate: docs/design.md, CPU targets); opt-in.
+  bool int8Query = false;
   /// A JSON tuning database: when set, --indexpool-configure-cpu runs first
   /// and the ops its CPU entries match take their entry's vector width in
   /// place of `vectorWidth`.

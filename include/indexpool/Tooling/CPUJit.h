@@ -60,6 +60,9 @@ struct CPUJitOptions {
   /// f32 lanes of the vectors the CPU loops over D use; 0: the CPU
   /// target's.
   int64_t vectorWidth = 0;
+  /// i8 / i4 keys scored with the target's int8 dot, the query quantized
+  /// per head (approximate: docs/design.md, CPU targets); opt-in.
+  bool int8Query = false;
   /// A JSON tuning database (docs/design.md, "The tuning database"): the
   /// ops its CPU entries match (after fusion) use their entry's vector
   /// width instead of vectorWidth.

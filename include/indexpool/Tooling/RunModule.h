@@ -47,6 +47,9 @@ struct RunModuleOptions {
   /// f32 lanes of the CPU loops' vectors (a power of two); 0: the CPU
   /// target's.
   int64_t vectorWidth = 0;
+  /// --int8-query: i8 / i4 keys scored with the int8 dot of a quantized
+  /// query (docs/design.md, CPU targets); not with --verify.
+  bool int8Query = false;
   /// --tuning-db=FILE (--device=cpu): the CPU entries' vector widths.
   std::string tuningDb;
   bool fuse = true;

@@ -64,6 +64,10 @@ public:
   /// particular, as on the GPU): its dot instructions score (ScoreRows.h).
   void setCpuTarget(const ::indexpool::target::CpuTarget *row) { cpu = row; }
   const ::indexpool::target::CpuTarget *cpuTarget() const { return cpu; }
+  /// Whether i8 / i4 keys may be scored with the CPU target's int8 dot, the
+  /// query quantized per head (ScoreRows.h; approximate, so opt-in).
+  void setInt8Query(bool on) { int8QueryDot = on; }
+  bool int8Query() const { return int8QueryDot; }
 
   ImplicitLocOpBuilder &builder() { return b; }
   int64_t width() const { return vl; }
@@ -164,6 +168,7 @@ private:
   int64_t itemsPerBlock = 0;
   std::optional<int64_t> gridStrideBlocksPerSM;
   const ::indexpool::target::CpuTarget *cpu = nullptr;
+  bool int8QueryDot = false;
 };
 
 } // namespace mlir::indexpool::loops

@@ -107,6 +107,28 @@ static Value loadPackedCodes(Emitter &e, const PageEntries &layout,
     return arith::ConstantOp::create(
         b, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(v)));
   };
+  int64_t perByteCount = layout.codeInfo().codesPerByte();
+  if (!c.mask && vl % perByteCount == 0) {
+    // A whole chunk starts at a whole byte: its vl / codesPerByte bytes are
+    // contiguous, loaded at once and spread to one lane per code (a gather
+    // of bytes would load them one by one).
+    Value first = e.add(at, arith::DivUIOp::create(b, c.offset,
+                                                   e.index(perByteCount)));
+    Value packed = vector::LoadOp::create(
+        b, VectorType::get({vl / perByteCount}, b.getI8Type()), pages,
+        ValueRange{page, first});
+    SmallVector<int64_t> spread;
+    SmallVector<int8_t> shifts;
+    for (int64_t i = 0; i < vl; ++i) {
+      spread.push_back(i / perByteCount);
+      shifts.push_back(int8_t((i % perByteCount) * bits));
+    }
+    Value bytes = vector::ShuffleOp::create(b, packed, packed, spread);
+    Value shift = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(bytesType, ArrayRef<int8_t>(shifts)));
+    return e.decodePackedCode(arith::ShRUIOp::create(b, bytes, shift),
+                              layout.codeType);
+  }
   SmallVector<int64_t> iota(vl);
   for (int64_t i = 0; i < vl; ++i)
     iota[i] = i;
@@ -156,6 +178,16 @@ Value mlir::indexpool::loops::loadScale(Emitter &e, Value pages, Value page,
                                         Value at) {
   ImplicitLocOpBuilder &b = e.builder();
   Type i32 = b.getI32Type();
+  if (e.cpuTarget()) {
+    // The CPUs load a little-endian word at any address: one load (a GPU
+    // needs it aligned, which a scale in a page need not be).
+    Value word = vector::LoadOp::create(
+        b, VectorType::get({4}, b.getI8Type()), pages, ValueRange{page, at});
+    return vector::ExtractOp::create(
+        b, vector::BitCastOp::create(b, VectorType::get({1}, b.getF32Type()),
+                                     word),
+        0);
+  }
   Value bits;
   for (int64_t i = 0; i < 4; ++i) {
     Value byte = memref::LoadOp::create(

@@ -49,9 +49,33 @@ std::string mlir::indexpool::loops::pairDotIntrinsic(
   return "";
 }
 
+std::string mlir::indexpool::loops::quadDotIntrinsic(
+    const ::indexpool::target::CpuTarget *cpu, int64_t lanes) {
+  if (!cpu || !cpu->int8Dot)
+    return "";
+  // xmm/ymm/zmm (AVX512_VNNI with VL), NEON's 64/128 bits.
+  if (cpu->arch == "x86_64" && (lanes == 4 || lanes == 8 || lanes == 16))
+    return "llvm.x86.avx512.vpdpbusd." + std::to_string(32 * lanes);
+  if (cpu->arch == "aarch64" && (lanes == 2 || lanes == 4))
+    return "llvm.aarch64.neon.sdot.v" + std::to_string(lanes) + "i32.v" +
+           std::to_string(4 * lanes) + "i8";
+  return "";
+}
+
+bool mlir::indexpool::loops::quadDotKeysUnsigned(
+    const ::indexpool::target::CpuTarget *cpu) {
+  // vpdpbusd multiplies unsigned bytes by signed ones; sdot signed by signed.
+  return cpu && cpu->arch == "x86_64";
+}
+
 ScoreDot mlir::indexpool::loops::chooseScoreDot(
     const ::indexpool::target::CpuTarget *cpu, int64_t vectorWidth,
-    Type queryElement, Type keyElement) {
+    Type queryElement, Type keyElement, bool int8Query) {
+  auto keyInteger = dyn_cast<IntegerType>(keyElement);
+  if (int8Query && keyInteger && keyInteger.getWidth() <= 8 &&
+      isa<FloatType>(queryElement) &&
+      !quadDotIntrinsic(cpu, vectorWidth).empty())
+    return ScoreDot::Int8Quads;
   if (pairDotIntrinsic(cpu, vectorWidth).empty() ||
       !bf16HoldsEvery(queryElement) || !bf16HoldsEvery(keyElement))
     return ScoreDot::Fma;
@@ -59,9 +83,73 @@ ScoreDot mlir::indexpool::loops::chooseScoreDot(
 }
 
 Type ScoreQuery::rowElement(MLIRContext *context) const {
-  if (dot == ScoreDot::Fma)
+  switch (dot) {
+  case ScoreDot::Fma:
     return Float32Type::get(context);
-  return BFloat16Type::get(context);
+  case ScoreDot::Bf16Pairs:
+    return BFloat16Type::get(context);
+  case ScoreDot::Int8Quads:
+    return IntegerType::get(context, 8);
+  }
+  llvm_unreachable("every ScoreDot");
+}
+
+/// Elements of the query and of a key row one step of the loop over D takes
+/// per head: 1 (FMA), 2 (pairs), 4 (quads).
+static int64_t elementsPerStep(ScoreDot dot) {
+  switch (dot) {
+  case ScoreDot::Fma:
+    return 1;
+  case ScoreDot::Bf16Pairs:
+    return 2;
+  case ScoreDot::Int8Quads:
+    return 4;
+  }
+  llvm_unreachable("every ScoreDot");
+}
+
+/// Quads: the int8 codes of head h of query row m into the panel, its scale
+/// and offset sum (ScoreRows.h). `load(d)` is q[m, h, d] (0 past H).
+static void emitQuantizedHead(Emitter &e, ScoreQuery &sq, Value m, Value h,
+                              function_ref<Value(Value d)> load) {
+  ImplicitLocOpBuilder &b = e.builder();
+  Value maxAbs =
+      e.forLoop(e.index(0), sq.dimD, e.index(1), {e.f32(0.0)},
+                [&](Value d, ValueRange acc) -> SmallVector<Value> {
+                  // maximumf: a NaN stays (the head then scores NaN).
+                  return {arith::MaximumFOp::create(
+                      b, acc.front(), math::AbsFOp::create(b, load(d)))};
+                })
+          .front();
+  Value scale = arith::DivFOp::create(b, maxAbs, e.f32(127.0));
+  memref::StoreOp::create(b, scale, sq.queryScales, ValueRange{m, h});
+  // A head of zeros: 0 * inf is NaN, taken as code 0 below.
+  Value inverse = arith::DivFOp::create(b, e.f32(127.0), maxAbs);
+  Value four = e.index(4);
+  Value sum =
+      e.forLoop(
+           e.index(0), sq.dimD, e.index(1), {e.i32(0)},
+           [&](Value d, ValueRange acc) -> SmallVector<Value> {
+             Value x = math::RoundEvenOp::create(
+                 b, arith::MulFOp::create(b, load(d), inverse));
+             x = arith::MinimumFOp::create(
+                 b, arith::MaximumFOp::create(b, x, e.f32(-127.0)),
+                 e.f32(127.0));
+             Value isNaN =
+                 arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
+             x = arith::SelectOp::create(b, isNaN, e.f32(0.0), x);
+             Value code = arith::FPToSIOp::create(b, b.getI32Type(), x);
+             Value column =
+                 e.add(e.mul(h, four), arith::RemUIOp::create(b, d, four));
+             memref::StoreOp::create(
+                 b, arith::TruncIOp::create(b, b.getI8Type(), code), sq.panel,
+                 ValueRange{m, arith::DivUIOp::create(b, d, four), column});
+             return {arith::AddIOp::create(b, acc.front(), code)};
+           })
+          .front();
+  if (sq.offsetSums)
+    memref::StoreOp::create(b, arith::MulIOp::create(b, sum, e.i32(128)),
+                            sq.offsetSums, ValueRange{m, h});
 }
 
 ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
@@ -72,11 +160,20 @@ ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
   int64_t vl = e.width();
   int64_t staticH = qType.getDimSize(1), staticD = qType.getDimSize(2);
   ScoreQuery sq;
-  sq.dot =
-      chooseScoreDot(e.cpuTarget(), vl, qType.getElementType(), keyElement);
-  // Pairs need an even D known here.
-  if (ShapedType::isDynamic(staticD) || staticD % 2 != 0)
+  sq.dot = chooseScoreDot(e.cpuTarget(), vl, qType.getElementType(), keyElement,
+                          e.int8Query());
+  // Pairs and quads need a D known here that is a multiple of theirs;
+  // quads fall back to pairs, pairs to FMAs.
+  auto fits = [&](ScoreDot dot) {
+    return !ShapedType::isDynamic(staticD) &&
+           staticD % elementsPerStep(dot) == 0;
+  };
+  if (sq.dot == ScoreDot::Int8Quads && !fits(sq.dot))
+    sq.dot = chooseScoreDot(e.cpuTarget(), vl, qType.getElementType(),
+                            keyElement);
+  if (!fits(sq.dot))
     sq.dot = ScoreDot::Fma;
+  int64_t perStep = elementsPerStep(sq.dot);
   Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
   sq.heads = e.dim(query, 1);
   sq.dimD = dimD;
@@ -86,21 +183,29 @@ ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
   sq.paddedHeads = e.mul(vectors, e.index(vl));
   sq.mayPad = ShapedType::isDynamic(staticH) || staticH % vl != 0;
 
-  bool pairs = sq.dot != ScoreDot::Fma;
   Type element = sq.rowElement(b.getContext());
   int64_t dyn = ShapedType::kDynamic;
-  auto panelType = pairs ? MemRefType::get({dyn, staticD / 2, dyn}, element)
-                         : MemRefType::get({dyn, staticD, dyn}, element);
+  // A dynamic D is FMA's (perStep 1).
+  auto panelType = MemRefType::get(
+      {dyn, ShapedType::isDynamic(staticD) ? dyn : staticD / perStep, dyn},
+      element);
   SmallVector<Value> panelSizes{dimM};
-  if (!pairs && ShapedType::isDynamic(staticD))
+  if (ShapedType::isDynamic(staticD))
     panelSizes.push_back(dimD);
-  panelSizes.push_back(pairs ? e.mul(sq.paddedHeads, e.index(2))
-                             : sq.paddedHeads);
+  panelSizes.push_back(e.mul(sq.paddedHeads, e.index(perStep)));
   sq.panel = memref::AllocOp::create(b, panelType, panelSizes,
                                      b.getI64IntegerAttr(64));
-  sq.weights = memref::AllocOp::create(
-      b, MemRefType::get({dyn, dyn}, b.getF32Type()),
-      ValueRange{dimM, sq.paddedHeads}, b.getI64IntegerAttr(64));
+  auto perHead = [&](Type type) -> Value {
+    return memref::AllocOp::create(b, MemRefType::get({dyn, dyn}, type),
+                                   ValueRange{dimM, sq.paddedHeads},
+                                   b.getI64IntegerAttr(64));
+  };
+  sq.weights = perHead(b.getF32Type());
+  if (sq.dot == ScoreDot::Int8Quads) {
+    sq.queryScales = perHead(b.getF32Type());
+    if (quadDotKeysUnsigned(e.cpuTarget()))
+      sq.offsetSums = perHead(b.getI32Type());
+  }
 
   // Once per op (M x H x D elements, N times fewer than the score's):
   // scalar loops, heads past H written as zeros.
@@ -115,11 +220,19 @@ ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
                    return {e.loadScalarF32(weights, {m, hc})};
                  }).front();
       memref::StoreOp::create(b, w, sq.weights, ValueRange{m, h});
+      auto load = [&](Value d) {
+        return e
+            .ifThen(isHead, {zero},
+                    [&]() -> SmallVector<Value> {
+                      return {e.loadScalarF32(query, {m, hc, d})};
+                    })
+            .front();
+      };
+      if (sq.dot == ScoreDot::Int8Quads)
+        return emitQuantizedHead(e, sq, m, h, load);
       e.forLoop(e.index(0), dimD, [&](Value d) {
-        Value q = e.ifThen(isHead, {zero}, [&]() -> SmallVector<Value> {
-                     return {e.loadScalarF32(query, {m, hc, d})};
-                   }).front();
-        if (!pairs) {
+        Value q = load(d);
+        if (perStep == 1) {
           e.storeScalarF32(q, sq.panel, {m, d, h});
           return;
         }
@@ -141,6 +254,23 @@ void mlir::indexpool::loops::emitStoreKeyValues(Emitter &e,
     return e.storeF32(v, rows, {r, offset}, mask);
   ImplicitLocOpBuilder &b = e.builder();
   int64_t vl = e.width();
+  auto store = [&](Value bytes) {
+    if (mask)
+      vector::MaskedStoreOp::create(b, rows, ValueRange{r, offset}, mask,
+                                    bytes);
+    else
+      vector::StoreOp::create(b, bytes, rows, ValueRange{r, offset});
+  };
+  if (sq.dot == ScoreDot::Int8Quads) {
+    auto i8s = VectorType::get({vl}, b.getI8Type());
+    Value codes = arith::FPToSIOp::create(b, i8s, v);
+    if (sq.offsetSums)
+      codes = arith::XOrIOp::create(
+          b, codes,
+          arith::ConstantOp::create(
+              b, DenseElementsAttr::get(i8s, b.getI8IntegerAttr(-128))));
+    return store(codes);
+  }
   auto i32s = VectorType::get({vl}, b.getI32Type());
   Value high = arith::ShRUIOp::create(
       b, arith::BitcastOp::create(b, i32s, v),
@@ -149,13 +279,10 @@ void mlir::indexpool::loops::emitStoreKeyValues(Emitter &e,
   Value bf16 = arith::BitcastOp::create(
       b, VectorType::get({vl}, b.getBF16Type()),
       arith::TruncIOp::create(b, VectorType::get({vl}, b.getI16Type()), high));
-  if (mask)
-    vector::MaskedStoreOp::create(b, rows, ValueRange{r, offset}, mask, bf16);
-  else
-    vector::StoreOp::create(b, bf16, rows, ValueRange{r, offset});
+  store(bf16);
 }
 
-/// Key element `step` (or pair `step`) of row `r`, in every lane.
+/// Key element `step` (or pair or quad `step`) of row `r`, in every lane.
 static Value broadcastKey(Emitter &e, const ScoreQuery &sq, Value rows,
                           int64_t r, Value step) {
   ImplicitLocOpBuilder &b = e.builder();
@@ -163,37 +290,111 @@ static Value broadcastKey(Emitter &e, const ScoreQuery &sq, Value rows,
   if (sq.dot == ScoreDot::Fma)
     return e.splat(
         memref::LoadOp::create(b, rows, ValueRange{e.index(r), step}));
-  // The pair as one i32, broadcast, seen as 2 vl bf16 again.
-  Value pair =
-      vector::LoadOp::create(b, VectorType::get({2}, b.getBF16Type()), rows,
-                             ValueRange{e.index(r), e.mul(step, e.index(2))});
+  // The pair or quad as one i32, broadcast, seen as elements again.
+  int64_t perStep = elementsPerStep(sq.dot);
+  Type element = sq.rowElement(b.getContext());
+  Value group = vector::LoadOp::create(
+      b, VectorType::get({perStep}, element), rows,
+      ValueRange{e.index(r), e.mul(step, e.index(perStep))});
   Value word =
-      vector::BitCastOp::create(b, VectorType::get({1}, b.getI32Type()), pair);
+      vector::BitCastOp::create(b, VectorType::get({1}, b.getI32Type()), group);
   Value words = vector::BroadcastOp::create(
       b, VectorType::get({vl}, b.getI32Type()), word);
-  return vector::BitCastOp::create(
-      b, VectorType::get({2 * vl}, b.getBF16Type()), words);
+  return vector::BitCastOp::create(b, VectorType::get({perStep * vl}, element),
+                                   words);
 }
 
-/// acc + the products of `a` and `k`: one FMA, or one pair dot
-/// (acc[i] + a[2i] k[2i] + a[2i+1] k[2i+1], a vector.contract).
-static Value emitDot(Emitter &e, ScoreDot dot, Value acc, Value a, Value k) {
+/// acc + the products of `a` (the query) and `k` (the key): one FMA, or
+/// one pair or quad dot (acc[i] + sum_j a[2i+j] k[2i+j], a vector.contract
+/// of the key first; quads: the codes extended to i32, the key's unsigned
+/// where sq.offsetSums says so).
+static Value emitDot(Emitter &e, const ScoreQuery &sq, Value acc, Value a,
+                     Value k) {
   ImplicitLocOpBuilder &b = e.builder();
-  if (dot == ScoreDot::Fma)
+  if (sq.dot == ScoreDot::Fma)
     return math::FmaOp::create(b, a, k, acc);
   MLIRContext *context = b.getContext();
-  auto pairs = VectorType::get({e.width(), 2}, b.getBF16Type());
+  int64_t perStep = elementsPerStep(sq.dot);
+  auto groups = VectorType::get({e.width(), perStep}, sq.rowElement(context));
+  Value lhs = vector::ShapeCastOp::create(b, groups, k);
+  Value rhs = vector::ShapeCastOp::create(b, groups, a);
+  if (sq.dot == ScoreDot::Int8Quads) {
+    auto wide = VectorType::get({e.width(), perStep}, b.getI32Type());
+    lhs = sq.offsetSums ? Value(arith::ExtUIOp::create(b, wide, lhs))
+                        : Value(arith::ExtSIOp::create(b, wide, lhs));
+    rhs = arith::ExtSIOp::create(b, wide, rhs);
+  }
   AffineExpr i = getAffineDimExpr(0, context), j = getAffineDimExpr(1, context);
   AffineMap both = AffineMap::get(2, 0, {i, j}, context);
   AffineMap lane = AffineMap::get(2, 0, {i}, context);
   return vector::ContractionOp::create(
-      b, vector::ShapeCastOp::create(b, pairs, a),
-      vector::ShapeCastOp::create(b, pairs, k), acc,
-      b.getAffineMapArrayAttr({both, both, lane}),
+      b, lhs, rhs, acc, b.getAffineMapArrayAttr({both, both, lane}),
       b.getArrayAttr({vector::IteratorTypeAttr::get(
                           context, vector::IteratorType::parallel),
                       vector::IteratorTypeAttr::get(
                           context, vector::IteratorType::reduction)}));
+}
+
+/// The columns of the square block whose rows are `rows` (vl vectors of vl
+/// f32). At 16 lanes, four stages of two-source shuffles within and across
+/// 128-bit lanes (unpcklps/unpckhps, unpcklpd/unpckhpd, shuff32x4 twice:
+/// 64 instructions); vector.transpose's lowering of a 16x16 block left
+/// LLVM gathering each column with permutes (about 6 times as many).
+static SmallVector<Value> transposeBlock(Emitter &e, ArrayRef<Value> rows) {
+  ImplicitLocOpBuilder &b = e.builder();
+  int64_t vl = e.width();
+  if (vl != 16) {
+    auto square = VectorType::get({vl, vl}, b.getF32Type());
+    Value block = ub::PoisonOp::create(b, square);
+    for (int64_t r = 0; r < vl; ++r)
+      block = vector::InsertOp::create(b, rows[r], block, r);
+    Value columns = vector::TransposeOp::create(b, block, {1, 0});
+    SmallVector<Value> result;
+    for (int64_t j = 0; j < vl; ++j)
+      result.push_back(vector::ExtractOp::create(b, columns, j));
+    return result;
+  }
+  // Masks over the 32 elements of (a, b), per 128-bit lane L.
+  SmallVector<int64_t> lowPairs, highPairs, lowQuads, highQuads, evenLanes,
+      oddLanes;
+  for (int64_t lane = 0; lane < 4; ++lane) {
+    int64_t at = 4 * lane;
+    lowPairs.append({at, 16 + at, at + 1, 17 + at});
+    highPairs.append({at + 2, 18 + at, at + 3, 19 + at});
+    lowQuads.append({at, at + 1, 16 + at, 17 + at});
+    highQuads.append({at + 2, at + 3, 18 + at, 19 + at});
+  }
+  for (int64_t half = 0; half < 2; ++half)
+    for (int64_t lane : {0, 2})
+      for (int64_t i = 0; i < 4; ++i) {
+        evenLanes.push_back(16 * half + 4 * lane + i);
+        oddLanes.push_back(16 * half + 4 * (lane + 1) + i);
+      }
+  auto shuffle = [&](Value x, Value y, ArrayRef<int64_t> mask) -> Value {
+    return vector::ShuffleOp::create(b, x, y, mask);
+  };
+  SmallVector<Value> t(16), u(16), out(16);
+  for (int64_t i = 0; i < 8; ++i) {
+    t[2 * i] = shuffle(rows[2 * i], rows[2 * i + 1], lowPairs);
+    t[2 * i + 1] = shuffle(rows[2 * i], rows[2 * i + 1], highPairs);
+  }
+  for (int64_t i = 0; i < 4; ++i) {
+    u[4 * i] = shuffle(t[4 * i], t[4 * i + 2], lowQuads);
+    u[4 * i + 1] = shuffle(t[4 * i], t[4 * i + 2], highQuads);
+    u[4 * i + 2] = shuffle(t[4 * i + 1], t[4 * i + 3], lowQuads);
+    u[4 * i + 3] = shuffle(t[4 * i + 1], t[4 * i + 3], highQuads);
+  }
+  for (int64_t i = 0; i < 4; ++i) {
+    t[i] = shuffle(u[i], u[4 + i], evenLanes);
+    t[4 + i] = shuffle(u[i], u[4 + i], oddLanes);
+    t[8 + i] = shuffle(u[8 + i], u[12 + i], evenLanes);
+    t[12 + i] = shuffle(u[8 + i], u[12 + i], oddLanes);
+  }
+  for (int64_t i = 0; i < 8; ++i) {
+    out[i] = shuffle(t[i], t[8 + i], evenLanes);
+    out[8 + i] = shuffle(t[i], t[8 + i], oddLanes);
+  }
+  return out;
 }
 
 SmallVector<Value>
@@ -203,68 +404,123 @@ mlir::indexpool::loops::emitScoreRows(Emitter &e, const ScoreQuery &sq, Value m,
   int64_t vl = e.width();
   assert(cast<MemRefType>(rows.getType()).getDimSize(0) == vl &&
          "a block of key rows is one row per lane");
-  bool pairs = sq.dot != ScoreDot::Fma;
+  int64_t perStep = elementsPerStep(sq.dot);
+  bool quads = sq.dot == ScoreDot::Int8Quads;
   Value steps = e.dim(rows, 1);
-  if (pairs)
-    steps = arith::DivUIOp::create(b, steps, e.index(2));
+  if (perStep > 1)
+    steps = arith::DivUIOp::create(b, steps, e.index(perStep));
   auto panelVector =
-      VectorType::get({pairs ? 2 * vl : vl}, sq.rowElement(b.getContext()));
+      VectorType::get({perStep * vl}, sq.rowElement(b.getContext()));
   Value tiles = arith::DivUIOp::create(b, sq.paddedHeads, e.index(vl));
   Value zero = e.f32Splat(0.0);
+  auto i32s = VectorType::get({vl}, b.getI32Type());
+  Value dotZero =
+      quads ? arith::ConstantOp::create(
+                  b, DenseElementsAttr::get(i32s, b.getI32IntegerAttr(0)))
+            : zero;
   Value scales;
-  if (!scaleOf.empty())
+  if (!scaleOf.empty() && !quads)
     scales = vector::FromElementsOp::create(b, e.f32Vec(), scaleOf);
-  auto square = VectorType::get({vl, vl}, b.getF32Type());
+
+  // Quads: per row, the head sums so far, one head per lane.
+  SmallVector<Value> scaleSplats;
+  Value lanes;
+  if (quads) {
+    for (Value scale : scaleOf)
+      scaleSplats.push_back(e.splat(scale));
+    SmallVector<int64_t> iota(vl);
+    for (int64_t i = 0; i < vl; ++i)
+      iota[i] = i;
+    lanes = arith::ConstantOp::create(b, b.getIndexVectorAttr(iota));
+  }
 
   // Heads h0 .. h0 + vl of every row: dots[r] has them in its lanes.
-  Value logits =
-      e.forLoop(e.index(0), tiles, e.index(1), {zero},
-                [&](Value t, ValueRange acc) -> SmallVector<Value> {
-                  Value h0 = e.mul(t, e.index(vl));
-                  Value column = pairs ? e.mul(h0, e.index(2)) : h0;
-                  SmallVector<Value> dots = e.forLoop(
-                      e.index(0), steps, e.index(1),
-                      SmallVector<Value>(vl, zero),
-                      [&](Value step, ValueRange dot) -> SmallVector<Value> {
-                        Value q =
-                            vector::LoadOp::create(b, panelVector, sq.panel,
-                                                   ValueRange{m, step, column});
-                        SmallVector<Value> next;
-                        for (int64_t r = 0; r < vl; ++r)
-                          next.push_back(
-                              emitDot(e, sq.dot, dot[r], q,
-                                      broadcastKey(e, sq, rows, r, step)));
-                        return next;
-                      });
-                  // Transposed, a vector per head with the rows in its lanes:
-                  // the heads are summed in order, each with one fma, as score
-                  // does.
-                  Value block = ub::PoisonOp::create(b, square);
-                  for (int64_t r = 0; r < vl; ++r)
-                    block = vector::InsertOp::create(b, dots[r], block, r);
-                  Value byHead = vector::TransposeOp::create(b, block, {1, 0});
-                  Value sum = acc.front();
-                  for (int64_t j = 0; j < vl; ++j) {
-                    Value h = e.add(h0, e.index(j));
-                    Value d = vector::ExtractOp::create(b, byHead, j);
-                    if (scales)
-                      d = arith::MulFOp::create(b, scales, d);
-                    Value relu = arith::MaximumFOp::create(b, d, zero);
-                    Value w = e.splat(memref::LoadOp::create(b, sq.weights,
-                                                             ValueRange{m, h}));
-                    Value next = math::FmaOp::create(b, w, relu, sum);
-                    if (sq.mayPad) {
-                      // A padding head adds nothing (0 * relu(inf * 0) would be
-                      // NaN).
-                      Value isHead = arith::CmpIOp::create(
-                          b, arith::CmpIPredicate::ult, h, sq.heads);
-                      next = arith::SelectOp::create(b, isHead, next, sum);
-                    }
-                    sum = next;
-                  }
-                  return {sum};
-                })
-          .front();
+  SmallVector<Value> sums = e.forLoop(
+      e.index(0), tiles, e.index(1),
+      SmallVector<Value>(quads ? vl : 1, zero),
+      [&](Value t, ValueRange acc) -> SmallVector<Value> {
+        Value h0 = e.mul(t, e.index(vl));
+        Value column = e.mul(h0, e.index(perStep));
+        SmallVector<Value> dots = e.forLoop(
+            e.index(0), steps, e.index(1), SmallVector<Value>(vl, dotZero),
+            [&](Value step, ValueRange dot) -> SmallVector<Value> {
+              Value q = vector::LoadOp::create(b, panelVector, sq.panel,
+                                               ValueRange{m, step, column});
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < vl; ++r)
+                next.push_back(emitDot(e, sq, dot[r], q,
+                                       broadcastKey(e, sq, rows, r, step)));
+              return next;
+            });
+        if (quads) {
+          // The integer dots of the heads' codes back to f32 (the keys'
+          // offset taken off, times each head's scale), then weighted and
+          // summed per lane: an approximate score needs no head order, and
+          // so no transpose per tile.
+          Value offsets = sq.offsetSums
+                              ? vector::LoadOp::create(b, i32s, sq.offsetSums,
+                                                       ValueRange{m, h0})
+                              : Value();
+          Value scalesOfHeads = vector::LoadOp::create(
+              b, e.f32Vec(), sq.queryScales, ValueRange{m, h0});
+          Value weights = vector::LoadOp::create(b, e.f32Vec(), sq.weights,
+                                                 ValueRange{m, h0});
+          Value isHead;
+          if (sq.mayPad)
+            isHead = arith::CmpIOp::create(
+                b, arith::CmpIPredicate::ult,
+                arith::AddIOp::create(b, e.splat(h0), lanes),
+                e.splat(sq.heads));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < vl; ++r) {
+            Value dot = dots[r];
+            if (offsets)
+              dot = arith::SubIOp::create(b, dot, offsets);
+            Value d = arith::MulFOp::create(
+                b, scalesOfHeads, arith::SIToFPOp::create(b, e.f32Vec(), dot));
+            if (!scaleSplats.empty())
+              d = arith::MulFOp::create(b, scaleSplats[r], d);
+            Value relu = arith::MaximumFOp::create(b, d, zero);
+            Value sum = math::FmaOp::create(b, weights, relu, acc[r]);
+            // A padding head adds nothing (0 * relu(inf * 0) would be NaN).
+            if (isHead)
+              sum = arith::SelectOp::create(b, isHead, sum, acc[r]);
+            next.push_back(sum);
+          }
+          return next;
+        }
+        // Transposed, a vector per head with the rows in its lanes: the
+        // heads are summed in order, each with one fma, as score does.
+        SmallVector<Value> byHead = transposeBlock(e, dots);
+        Value sum = acc.front();
+        for (int64_t j = 0; j < vl; ++j) {
+          Value h = e.add(h0, e.index(j));
+          Value d = byHead[j];
+          if (scales)
+            d = arith::MulFOp::create(b, scales, d);
+          Value relu = arith::MaximumFOp::create(b, d, zero);
+          Value w = e.splat(
+              memref::LoadOp::create(b, sq.weights, ValueRange{m, h}));
+          Value next = math::FmaOp::create(b, w, relu, sum);
+          if (sq.mayPad) {
+            // A padding head adds nothing (0 * relu(inf * 0) would be NaN).
+            Value isHead = arith::CmpIOp::create(
+                b, arith::CmpIPredicate::ult, h, sq.heads);
+            next = arith::SelectOp::create(b, isHead, next, sum);
+          }
+          sum = next;
+        }
+        return {sum};
+      });
+  Value logits = sums.front();
+  if (quads) {
+    // Each row's lanes summed in lane order: transposed, lane j of every
+    // row is one vector.
+    SmallVector<Value> byLane = transposeBlock(e, sums);
+    logits = byLane.front();
+    for (int64_t j = 1; j < vl; ++j)
+      logits = arith::AddFOp::create(b, logits, byLane[j]);
+  }
   SmallVector<Value> result;
   for (int64_t r = 0; r < vl; ++r)
     result.push_back(vector::ExtractOp::create(b, logits, r));

@@ -15,9 +15,22 @@
 //     are then exact, as in f32, and only the order of the sums differs
 //     (and bf16 subnormals, below 2^-126, count as 0, as the instructions
 //     flush them). The loops write it as a vector.contract of
-//     vector<Nx2xbf16> operands; --indexpool-pair-dot-instructions makes
+//     vector<Nx2xbf16> operands; --indexpool-dot-instructions makes
 //     it the instruction after the buffer deallocation (which refuses
-//     intrinsic calls).
+//     intrinsic calls);
+//   - opt-in (Emitter::int8Query, --int8-query), for i8 and i4 keys on a
+//     target with an int8 dot (vpdpbusd, sdot): the query quantized per
+//     query row and head to int8 codes c with one f32 scale a = max|q| /
+//     127 (round to nearest even), the dot a * (sum of c * key code) in
+//     i32, exact. Approximate: it differs from score's dot by at most
+//     (a / 2) * sum_d |key code|, times the key's scale, plus f32
+//     rounding; a head whose query holds an infinity or NaN scores NaN.
+//     On x86 the keys are stored offset by 128 (vpdpbusd takes unsigned
+//     bytes) and 128 * sum(c) is taken off per head; on Arm (sdot) they
+//     are stored as they are. Written as a vector.contract of extended
+//     vector<Nx4xi8> operands into vector<Nxi32>. The heads are summed
+//     per lane (heads j, j + N, ...) and then the lanes in order, not in
+//     head order: no transpose per tile.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_LIB_CONVERSION_COMMON_SCOREROWS_H
@@ -33,8 +46,9 @@ struct CpuTarget;
 
 namespace mlir::indexpool::loops {
 
-/// How the loop over D multiplies: f32 FMAs or bf16 pair dots.
-enum class ScoreDot { Fma, Bf16Pairs };
+/// How the loop over D multiplies: f32 FMAs, bf16 pair dots, or int8 quad
+/// dots of a quantized query.
+enum class ScoreDot { Fma, Bf16Pairs, Int8Quads };
 
 /// The LLVM intrinsic of CPU target `cpu`'s bf16 pair dot into `lanes` f32
 /// accumulators (llvm.x86.avx512bf16.dpbf16ps.*, llvm.aarch64.neon.bfdot.*),
@@ -42,11 +56,22 @@ enum class ScoreDot { Fma, Bf16Pairs };
 std::string pairDotIntrinsic(const ::indexpool::target::CpuTarget *cpu,
                              int64_t lanes);
 
+/// The LLVM intrinsic of CPU target `cpu`'s int8 quad dot into `lanes` i32
+/// accumulators (llvm.x86.avx512.vpdpbusd.*, llvm.aarch64.neon.sdot.*), or
+/// "" where it has none.
+std::string quadDotIntrinsic(const ::indexpool::target::CpuTarget *cpu,
+                             int64_t lanes);
+
+/// Whether `cpu`'s int8 dot takes the key bytes unsigned (vpdpbusd: keys
+/// offset by 128) rather than signed (sdot).
+bool quadDotKeysUnsigned(const ::indexpool::target::CpuTarget *cpu);
+
 /// How CPU target `cpu` (null: none) scores at `vectorWidth` f32 lanes a
-/// query and keys of these element types.
+/// query and keys of these element types; `int8Query`: integer keys may
+/// take the approximate int8 quad dot.
 ScoreDot chooseScoreDot(const ::indexpool::target::CpuTarget *cpu,
-                        int64_t vectorWidth, Type queryElement,
-                        Type keyElement);
+                        int64_t vectorWidth, Type queryElement, Type keyElement,
+                        bool int8Query = false);
 
 /// Whether bf16 holds every value of `element` (so that a conversion to it
 /// is exact): bf16 itself, floats of at most 8 significand bits within its
@@ -55,9 +80,14 @@ bool bf16HoldsEvery(Type element);
 
 /// A query laid out for the score loops, made once per op.
 struct ScoreQuery {
-  /// [M, D, Hp] f32 (FMA) or [M, D / 2, 2 Hp] bf16 (pairs: element
-  /// 2 h + j of row d / 2 is q[m, h, 2 (d / 2) + j]); heads past H are 0.
+  /// [M, D, Hp] f32 (FMA), [M, D / 2, 2 Hp] bf16 (pairs: element
+  /// 2 h + j of row d / 2 is q[m, h, 2 (d / 2) + j]) or [M, D / 4, 4 Hp]
+  /// i8 (quads: the query's int8 codes, likewise); heads past H are 0.
   Value panel;
+  /// Quads: [M, Hp] f32, the query's scale per head, and [M, Hp] i32, what
+  /// the keys' offset adds to each head's dot (128 * sum of its codes;
+  /// null where the keys are signed).
+  Value queryScales, offsetSums;
   /// [M, Hp] f32 head weights, 0 past H.
   Value weights;
   /// H, and Hp: H rounded up to whole vectors.
@@ -83,7 +113,8 @@ ScoreQuery emitScoreQuery(Emitter &e, Value query, Value weights,
 /// Stores `v` (f32 lanes, decoded key values that sq.rowElement() holds
 /// exactly) into row `r` of a key-row scratch at `offset` (`mask`: as
 /// Emitter::storeF32's): for bf16, the top half of each f32, which is
-/// exact for such values (NaN: 0x7FC0, the canonical one).
+/// exact for such values (NaN: 0x7FC0, the canonical one); for i8, the
+/// integer (plus 128 where the keys are unsigned).
 void emitStoreKeyValues(Emitter &e, const ScoreQuery &sq, Value v, Value rows,
                         Value r, Value offset, Value mask);
 

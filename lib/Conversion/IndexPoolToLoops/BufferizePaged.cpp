@@ -195,6 +195,7 @@ struct PagedOpModel
       Emitter e(b, vectorWidth, stackScopes);
       if (auto cpu = op->getAttrOfType<StringAttr>(kCpuTargetAttrName))
         e.setCpuTarget(::indexpool::target::lookupCpuTarget(cpu.getValue()));
+      e.setInt8Query(op->hasAttr(kInt8QueryAttrName));
       emitPagedOp(op, e, buffers);
     }
     replaceOpWithBufferizedValues(rewriter, op, buffers.finish());

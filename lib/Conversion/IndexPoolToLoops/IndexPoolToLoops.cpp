@@ -371,7 +371,7 @@ struct IndexPoolToLoops
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes,
-                                     cpuTarget);
+                                     cpuTarget, int8Query);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // This pass's loop options, for the paged ops' bufferization; a width
@@ -387,6 +387,8 @@ struct IndexPoolToLoops
       op->setAttr(kStackScopesAttrName, b.getBoolAttr(stackScopes));
       if (cpuTarget)
         op->setAttr(kCpuTargetAttrName, b.getStringAttr(cpu));
+      if (int8Query)
+        op->setAttr(kInt8QueryAttrName, b.getUnitAttr());
     });
   }
 
@@ -398,9 +400,9 @@ private:
 
 void mlir::indexpool::populateIndexPoolToLoopsPatterns(
     RewritePatternSet &patterns, int64_t vectorWidth, bool stackScopes,
-    const ::indexpool::target::CpuTarget *cpu) {
+    const ::indexpool::target::CpuTarget *cpu, bool int8Query) {
   patterns.add<LowerPool, LowerHadamard, LowerQuantize, LowerDequantize,
                LowerResidual, LowerReconstruct, LowerCompress, LowerScore,
                LowerTopK, LowerExpand, LowerSelect, LowerRefine>(
-      patterns.getContext(), vectorWidth, stackScopes, cpu);
+      patterns.getContext(), vectorWidth, stackScopes, cpu, int8Query);
 }

@@ -64,9 +64,9 @@ inline FailureOr<int64_t> vectorWidthOf(Operation *op, int64_t fallback) {
 template <typename Op>
 struct LowerOp : OpRewritePattern<Op> {
   LowerOp(MLIRContext *ctx, int64_t vectorWidth, bool stackScopes,
-          const ::indexpool::target::CpuTarget *cpu)
+          const ::indexpool::target::CpuTarget *cpu, bool int8Query)
       : OpRewritePattern<Op>(ctx), vectorWidth(vectorWidth),
-        stackScopes(stackScopes), cpu(cpu) {}
+        stackScopes(stackScopes), cpu(cpu), int8Query(int8Query) {}
 
   LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const final {
     // The pass checked every op's width before any pattern ran.
@@ -76,6 +76,7 @@ struct LowerOp : OpRewritePattern<Op> {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Emitter e(b, *width, stackScopes);
     e.setCpuTarget(cpu);
+    e.setInt8Query(int8Query);
     if (auto launch = op->template getAttrOfType<LaunchAttr>(kLaunchAttrName))
       configure(e, launch);
     BufferScope buffers(b);
@@ -89,6 +90,7 @@ struct LowerOp : OpRewritePattern<Op> {
   int64_t vectorWidth;
   bool stackScopes;
   const ::indexpool::target::CpuTarget *cpu;
+  bool int8Query;
 };
 
 /// G = floor(T / P) rows of a pooling, as an index value.

@@ -32,6 +32,9 @@ inline constexpr llvm::StringLiteral kStackScopesAttrName =
     "indexpool.stack_scopes";
 /// The CPU target whose dot instructions score (absent: f32 FMAs).
 inline constexpr llvm::StringLiteral kCpuTargetAttrName = "indexpool.cpu";
+/// Present: i8 / i4 keys score with the int8 dot of a quantized query.
+inline constexpr llvm::StringLiteral kInt8QueryAttrName =
+    "indexpool.int8_query";
 
 /// Emits the loops of compress_paged, select_paged or append_paged `op`.
 void emitPagedOp(Operation *op, Emitter &e, PagedBuffers &buffers);

@@ -8,8 +8,8 @@
 
 #include "indexpool/Conversion/Passes.h"
 
+#include "DotInstructions.h"
 #include "LoopStackScopes.h"
-#include "PairDotInstructions.h"
 #include "ReturnArgumentsInPlace.h"
 #include "indexpool/Target/Chips.h"
 #include "indexpool/Transforms/Passes.h"
@@ -232,6 +232,7 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   IndexPoolToLoopsOptions loops;
   loops.vectorWidth = options.vectorWidth;
   loops.cpu = options.cpu;
+  loops.int8Query = options.int8Query;
   pm.addPass(createIndexPoolToLoops(loops));
   pm.addPass(createCanonicalizerPass());
 
@@ -279,7 +280,7 @@ void mlir::indexpool::buildIndexPoolToCPUPipeline(
   }
 
   // The score loops' bf16 pair dots become the target's instruction.
-  pm.addPass(createPairDotInstructionsPass(options.cpu));
+  pm.addPass(createDotInstructionsPass(options.cpu));
   // Rows were distributed with scf.parallel: OpenMP runs them on all cores.
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createConvertVectorToSCFPass());
@@ -321,6 +322,12 @@ struct CPUPipelineCLOptions
       *this, "cpu",
       llvm::cl::desc("CPU target whose dot instructions the score loops use "
                      "(a row of --cpu's table); empty: f32 FMAs")};
+  Option<bool> int8Query{
+      *this, "int8-query",
+      llvm::cl::desc("Score i8 and i4 keys with the CPU target's int8 dot, "
+                     "the query quantized per head (approximate; "
+                     "docs/design.md, CPU targets)"),
+      llvm::cl::init(false)};
   Option<std::string> tuningDb{
       *this, "tuning-db",
       llvm::cl::desc("JSON tuning database: run --indexpool-configure-cpu "
@@ -345,11 +352,12 @@ void mlir::indexpool::registerIndexPoolPipelines() {
         options.vectorWidth = cl.vectorWidth;
         options.tuningDb = cl.tuningDb;
         options.cpu = cl.cpu;
+        options.int8Query = cl.int8Query;
         options.checkBounds = cl.checkBounds;
         buildIndexPoolToCPUPipeline(pm, options);
       });
   // The pipeline's own steps, by name, for their lit tests.
   registerPass([] { return createLoopStackScopesPass(); });
-  registerPass([] { return createPairDotInstructionsPass(); });
+  registerPass([] { return createDotInstructionsPass(); });
   registerPass([] { return createReturnArgumentsInPlacePass(); });
 }

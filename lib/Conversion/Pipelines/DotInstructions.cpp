@@ -1,0 +1,137 @@
+//===- DotInstructions.cpp - the score loops' dots as the CPU's own -------===//
+
+#include "DotInstructions.h"
+
+#include "indexpool/Target/CpuTargets.h"
+
+#include "Common/ScoreRows.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` is acc[i] + sum_j a[i, j] * b[i, j] with a, b
+/// vector<NxGxT> and acc vector<NxA>.
+bool isGroupDot(vector::ContractionOp op, int64_t group, Type operand,
+                Type accumulator) {
+  auto lhs = dyn_cast<VectorType>(op.getLhsType());
+  auto acc = dyn_cast<VectorType>(op.getAccType());
+  if (!lhs || !acc || lhs != op.getRhsType() || lhs.getRank() != 2 ||
+      lhs.getDimSize(1) != group || lhs.getElementType() != operand ||
+      acc.getRank() != 1 || acc.getElementType() != accumulator ||
+      op.getKind() != vector::CombiningKind::ADD)
+    return false;
+  MLIRContext *context = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, context), j = getAffineDimExpr(1, context);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps.size() == 3 && maps[0] == AffineMap::get(2, 0, {i, j}, context) &&
+         maps[1] == maps[0] && maps[2] == AffineMap::get(2, 0, {i}, context);
+}
+
+/// The i8 vector `v` was extended from (zero-extended: `isUnsigned`), or
+/// null.
+Value extendedBytes(Value v, bool &isUnsigned) {
+  Operation *ext = v.getDefiningOp();
+  if (!ext || !isa<arith::ExtUIOp, arith::ExtSIOp>(ext))
+    return {};
+  Value in = ext->getOperand(0);
+  auto type = dyn_cast<VectorType>(in.getType());
+  if (!type || !type.getElementType().isInteger(8))
+    return {};
+  isUnsigned = isa<arith::ExtUIOp>(ext);
+  return in;
+}
+
+struct DotInstructionsPass
+    : public PassWrapper<DotInstructionsPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DotInstructionsPass)
+
+  explicit DotInstructionsPass(std::string cpu = "") {
+    this->cpu = std::move(cpu);
+  }
+  DotInstructionsPass(const DotInstructionsPass &other) : PassWrapper(other) {}
+
+  StringRef getArgument() const override {
+    return "indexpool-dot-instructions";
+  }
+  StringRef getDescription() const override {
+    return "Lower the score loops' bf16 pair and int8 quad vector.contract "
+           "ops to the CPU target's dot instructions (vdpbf16ps, bfdot, "
+           "vpdpbusd, sdot)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+
+  void runOnOperation() override {
+    if (cpu.empty())
+      return;
+    const ::indexpool::target::CpuTarget *row =
+        ::indexpool::target::lookupCpuTarget(cpu);
+    if (!row) {
+      getOperation()->emitError(
+          ::indexpool::target::unknownCpuTargetMessage(cpu));
+      return signalPassFailure();
+    }
+    IRRewriter rewriter(&getContext());
+    Builder types(&getContext());
+    getOperation()->walk([&](vector::ContractionOp op) {
+      auto acc = cast<VectorType>(op.getAccType());
+      int64_t lanes = acc.getDimSize(0);
+      std::string name;
+      Value a, b;
+      Location loc = op.getLoc();
+      rewriter.setInsertionPoint(op);
+      if (isGroupDot(op, 2, types.getBF16Type(), types.getF32Type())) {
+        name = mlir::indexpool::loops::pairDotIntrinsic(row, lanes);
+        if (name.empty())
+          return;
+        auto flat = VectorType::get({2 * lanes}, types.getBF16Type());
+        a = vector::ShapeCastOp::create(rewriter, loc, flat, op.getLhs());
+        b = vector::ShapeCastOp::create(rewriter, loc, flat, op.getRhs());
+      } else if (isGroupDot(op, 4, types.getI32Type(), types.getI32Type())) {
+        // Quads: the key's bytes first, extended as the instruction takes
+        // them (vpdpbusd: unsigned, sdot: signed), the query's signed.
+        bool keyUnsigned = false, queryUnsigned = true;
+        Value key = extendedBytes(op.getLhs(), keyUnsigned);
+        Value query = extendedBytes(op.getRhs(), queryUnsigned);
+        name = mlir::indexpool::loops::quadDotIntrinsic(row, lanes);
+        if (!key || !query || queryUnsigned || name.empty() ||
+            keyUnsigned != mlir::indexpool::loops::quadDotKeysUnsigned(row))
+          return;
+        auto flat = VectorType::get({4 * lanes}, types.getI8Type());
+        a = vector::ShapeCastOp::create(rewriter, loc, flat, key);
+        b = vector::ShapeCastOp::create(rewriter, loc, flat, query);
+      } else {
+        return;
+      }
+      Value lhs = op.getLhs(), rhs = op.getRhs();
+      rewriter.replaceOp(
+          op, LLVM::CallIntrinsicOp::create(rewriter, loc, acc,
+                                            rewriter.getStringAttr(name),
+                                            ValueRange{op.getAcc(), a, b}));
+      // The quads' extensions, now unused.
+      for (Value operand : {lhs, rhs})
+        if (Operation *ext = operand.getDefiningOp();
+            ext && ext->use_empty() && isa<arith::ExtUIOp, arith::ExtSIOp>(ext))
+          rewriter.eraseOp(ext);
+    });
+  }
+
+  Option<std::string> cpu{*this, "cpu",
+                          llvm::cl::desc("The CPU target (--cpu's table)")};
+};
+
+} // namespace
+
+std::unique_ptr<Pass>
+mlir::indexpool::createDotInstructionsPass(std::string cpu) {
+  return std::make_unique<DotInstructionsPass>(std::move(cpu));
+}
