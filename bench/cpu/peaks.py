@@ -80,7 +80,12 @@ def peaks(binary, reps):
 
 
 class Runner:
-    """indexpool-run --benchmark: the median ms, or None and why."""
+    """indexpool-run --benchmark: the best ms of the runs and the effective
+    GB/s at that time, or None and why. The best, not the median: the peaks
+    are each the best of their runs (a few seconds of loops), and on a
+    shared machine an op's median carries more of whatever the neighbours
+    run meanwhile. Under a sustained load both drop: compare runs by their
+    fractions, and only quiet runs with each other."""
 
     def __init__(self, binary, reps):
         self.binary, self.reps = binary, reps
@@ -92,8 +97,8 @@ class Runner:
                 else [f"--input=@{path}" for path in inputs])
         cmd += [f"--output=@{path}" for path in outputs]
         run = subprocess.run(cmd, capture_output=True, text=True)
-        m = re.search(r"median_ms=([0-9.]+) effective_GBps=([0-9.]+)",
-                      run.stdout)
+        m = re.search(r"median_ms=([0-9.]+) effective_GBps=([0-9.]+) "
+                      r"best_ms=([0-9.]+)", run.stdout)
         if run.returncode != 0 or not m:
             # Why, in one line: the first error (the diagnostic), else the last.
             lines = (run.stderr or run.stdout).strip().splitlines()
@@ -101,7 +106,8 @@ class Runner:
             why = errors[0] if errors else (
                 lines[-1] if lines else f"exit {run.returncode}")
             return None, None, why
-        return float(m.group(1)), float(m.group(2)), None
+        median, gbps, best = (float(m.group(i)) for i in (1, 2, 3))
+        return best, gbps * median / best if best > 0 else 0.0, None
 
 
 def write_inputs(tmp, rng):
@@ -244,7 +250,7 @@ def main():
         step_ms, select_ms, step_why = decode_step(runner, tmp)
 
     names = dict(CODES)
-    print(f"\n{'op':13} {'codes':9} {'query':6} {'median ms':>10} "
+    print(f"\n{'op':13} {'codes':9} {'query':6} {'best ms':>10} "
           f"{'speed':>15} {'peak':>23} {'fraction':>8}  target")
     for op, code, variant, t, macs, peak_name, peak_value, why in (
             (op, *row) for op, op_rows in rows.items() for row in op_rows):

@@ -33,13 +33,16 @@ BenchmarkStats benchmarkStats(const std::vector<double> &milliseconds,
   BenchmarkStats stats;
   stats.medianMs = median(milliseconds);
   stats.gbps = gigabytesPerSecond(bytes, stats.medianMs);
+  if (!milliseconds.empty())
+    stats.bestMs = *std::min_element(milliseconds.begin(), milliseconds.end());
   return stats;
 }
 
 std::string formatBenchmark(const BenchmarkStats &stats) {
   char line[128];
-  std::snprintf(line, sizeof(line), "median_ms=%.4f effective_GBps=%.3f",
-                stats.medianMs, stats.gbps);
+  std::snprintf(line, sizeof(line),
+                "median_ms=%.4f effective_GBps=%.3f best_ms=%.4f",
+                stats.medianMs, stats.gbps, stats.bestMs);
   return line;
 }
 

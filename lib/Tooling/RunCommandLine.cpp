@@ -114,8 +114,8 @@ mlir::indexpool::readRunCommandLine(int argc, const char *const *argv,
             options.verify)
       .option("--benchmark", "N",
               "run the compiled function N more times after the first run; "
-              "print the median time and the effective GB/s (bytes of all "
-              "inputs and outputs over the median time)",
+              "print the median time, the effective GB/s (bytes of all "
+              "inputs and outputs over the median time) and the best time",
               Flags::number(options.benchmarkRuns, "a number of runs"))
       .option("--cpu", "NAME",
               "--device=cpu (and the GPU emulator's host code): the CPU "

@@ -11,19 +11,25 @@
 //    sum_h |w_h| * s * (a_h / 2) * sum_d |k_d|, plus f32 rounding;
 //  - a selection keeps only pools whose exact logit is within twice that
 //    bound of the k-th best;
+//  - select_paged over i8 and i4 pages in shuffled order scores the same
+//    quantized-query logits (its pools are the quantized reference's top
+//    k up to f32 rounding);
 //  - special values: a zero head adds 0, a head with a NaN or an infinity
 //    makes its row's logits NaN.
 //
 //===----------------------------------------------------------------------===//
 
 #include "indexpool/API/Compiler.h"
+#include "indexpool/Vocabulary/PageLayout.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -272,6 +278,134 @@ TEST(Int8QueryTest, SelectionsKeepPoolsWithinTwiceTheBoundOfTheKthBest) {
       EXPECT_GE(exact[pool], kth - 2 * bound)
           << "row " << m << " pool " << pool << ": exact logit " << exact[pool]
           << ", k-th best " << kth << ", bound " << bound;
+    }
+  }
+}
+
+/// select_paged's pools for one sequence of `pools` pooled keys (`in`'s,
+/// i8 or, with codes in [-8, 7], i4) in pages of `layout` laid out in a
+/// shuffled block table.
+std::vector<int32_t> runSelectPaged(const Inputs &in, int64_t rows,
+                                    int64_t pools, int64_t k,
+                                    const vocab::PageLayout &layout,
+                                    std::mt19937 &rng) {
+  constexpr int64_t p = 4;
+  int64_t numPages = (pools + layout.entries - 1) / layout.entries;
+  int64_t pageBytes = layout.pageBytes();
+  std::vector<int32_t> table(static_cast<size_t>(numPages));
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), rng);
+  std::vector<int8_t> pages(size_t(numPages * pageBytes), 0);
+  bool nibbles = layout.codeInfo().bits == 4;
+  for (int64_t j = 0; j < pools; ++j) {
+    int8_t *page =
+        &pages[size_t(table[size_t(j / layout.entries)] * pageBytes)];
+    int64_t entry = j % layout.entries;
+    int8_t *codes = page + layout.codesOffset(entry);
+    for (int64_t d = 0; d < kDim; ++d) {
+      int8_t code = in.keys[size_t(j * kDim + d)];
+      if (!nibbles) {
+        codes[d] = code;
+        continue;
+      }
+      // Code 2i in byte i's low nibble, 2i + 1 in its high one.
+      auto bits = uint8_t(uint8_t(code) & 0xF) << (4 * (d % 2));
+      codes[d / 2] = int8_t(uint8_t(codes[d / 2]) | bits);
+    }
+    std::memcpy(page + layout.scaleOffset(entry), &in.scales[size_t(j)], 4);
+  }
+  std::string t = "tensor<1x" + std::to_string(rows) + "x" +
+                  std::to_string(k * p + p - 1) + "xi32>";
+  std::string q = "tensor<1x" + std::to_string(rows) + "x" +
+                  std::to_string(kHeads) + "x" + std::to_string(kDim) + "xf32>",
+              w = "tensor<1x" + std::to_string(rows) + "x" +
+                  std::to_string(kHeads) + "xf32>",
+              pg = "tensor<" + std::to_string(numPages) + "x" +
+                   std::to_string(pageBytes) + "xi8>",
+              tb = "tensor<1x" + std::to_string(numPages) + "xi32>",
+              l = "tensor<1x" + std::to_string(rows) + "xi32>";
+  std::string text =
+      "func.func @f(%q: " + q + ", %w: " + w + ", %p: " + pg + ", %t: " + tb +
+      ", %l: " + l + ") -> " + t +
+      " {\n  %r = indexpool.select_paged %q, %w pages(%p) block_table(%t) "
+      "lengths(%l) {k = " +
+      std::to_string(k) + " : i64, pool_size = 4 : i64, page_entries = " +
+      std::to_string(layout.entries) +
+      " : i64, codes = " + (nibbles ? "i4" : "i8") + "} : (" + q + ", " + w +
+      ", " + pg + ", " + tb + ", " + l + ") -> " + t + "\n  return %r : " + t +
+      "\n}\n";
+  Status status;
+  std::unique_ptr<Module> module = Module::parse(text, status, "paged.mlir");
+  EXPECT_TRUE(module) << status.message();
+  if (!module)
+    return {};
+  CompileOptions options;
+  options.int8Query = true;
+  std::unique_ptr<CpuFunction> select =
+      compileForCpu(*module, "f", options, status);
+  EXPECT_TRUE(select) << status.message();
+  if (!select)
+    return {};
+  Inputs copy = in;
+  std::vector<int32_t> lengths(size_t(rows), int32_t(pools * p));
+  TensorRef inputs[] = {
+      TensorRef(copy.query.data(), DType::F32, {1, rows, kHeads, kDim}),
+      TensorRef(copy.weights.data(), DType::F32, {1, rows, kHeads}),
+      TensorRef(pages.data(), DType::I8, {numPages, pageBytes}),
+      TensorRef(table.data(), DType::I32, {1, numPages}),
+      TensorRef(lengths.data(), DType::I32, {1, rows})};
+  std::vector<int32_t> tokens(size_t(rows * (k * p + p - 1)), -7);
+  TensorRef outputs[] = {
+      TensorRef(tokens.data(), DType::I32, {1, rows, k * p + p - 1})};
+  status = select->call(inputs, 5, outputs, 1);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return tokens;
+}
+
+TEST(Int8QueryTest, PagedSelectsScoreTheQuantizedQueryOnI8AndI4Pages) {
+  if (!hostHasInt8Dot())
+    GTEST_SKIP() << "the host's CPU target has no int8 dot";
+  // 1000 pools: a partial last page and a partial last block of rows.
+  constexpr int64_t rows = 2, pools = 1000, k = 40, p = 4;
+  std::mt19937 rng(37);
+  for (ElementType codes :
+       {ElementType::I8, ElementType::I4}) {
+    SCOPED_TRACE(codes == ElementType::I4 ? "i4" : "i8");
+    Inputs in = randomInputs(rows, pools, 17);
+    if (codes == ElementType::I4)
+      for (int8_t &code : in.keys)
+        code = int8_t(code >> 4); // [-8, 7]
+    vocab::PageLayout layout;
+    layout.entries = 64;
+    layout.dim = kDim;
+    layout.codes = codes;
+    std::vector<int32_t> tokens =
+        runSelectPaged(in, rows, pools, k, layout, rng);
+    ASSERT_EQ(tokens.size(), size_t(rows * (k * p + p - 1)));
+    Expected e = expectedLogits(in, rows, pools);
+    for (int64_t m = 0; m < rows; ++m) {
+      const double *quantized = &e.quantized[size_t(m * pools)];
+      std::vector<double> sorted(quantized, quantized + pools);
+      std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+      double kth = sorted[size_t(k - 1)];
+      // f32 rounding of a logit: a few ulps of its terms' magnitudes.
+      double slack =
+          1e-5 * *std::max_element(&e.magnitude[size_t(m * pools)],
+                                   &e.magnitude[size_t(m * pools)] + pools);
+      const int32_t *row = &tokens[size_t(m * (k * p + p - 1))];
+      std::vector<char> taken(size_t(pools), 0);
+      for (int64_t j = 0; j < k; ++j) {
+        int32_t first = row[j * p];
+        ASSERT_TRUE(first >= 0 && first % p == 0 && first / p < pools) << first;
+        int64_t pool = first / p;
+        EXPECT_FALSE(taken[size_t(pool)]) << "pool " << pool << " twice";
+        taken[size_t(pool)] = 1;
+        EXPECT_GE(quantized[pool], kth - slack)
+            << "row " << m << " pool " << pool << ": quantized logit "
+            << quantized[pool] << ", k-th best " << kth;
+      }
+      for (int64_t i = 0; i < p - 1; ++i)
+        EXPECT_EQ(row[k * p + i], -1) << "no tail at a multiple of P";
     }
   }
 }

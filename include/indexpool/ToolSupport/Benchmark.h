@@ -31,13 +31,17 @@ struct BenchmarkStats {
   double medianMs = 0;
   /// The bytes of all inputs and outputs over the median time.
   double gbps = 0;
+  /// The fastest run: what the code takes undisturbed, to compare with a
+  /// peak measured as a best of several runs (on a shared machine the
+  /// median carries the neighbours' load).
+  double bestMs = 0;
 };
 
 /// The statistics of `milliseconds` (one time per run) for `bytes`.
 BenchmarkStats benchmarkStats(const std::vector<double> &milliseconds,
                               double bytes);
 
-/// "median_ms=0.1234 effective_GBps=56.789".
+/// "median_ms=0.1234 effective_GBps=56.789 best_ms=0.1200".
 std::string formatBenchmark(const BenchmarkStats &stats);
 
 } // namespace indexpool::tools

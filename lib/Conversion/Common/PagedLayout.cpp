@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <cassert>
+
 using namespace mlir;
 using namespace mlir::indexpool::loops;
 
@@ -172,6 +174,38 @@ Value mlir::indexpool::loops::loadCodes(Emitter &e, const PageEntries &layout,
     raw = vector::LoadOp::create(b, bytesType, pages, indices);
   return e.toF32(
       arith::BitcastOp::create(b, e.vecType(layout.codeType), raw));
+}
+
+Value mlir::indexpool::loops::loadCodeBytes(Emitter &e,
+                                            const PageEntries &layout,
+                                            Value pages, Value page, Value at,
+                                            Value offset, int64_t count) {
+  ImplicitLocOpBuilder &b = e.builder();
+  assert(layout.codeType.isInteger() && "integer codes");
+  int64_t perByte = layout.codeInfo().codesPerByte();
+  Value first = e.add(at, arith::DivUIOp::create(b, offset, e.index(perByte)));
+  Value packed = vector::LoadOp::create(
+      b, VectorType::get({count / perByte}, b.getI8Type()), pages,
+      ValueRange{page, first});
+  if (perByte == 1)
+    return packed;
+  assert(perByte == 2 && "codes below a byte are nibbles");
+  // Code 2i is byte i's low nibble (ElementTypes.def), 2i + 1 its high
+  // one: the low nibbles moved up, both interleaved, then each brought
+  // down with its sign (no per-lane shift counts, which x86 has not for
+  // bytes).
+  auto bytes = cast<VectorType>(packed.getType());
+  Value four = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(4)));
+  Value low = arith::ShLIOp::create(b, packed, four);
+  SmallVector<int64_t> interleave;
+  for (int64_t i = 0; i < count / 2; ++i)
+    interleave.append({i, count / 2 + i});
+  Value tops = vector::ShuffleOp::create(b, low, packed, interleave);
+  Value fourWide = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(cast<VectorType>(tops.getType()),
+                                b.getI8IntegerAttr(4)));
+  return arith::ShRSIOp::create(b, tops, fourWide);
 }
 
 Value mlir::indexpool::loops::loadScale(Emitter &e, Value pages, Value page,

@@ -83,6 +83,14 @@ std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
 Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
                 Value at, Chunk c);
 
+/// `count` integer codes (i8, or i4 packed two a byte) of the entry at
+/// `at` of page `page`, from code `offset`, as sign-extended bytes: one
+/// load and a few byte operations, for the int8 dot's key rows (loadCodes
+/// decodes to f32 lanes). `offset` and `count` are multiples of the codes a
+/// byte holds.
+Value loadCodeBytes(Emitter &e, const PageEntries &layout, Value pages,
+                    Value page, Value at, Value offset, int64_t count);
+
 /// The f32 scale of an entry from its 4 little-endian bytes at `at`.
 Value loadScale(Emitter &e, Value pages, Value page, Value at);
 

@@ -36,29 +36,22 @@ bool mlir::indexpool::loops::bf16HoldsEvery(Type element) {
              APFloat::semanticsMinExponent(bf16);
 }
 
-std::string mlir::indexpool::loops::pairDotIntrinsic(
-    const ::indexpool::target::CpuTarget *cpu, int64_t lanes) {
-  if (!cpu || !cpu->bf16Dot)
+std::string mlir::indexpool::loops::dotIntrinsic(
+    ScoreDot dot, const ::indexpool::target::CpuTarget *cpu, int64_t lanes) {
+  bool pairs = dot == ScoreDot::Bf16Pairs;
+  if (!cpu || dot == ScoreDot::Fma || !(pairs ? cpu->bf16Dot : cpu->int8Dot))
     return "";
-  // The widths the instructions come in: xmm/ymm/zmm, NEON's 64/128 bits.
+  std::string perLane = std::to_string(pairs ? 2 * lanes : 4 * lanes);
+  // The widths the instructions come in: xmm/ymm/zmm (AVX-512 with VL),
+  // NEON's 64/128 bits.
   if (cpu->arch == "x86_64" && (lanes == 4 || lanes == 8 || lanes == 16))
-    return "llvm.x86.avx512bf16.dpbf16ps." + std::to_string(32 * lanes);
+    return std::string(pairs ? "llvm.x86.avx512bf16.dpbf16ps."
+                             : "llvm.x86.avx512.vpdpbusd.") +
+           std::to_string(32 * lanes);
   if (cpu->arch == "aarch64" && (lanes == 2 || lanes == 4))
-    return "llvm.aarch64.neon.bfdot.v" + std::to_string(lanes) + "f32.v" +
-           std::to_string(2 * lanes) + "bf16";
-  return "";
-}
-
-std::string mlir::indexpool::loops::quadDotIntrinsic(
-    const ::indexpool::target::CpuTarget *cpu, int64_t lanes) {
-  if (!cpu || !cpu->int8Dot)
-    return "";
-  // xmm/ymm/zmm (AVX512_VNNI with VL), NEON's 64/128 bits.
-  if (cpu->arch == "x86_64" && (lanes == 4 || lanes == 8 || lanes == 16))
-    return "llvm.x86.avx512.vpdpbusd." + std::to_string(32 * lanes);
-  if (cpu->arch == "aarch64" && (lanes == 2 || lanes == 4))
-    return "llvm.aarch64.neon.sdot.v" + std::to_string(lanes) + "i32.v" +
-           std::to_string(4 * lanes) + "i8";
+    return (pairs ? "llvm.aarch64.neon.bfdot.v" : "llvm.aarch64.neon.sdot.v") +
+           std::to_string(lanes) + (pairs ? "f32.v" : "i32.v") + perLane +
+           (pairs ? "bf16" : "i8");
   return "";
 }
 
@@ -74,9 +67,9 @@ ScoreDot mlir::indexpool::loops::chooseScoreDot(
   auto keyInteger = dyn_cast<IntegerType>(keyElement);
   if (int8Query && keyInteger && keyInteger.getWidth() <= 8 &&
       isa<FloatType>(queryElement) &&
-      !quadDotIntrinsic(cpu, vectorWidth).empty())
+      !dotIntrinsic(ScoreDot::Int8Quads, cpu, vectorWidth).empty())
     return ScoreDot::Int8Quads;
-  if (pairDotIntrinsic(cpu, vectorWidth).empty() ||
+  if (dotIntrinsic(ScoreDot::Bf16Pairs, cpu, vectorWidth).empty() ||
       !bf16HoldsEvery(queryElement) || !bf16HoldsEvery(keyElement))
     return ScoreDot::Fma;
   return ScoreDot::Bf16Pairs;
@@ -246,6 +239,22 @@ ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
   return sq;
 }
 
+void mlir::indexpool::loops::emitStoreKeyBytes(Emitter &e, const ScoreQuery &sq,
+                                               Value codes, Value rows, Value r,
+                                               Value offset, Value mask) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto bytes = cast<VectorType>(codes.getType());
+  if (sq.offsetSums)
+    codes = arith::XOrIOp::create(
+        b, codes,
+        arith::ConstantOp::create(
+            b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(-128))));
+  if (mask)
+    vector::MaskedStoreOp::create(b, rows, ValueRange{r, offset}, mask, codes);
+  else
+    vector::StoreOp::create(b, codes, rows, ValueRange{r, offset});
+}
+
 void mlir::indexpool::loops::emitStoreKeyValues(Emitter &e,
                                                 const ScoreQuery &sq, Value v,
                                                 Value rows, Value r,
@@ -261,16 +270,11 @@ void mlir::indexpool::loops::emitStoreKeyValues(Emitter &e,
     else
       vector::StoreOp::create(b, bytes, rows, ValueRange{r, offset});
   };
-  if (sq.dot == ScoreDot::Int8Quads) {
-    auto i8s = VectorType::get({vl}, b.getI8Type());
-    Value codes = arith::FPToSIOp::create(b, i8s, v);
-    if (sq.offsetSums)
-      codes = arith::XOrIOp::create(
-          b, codes,
-          arith::ConstantOp::create(
-              b, DenseElementsAttr::get(i8s, b.getI8IntegerAttr(-128))));
-    return store(codes);
-  }
+  if (sq.dot == ScoreDot::Int8Quads)
+    return emitStoreKeyBytes(
+        e, sq,
+        arith::FPToSIOp::create(b, VectorType::get({vl}, b.getI8Type()), v),
+        rows, r, offset, mask);
   auto i32s = VectorType::get({vl}, b.getI32Type());
   Value high = arith::ShRUIOp::create(
       b, arith::BitcastOp::create(b, i32s, v),

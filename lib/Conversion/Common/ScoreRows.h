@@ -50,17 +50,14 @@ namespace mlir::indexpool::loops {
 /// dots of a quantized query.
 enum class ScoreDot { Fma, Bf16Pairs, Int8Quads };
 
-/// The LLVM intrinsic of CPU target `cpu`'s bf16 pair dot into `lanes` f32
-/// accumulators (llvm.x86.avx512bf16.dpbf16ps.*, llvm.aarch64.neon.bfdot.*),
-/// or "" where it has none (cpu null, no bf16 dot, another width).
-std::string pairDotIntrinsic(const ::indexpool::target::CpuTarget *cpu,
-                             int64_t lanes);
-
-/// The LLVM intrinsic of CPU target `cpu`'s int8 quad dot into `lanes` i32
-/// accumulators (llvm.x86.avx512.vpdpbusd.*, llvm.aarch64.neon.sdot.*), or
-/// "" where it has none.
-std::string quadDotIntrinsic(const ::indexpool::target::CpuTarget *cpu,
-                             int64_t lanes);
+/// The LLVM intrinsic of CPU target `cpu`'s `dot` into `lanes` accumulators:
+/// the bf16 pair dot into f32 (llvm.x86.avx512bf16.dpbf16ps.*,
+/// llvm.aarch64.neon.bfdot.*) or the int8 quad dot into i32
+/// (llvm.x86.avx512.vpdpbusd.*, llvm.aarch64.neon.sdot.*); "" where it has
+/// none (cpu null, no such dot, another width, ScoreDot::Fma).
+std::string dotIntrinsic(ScoreDot dot,
+                         const ::indexpool::target::CpuTarget *cpu,
+                         int64_t lanes);
 
 /// Whether `cpu`'s int8 dot takes the key bytes unsigned (vpdpbusd: keys
 /// offset by 128) rather than signed (sdot).
@@ -117,6 +114,13 @@ ScoreQuery emitScoreQuery(Emitter &e, Value query, Value weights,
 /// integer (plus 128 where the keys are unsigned).
 void emitStoreKeyValues(Emitter &e, const ScoreQuery &sq, Value v, Value rows,
                         Value r, Value offset, Value mask);
+
+/// Stores `codes` (a vector of integer key codes as sign-extended i8) into
+/// row `r` of an int8-dot key-row scratch at `offset` as the quad dot
+/// takes them (plus 128 where the keys are unsigned); `mask`: as
+/// Emitter::storeF32's.
+void emitStoreKeyBytes(Emitter &e, const ScoreQuery &sq, Value codes,
+                       Value rows, Value r, Value offset, Value mask = {});
 
 /// Key rows per block: one per lane.
 inline int64_t scoreRowsPerBlock(const Emitter &e) { return e.width(); }

@@ -95,6 +95,42 @@ void emitCompressGroupIntoPage(Emitter &e, const PoolBuffers &pool, Value g,
 /// always; where it is not, the logit is NaN and nothing is read).
 using EntryOf = function_ref<std::pair<Value, Value>(Value m, Value c)>;
 
+/// Asks the cache for the rows of the block of columns from `next` (when
+/// there is one) while this block is scored. Its entries may lie in
+/// another page, anywhere in memory (the block table's order), where the
+/// hardware's stream prefetcher has not started: without this, the first
+/// lines of every page arrive on demand (the paged selects ran 20-30%
+/// slower than the dense one on the same keys).
+static void prefetchNextBlock(Emitter &e, const PageEntries &layout,
+                              Value pages, Value table, Value seq,
+                              Value numPages, Value dimD, Value m, Value next,
+                              Value n, EntryOf entryOf) {
+  ImplicitLocOpBuilder &b = e.builder();
+  constexpr int64_t kLineBytes = 64;
+  e.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, next, n), [&]() {
+    Value lastColumn = arith::SubIOp::create(b, n, e.index(1));
+    Value rowBytes = layout.codeBytes(e, dimD);
+    for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
+      Value c = arith::MinUIOp::create(b, e.add(next, e.index(r)), lastColumn);
+      auto [j, isEntry] = entryOf(m, c);
+      // Padding columns have no entry: entry 0 stands in (a prefetch never
+      // faults, but the table is read).
+      if (isEntry)
+        j = arith::SelectOp::create(b, isEntry, j, e.index(0));
+      auto [page, entry] = locateEntry(e, layout, table, seq, j, numPages);
+      Value codesAt = layout.codesAt(e, entry, dimD);
+      auto prefetch = [&](Value at) {
+        memref::PrefetchOp::create(b, pages, ValueRange{page, at},
+                                   /*isWrite=*/false, /*localityHint=*/3,
+                                   /*isDataCache=*/true);
+      };
+      e.forLoop(e.index(0), rowBytes, e.index(kLineBytes),
+                [&](Value line) { prefetch(e.add(codesAt, line)); });
+      prefetch(layout.scaleAt(e, entry, dimD));
+    }
+  });
+}
+
 /// logits[m, c] for the first columnsOf(m) columns of query row m (sequence
 /// m / S): entry entryOf(m, c) of the sequence scored as emitScore scores a
 /// key row, a block of columns per parallel item decoded into a
@@ -110,6 +146,12 @@ void emitPagedScores(Emitter &e, const PageEntries &layout,
       arith::CeilDivUIOp::create(b, e.dim(logits, 1), e.index(scoreRowsPerBlock(e)));
   auto rowType = MemRefType::get({scoreRowsPerBlock(e), sq.staticD},
                                  sq.rowElement(b.getContext()));
+  // Codes a step of the int8 dot's rows copies as bytes (0: decoded
+  // through f32, a chunk of lanes at a time): whole quads of every lane.
+  int64_t quadBytes = 4 * e.width();
+  if (sq.dot != ScoreDot::Int8Quads || ShapedType::isDynamic(sq.staticD) ||
+      sq.staticD % quadBytes != 0)
+    quadBytes = 0;
   e.parallelFor(e.mul(e.dim(logits, 0), perRow), [&](Value item) {
     Value m = arith::DivUIOp::create(b, item, perRow);
     Value first =
@@ -123,6 +165,9 @@ void emitPagedScores(Emitter &e, const PageEntries &layout,
       e.ifThen(any, [&]() {
         Value seq = arith::DivUIOp::create(b, m, dimS);
         Value lastColumn = arith::SubIOp::create(b, n, e.index(1));
+        prefetchNextBlock(e, layout, pages, table, seq, numPages, dimD, m,
+                          e.add(first, e.index(scoreRowsPerBlock(e))), n,
+                          entryOf);
         SmallVector<Value> scaleOf, present;
         for (int64_t r = 0; r < scoreRowsPerBlock(e); ++r) {
           // The block's last item clamps to the row's last column and
@@ -136,11 +181,21 @@ void emitPagedScores(Emitter &e, const PageEntries &layout,
             std::tie(page, entry) =
                 locateEntry(e, layout, table, seq, j, numPages);
             Value codesAt = layout.codesAt(e, entry, dimD);
-            e.chunks(dimD, [&](Chunk ch) {
-              emitStoreKeyValues(
-                  e, sq, loadCodes(e, layout, pages, page, codesAt, ch),
-                  scratch, e.index(r), ch.offset, ch.mask);
-            });
+            if (quadBytes) {
+              // The int8 dot's bytes straight from the page's (no f32).
+              e.forLoop(e.index(0), dimD, e.index(quadBytes), [&](Value d) {
+                emitStoreKeyBytes(e, sq,
+                                  loadCodeBytes(e, layout, pages, page, codesAt,
+                                                d, quadBytes),
+                                  scratch, e.index(r), d);
+              });
+            } else {
+              e.chunks(dimD, [&](Chunk ch) {
+                emitStoreKeyValues(
+                    e, sq, loadCodes(e, layout, pages, page, codesAt, ch),
+                    scratch, e.index(r), ch.offset, ch.mask);
+              });
+            }
             return {
                 loadScale(e, pages, page, layout.scaleAt(e, entry, dimD))};
           };

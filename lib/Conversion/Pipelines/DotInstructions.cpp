@@ -90,7 +90,8 @@ struct DotInstructionsPass
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       if (isGroupDot(op, 2, types.getBF16Type(), types.getF32Type())) {
-        name = mlir::indexpool::loops::pairDotIntrinsic(row, lanes);
+        name = mlir::indexpool::loops::dotIntrinsic(
+            mlir::indexpool::loops::ScoreDot::Bf16Pairs, row, lanes);
         if (name.empty())
           return;
         auto flat = VectorType::get({2 * lanes}, types.getBF16Type());
@@ -102,7 +103,8 @@ struct DotInstructionsPass
         bool keyUnsigned = false, queryUnsigned = true;
         Value key = extendedBytes(op.getLhs(), keyUnsigned);
         Value query = extendedBytes(op.getRhs(), queryUnsigned);
-        name = mlir::indexpool::loops::quadDotIntrinsic(row, lanes);
+        name = mlir::indexpool::loops::dotIntrinsic(
+            mlir::indexpool::loops::ScoreDot::Int8Quads, row, lanes);
         if (!key || !query || queryUnsigned || name.empty() ||
             keyUnsigned != mlir::indexpool::loops::quadDotKeysUnsigned(row))
           return;
