@@ -50,6 +50,12 @@ def IndexPoolToLoops : Pass<"indexpool-to-loops", "ModuleOp"> {
     Option<"stackScopes", "stack-scopes", "bool", /*default=*/"true",
            "Wrap each row's scratch in memref.alloca_scope (CPU rows run in "
            "loops; on the GPU every row is a thread and needs none)">,
+    Option<"staticScratch", "static-scratch", "bool", /*default=*/"false",
+           "Refuse, with an error at the op, an op whose row loops would "
+           "allocate a scratch row of dynamic size (a dynamic D: compress, "
+           "hadamard, score, select, refine and the paged ops): on the GPU "
+           "every row is a thread, whose scratch would be local memory of "
+           "unbounded size">,
   ];
 }
 
@@ -221,6 +227,44 @@ def IndexPoolEmulateGPUKernels
 // upstream gpu / scf / vector IR in and out, no indexpool ops. Declared with
 // the lowerings they follow, so that they are registered and declared with
 // them (registerIndexPoolConversionPasses, indexpool/Conversion/Passes.h).
+
+def IndexPoolOutlineKernels
+    : Pass<"indexpool-outline-kernels", "ModuleOp"> {
+  let summary = "gpu-kernel-outlining that keeps each launch's residency "
+                "hint";
+  let description = [{
+    Runs upstream `gpu-kernel-outlining`, which copies only the known block
+    and grid sizes of a `gpu.launch` to its `gpu.func`. A launch may carry
+    `indexpool.min_blocks_per_sm = N` (the fused kernels set it where one
+    block per SM is the design, such as a top-k block per row): the outlined
+    kernel gets `nvvm.minctasm = N` (PTX `.minnctapersm`), so that ptxas
+    caps its registers by N blocks of its size per SM rather than by the
+    occupancy it would otherwise aim for, and does not spill to reach it.
+    The hints are matched to the `gpu.launch_func` ops by position:
+    outlining replaces each launch in place.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def IndexPoolCheckKernelLimits
+    : Pass<"indexpool-check-kernel-limits", "ModuleOp"> {
+  let summary = "Refuse outlined kernels beyond a chip's per-block limits";
+  let description = [{
+    After outlining and merging, every kernel's block size (its
+    `known_block_size`) and its static shared memory (the bytes of its
+    workgroup attributions and of the workgroup globals of its module) are
+    checked against the chip's limits (lib/Target/Chips.cpp): threads per
+    block and the static shared memory a block may have without the
+    dynamic opt-in. A kernel beyond one is an error naming the kernel, the
+    chip, the need and the limit, at compile time, rather than a launch
+    that fails on the device. Registers need no check: every kernel carries
+    its block size (`.maxntid`), so ptxas fits the registers to it (the
+    static gate, test/gpu_kernel_gate.py, finds the spills that may cost).
+  }];
+  let options = [Option<"chip", "chip", "std::string", "\"sm_90\"",
+                        "the chip whose limits apply (lib/Target/Chips.cpp)">];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
 
 def IndexPoolMergeKernelModules
     : Pass<"indexpool-merge-kernel-modules", "ModuleOp"> {

@@ -12,8 +12,10 @@ Files: ROOT/examples/*.mlir, ROOT/bench/gpu/*.mlir and
 ROOT/test/Integration/**/*.mlir unless given. Chips: indexpool-compile's own
 table (what it prints for an unknown chip); --chip keeps some of them.
 
-For each file and chip, `indexpool-compile --emit=ptx` compiles every public
-function; when the file fails, each function alone. A function refused for a
+For each file and chip, `indexpool-compile --emit=ptx --keep-going` compiles
+every public function and reports each failure with its function (a file
+that fails before any function is compiled one function at a time). A
+function refused for a
 documented reason is not a failure: where the refusal is the host code around
 its kernels (the manifest refusals), the kernels are checked through
 `indexpool-opt --indexpool-fuse --indexpool-to-nvvm` instead ("not checked"
@@ -57,14 +59,18 @@ HOST_REFUSALS = ("a manifest describes functions made of indexpool ops only",
                  "the API passes ranked tensors")
 # These leave no kernel for the chip (IndexPoolToGPUKernels.cpp): a paged op
 # with dynamic sizes runs on the CPU only; an #indexpool.launch names the
-# chip it was chosen for.
-NO_KERNEL_REFUSALS = ("has no GPU kernel for these shapes", "was chosen for")
+# chip it was chosen for; a dynamic D would need a per-thread scratch row in
+# local memory (IndexPoolToLoops' static-scratch).
+NO_KERNEL_REFUSALS = ("has no GPU kernel for these shapes", "was chosen for",
+                      "a GPU kernel needs a static D")
 
 # What makes a kernel an offender, as compared with its baseline line.
 COUNTS = ("stack", "spill_stores", "spill_loads", "depot", "ld_local", "st_local", "alloca")
 LOCAL = {"depot": "depot", "ld_local": "ld", "st_local": "st", "alloca": "alloca"}
 CAUSES = {
-    "R": "register cap: ptxas caps the registers from .maxntid alone and spills",
+    "R": "register cap: ptxas caps the registers for the resident blocks it aims at "
+         "and spills (what the grid-stride rows and MMA score kernels need, 80-160 "
+         "registers, costs resident blocks: a GPU timing decision)",
     "H": "a static .local depot (the hadamard scratch row of the loops fallback)",
     "A": "a dynamic alloca (the scratch row of a dynamic-D loops fallback)",
     "F": "a compile or ptxas failure (today LLVM's: a dynamic alloca needs PTX 7.3)",
@@ -75,6 +81,7 @@ ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(?:\([^)]*\
                    re.M)
 DEPOT = re.compile(r"\.local\s+\.align\s+\d+\s+\.b8\s+\S+\[(\d+)\]")
 ASSEMBLY = re.compile(r'assembly = "([^"]*)"')
+FUNCTION_ERROR = re.compile(r"^error: @([\w$.]+): (.*)$")
 ERROR_KERNEL = re.compile(r"in function (\w+)|[Ee]ntry function '(\w+)'")
 
 
@@ -130,6 +137,19 @@ def fail(message):
 def first_error(text):
     lines = [l.strip() for l in text.splitlines() if "error" in l] or text.strip().splitlines()
     return lines[0] if lines else "failed without a message"
+
+
+def function_errors(stderr):
+    """{function: its first error} from --keep-going's report: each failed
+    function's diagnostics, then its line "error: @NAME: MESSAGE"."""
+    errors, block = {}, []
+    for line in stderr.splitlines():
+        block.append(line)
+        m = FUNCTION_ERROR.match(line)
+        if m:
+            errors[m[1]] = first_error("\n".join(block[:-1] + [m[2]]))
+            block = []
+    return errors
 
 
 def public_functions(text):
@@ -302,15 +322,18 @@ class Gate:
         return path if rel.startswith("..") else rel
 
     def compile(self, path, text, chip, fn=None):
-        """{function: PTX} that indexpool-compile wrote, and its error ('' if none)."""
+        """{function: PTX} that indexpool-compile wrote, its error ('' if none)
+        and {function: error} of the functions that failed (--keep-going)."""
         def run():
             with tempfile.TemporaryDirectory() as out:
-                cmd = [self.compile_tool, path, f"--chip={chip}", "--emit=ptx", "-o", out]
+                cmd = [self.compile_tool, path, f"--chip={chip}", "--emit=ptx",
+                       "--keep-going", "-o", out]
                 r = self.run(cmd + ([f"--function={fn}"] if fn else []))
                 suffix = f".{chip}.ptx"
                 ptx = {name.removesuffix(suffix): open(os.path.join(out, name)).read()
                        for name in os.listdir(out) if name.endswith(suffix)}
-            return [ptx, first_error(r.stderr + r.stdout) if r.returncode else ""]
+            return [ptx, first_error(r.stderr + r.stdout) if r.returncode else "",
+                    function_errors(r.stderr)]
         key = digest("compile", self.tools_id, chip, fn or "*", self.rel(path), text)
         return self.cached(key, run)
 
@@ -355,11 +378,15 @@ class Gate:
             text = f.read()
         file, kernels, not_checked, refused = self.rel(path), [], [], []
         functions = public_functions(text)
-        written, file_error = self.compile(path, text, chip) if functions else ({}, "")
+        written, file_error, errors = (self.compile(path, text, chip) if functions
+                                       else ({}, "", {}))
         # (function, PTX module, the kernels of it that are the function's)
         modules = [(fn, written[fn], None) for fn in functions if fn in written]
         for fn in [fn for fn in functions if fn not in written] if file_error else []:
-            ptx, error = self.compile(path, text, chip, fn)
+            # --keep-going reported each failure; a file that failed as a
+            # whole (before any function) is compiled one function at a time.
+            ptx, error = ({}, errors[fn]) if fn in errors else \
+                self.compile(path, text, chip, fn)[:2]
             if not error:
                 modules += [(fn, p, None) for p in ptx.values()]
             elif any(r in error for r in NO_KERNEL_REFUSALS):

@@ -8,7 +8,13 @@
 # (kernels + manifests; the sources for a runtime-only build are carried by
 # the device tool as the working tree), plus static-report.md, the static
 # performance report of the benchmark kernels (bench/gpu/static_report.py),
-# and the autotuner's candidates for them (tune/CHIP/FUNCTION).
+# and the autotuner's candidates for them (tune/CHIP/FUNCTION). For the
+# device run's checks (run-on-device.sh's header): twins/KIND/CHIP, the
+# M = 64 select at 2^14 pools (its float64 reference at 2^18 takes
+# minutes) built as each timed kind is; ptx-jit/sm_80 and ptx-jit/sm_86,
+# the FP8-query score and select tests and select_1m_fp8q as PTX, which a
+# 9.0 GPU runs through the driver's JIT (the sm_80 / sm_86 kernels: a
+# software FP8 decoder and the bf16 MMA for FP8 queries).
 # Usage: bench/gpu/make-artifacts.sh [OUT_DIR]   (default build/gpu-artifacts)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,21 +31,30 @@ mkdir -p "$OUT/bench" "$OUT/tests" "$OUT/cli11"
 cp -r /usr/include/CLI "$OUT/cli11/"
 
 # compile_tests CHIP DIR FILE...: every function of the files for CHIP into
-# DIR; functions with host code the manifest cannot hold are listed.
+# DIR/FOLDER-FILE, one folder per file (test files share function names:
+# CPU/paged-i4's and CPU/paged-f4's @compress; EMIT=ptx: as PTX, else
+# cubins); functions with host code the manifest cannot hold are listed.
 compile_tests() {
-  local chip=$1 dir=$2 f fn shapes
+  local chip=$1 root=$2 dir f fn shapes emit=${EMIT:-cubin}
   shift 2
   for f in "$@"; do
+    dir=$root/$(basename "$(dirname "$f")")-$(basename "$f" .mlir)
     for fn in $(grep -oE '^func\.func @[A-Za-z_0-9]+' "$f" | cut -d@ -f2); do
       # Dynamic functions compile once; the shapes of the first RUN line
       # that runs them are the ones the device run launches them with.
       shapes=$(grep -E "^// RUN: .*--function=$fn( |$)" "$f" | head -1 |
                grep -oE -- '--input-shape=[0-9]+:[0-9x]+' | tr '\n' ' ' || true)
-      if "$COMPILE" "$f" --function=$fn --chip=$chip --emit=cubin -o "$dir" \
+      # A dynamic D has no GPU kernel (a per-thread scratch row would be
+      # local memory): such a function compiles specialized for its shapes.
+      if "$COMPILE" "$f" --function=$fn --chip=$chip --emit=$emit -o "$dir" \
           >/dev/null 2>"$OUT/why.log"; then
         if [ -n "$shapes" ]; then echo "$shapes" > "$dir/$fn.$chip.shapes"; fi
+      elif [ -n "$shapes" ] && grep -q "needs a static D" "$OUT/why.log" &&
+           "$COMPILE" "$f" --function=$fn --chip=$chip --emit=$emit $shapes \
+             -o "$dir" >/dev/null 2>"$OUT/why.log"; then
+        :
       else
-        echo "$(basename "$f") @$fn $chip: $(tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
+        echo "$(basename "$f") @$fn $chip: $(grep -m1 "error:" "$OUT/why.log" || tail -1 "$OUT/why.log")" >> "$OUT/not-compiled.txt"
       fi
     done
   done
@@ -65,7 +80,27 @@ done
 compile_tests sm_90a "$OUT/tests/sm_90a" "$ROOT"/test/Integration/GPUEmulator/score-*.mlir \
   "$ROOT"/test/Integration/GPUEmulator/mma-ops.mlir "$ROOT"/test/Integration/CPU/score.mlir \
   "$ROOT"/test/Integration/CPU/refine.mlir "$ROOT"/test/Integration/CPU/select.mlir
+# The sm_80 / sm_86 builds of the FP8-query scores as PTX (see the top).
+for chip in sm_80 sm_86; do
+  EMIT=ptx compile_tests $chip "$OUT/ptx-jit/$chip" \
+    "$ROOT"/test/Integration/GPUEmulator/score-mma.mlir "$ROOT"/test/Integration/GPUEmulator/mma-ops.mlir
+  "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --function=select_1m_fp8q --chip=$chip --emit=ptx \
+    -o "$OUT/ptx-jit/$chip/bench" >/dev/null
+done
 rm -f "$OUT/why.log"
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+# The M = 64 select's twins: kernels.mlir's select_1m_m64 at 2^14 pools,
+# compiled as each timed build of it (run-on-device.sh verifies these).
+awk '/^func\.func @select_1m_m64\(/,/^}/' "$ROOT/bench/gpu/kernels.mlir" |
+  sed 's/262144/16384/g' > "$SCRATCH/twins.mlir"
+grep -q 16384 "$SCRATCH/twins.mlir" || { echo "no select_1m_m64 in kernels.mlir"; exit 1; }
+for chip in sm_90 sm_80; do
+  "$COMPILE" "$SCRATCH/twins.mlir" --chip=$chip --emit=cubin -o "$OUT/twins/bench/$chip" >/dev/null
+  "$COMPILE" "$SCRATCH/twins.mlir" --chip=$chip --emit=cubin --tensor-cores=false \
+    -o "$OUT/twins/bench-cuda-cores/$chip" >/dev/null
+done
+"$COMPILE" "$SCRATCH/twins.mlir" --chip=sm_90a --emit=cubin -o "$OUT/twins/bench-wgmma/sm_90a" >/dev/null
 # The cache runtime's kernels (indexpool-cache-gpu-check, run-on-device.sh),
 # and a refine cache's four (cache-refine.mlir: the token tier's append and
 # refine_paged too) into cache-refine/CHIP.
@@ -89,8 +124,6 @@ done
 # The static report (ESTIMATES from ptxas -v and the chip table, no GPU) of
 # the benchmark kernels: ptxas -v reads PTX, not the cubins above, so the
 # PTX goes to a scratch folder and only the report into OUT.
-SCRATCH=$(mktemp -d)
-trap 'rm -rf "$SCRATCH"' EXIT
 for chip in sm_90 sm_80; do
   "$COMPILE" "$ROOT/bench/gpu/kernels.mlir" --chip=$chip --emit=ptx -o "$SCRATCH/$chip" >/dev/null
 done

@@ -11,12 +11,50 @@
 # bytes, PyTorch eager and Triton, measured in this same run. Results go to
 # ./gpu-results (RESULTS); when the device tool's $OUT is set, which returns
 # only a few files, they come back packed as $OUT/gpu-results.tgz.
+#
+# The kernel families that have never run on a GPU (none was lent after the
+# H200 run of 2026-12-04) and the stages that cover them. Every one is
+# checked against the float64 reference before anything of it is timed; a
+# timing whose check failed, timed out or did not run is printed with
+# "NOT VERIFIED: do not trust this timing" (bench-*.txt, ncu-summary.txt,
+# the ratios).
+#   - Key fragments in registers (the mma.sync score with the keys as the A
+#     operand, the default on every chip): verify (tests/CHIP: score-mma,
+#     mma-ops, select, refine, ...; the timed selects), then bench and
+#     profile (select_1m, select_2m, select_1m_m64, select_1m_fp8q).
+#   - sm_90a wgmma (9.0 GPUs only): verify (tests/sm_90a; bench-wgmma's
+#     selects), then bench (wgmma against mma.sync, same run).
+#   - The bf16-MMA score for FP8 queries (the query decoded once by a kernel
+#     of its own): on 9.0 the sm_90 build (cvt decoder; select_1m_fp8q and
+#     the tests' score_fp8_query*, select_paged_fp8_query), verified and
+#     timed. The sm_80 / sm_86 kernels themselves (software FP8 decoder)
+#     run as cubins only on an 8.0 / 8.6 GPU, where art_chip=sm_80 verifies
+#     and times them; on 9.0 their PTX (ptx-jit/sm_80, ptx-jit/sm_86) runs
+#     through the driver's JIT and is verified only: the JIT emits 9.0 SASS,
+#     so its time says nothing about an A100 and is not taken.
+#   - CUDA graphs: decode (one replay of the decode step against direct
+#     launches: bytes equal or exit 1; the kernels are the cache's, checked
+#     against the reference by the cache stage first), then its times.
+#   - The cache's CUDA backend: cache (appends, forks, frees and selects,
+#     every call checked against the reference; not timed).
+#   - The token tier: cache (the refine cache: append_tokens and
+#     refine_paged after every step, checked) and verify (the tests'
+#     token-tier and refine_paged functions); not timed.
+#   - i4 codes: verify (tests/CHIP/CPU-paged-i4: compress, select, append
+#     and refine_gpu on the paged i4 layout); not timed (no i4 benchmark).
+# Timed artifacts whose float64 reference takes minutes are verified
+# through a twin compiled from the same source (make-artifacts.sh):
+# compress_2m through compress_1m (kernels.mlir's same compress at half the
+# tokens), select_1m_m64 through twins/KIND/CHIP (the same function at 2^14
+# pools instead of 2^18); the lines say so.
 # Usage: bench/gpu/run-on-device.sh ARTIFACTS_DIR
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ARTS=${1:?usage: run-on-device.sh ARTIFACTS_DIR}
 RESULTS=${RESULTS:-$PWD/gpu-results}
 mkdir -p "$RESULTS"
+# The verdicts a timing is marked with come from this run only.
+rm -f "$RESULTS/verify-all.txt" "$RESULTS/cache-check.passed"
 BUILD=$RESULTS/build-runtime
 pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/gpu-results.tgz" --exclude=build-runtime -C "$RESULTS" .; }
 trap pack EXIT
@@ -56,28 +94,74 @@ case $cc in
   *) echo "no artifacts for compute capability $cc (make-artifacts.sh builds sm_90 and sm_80)"; exit 1 ;;
 esac
 
+# The timed artifacts: KIND (bench, bench-wgmma, bench-cuda-cores), chip,
+# functions; twin KIND CHIP NAME: the manifest that verifies NAME's build.
+WGMMA_BENCHES="select_1m select_2m select_1m_m64 select_1m_fp8q"
+CUDA_CORE_BENCHES="select_1m select_1m_m64"
+twin() {
+  case $3 in
+    compress_2m) echo "$ARTS/$1/$2/compress_1m.$2.json" ;;
+    select_1m_m64) echo "$ARTS/twins/$1/$2/select_1m_m64.$2.json" ;;
+    *) echo "$ARTS/$1/$2/$3.$2.json" ;;
+  esac
+}
+# verdict KIND CHIP NAME: one line, "verified: PASS ..." only when the
+# verify stage passed NAME's build or its twin (verify-all.txt).
+verdict() {
+  local m t line
+  m=$ARTS/$1/$2/$3.$2.json; t=$(twin "$@")
+  line=$(grep -F " $t" "$RESULTS/verify-all.txt" 2>/dev/null | head -1)
+  case $line in
+    "PASS $t") if [ "$t" = "$m" ]; then echo "verified: PASS"
+               else echo "verified: PASS through its twin ${t#"$ARTS"/}"; fi ;;
+    "") echo "NOT VERIFIED (no verification of ${t#"$ARTS"/} in this run): do not trust this timing" ;;
+    *) echo "NOT VERIFIED (${line%%:*} ${t#"$ARTS"/}): do not trust this timing" ;;
+  esac
+}
+
 if want verify && stage "verify every artifact for $art_chip on $chip" 30; then
 # Verification is independent per artifact: 8 at a time (the float64
-# reference runs on the CPU).
+# reference runs on the CPU). One line per artifact: PASS, FAILED: or
+# TIMEOUT: and its path (verdict above reads them).
 verify_one() {
-  local m=$1 name; name=$(basename "$m" .json)
+  local m=$1 name=${1#"$ARTS"/}; name=${name//\//_}; name=${name%.json}
   # A dynamic artifact runs with the shapes its test uses (NAME.CHIP.shapes).
   local shapes; shapes=$(cat "${m%.json}.shapes" 2>/dev/null || true)
-  if timeout 150 "$LAUNCH" "$m" --random-inputs=1 $shapes --verify >"$RESULTS/verify-$name.txt" 2>&1; then
-    echo "PASS $m"
-  else
-    echo "FAILED: $m"; tail -3 "$RESULTS/verify-$name.txt"
-  fi
+  timeout 150 "$LAUNCH" "$m" --random-inputs=1 $shapes --verify >"$RESULTS/verify-$name.txt" 2>&1
+  case $? in
+    0) echo "PASS $m" ;;
+    124) echo "TIMEOUT: $m (150 s)" ;;
+    *) echo "FAILED: $m"; tail -3 "$RESULTS/verify-$name.txt" ;;
+  esac
 }
-export -f verify_one; export LAUNCH RESULTS
-# On 9.0 also the sm_90a builds (warpgroup MMAs): the score tests and select_1m.
+export -f verify_one; export LAUNCH RESULTS ARTS
+# The timed artifacts (or their twins) first, the slowest references
+# (compress) leading; then every test function; on 9.0 the sm_90a builds
+# (warpgroup MMAs) and the sm_80 / sm_86 PTX through the JIT (on 8.6 the
+# sm_86 PTX; 8.0 runs the sm_80 cubins natively).
+timed=()
+for b in $BENCHES; do timed+=("$(twin bench $art_chip $b)"); done
+if [ "$cc" = 9.0 ]; then
+  for b in $WGMMA_BENCHES; do timed+=("$(twin bench-wgmma sm_90a $b)"); done
+fi
+if [ "$CUDA_CORES" = 1 ]; then
+  for b in $CUDA_CORE_BENCHES; do timed+=("$(twin bench-cuda-cores $art_chip $b)"); done
+fi
 extra=()
-[ "$cc" = 9.0 ] && extra=("$ARTS"/tests/sm_90a/*.json "$ARTS"/bench-wgmma/sm_90a/select_1m.sm_90a.json)
-ls "$ARTS"/tests/$art_chip/*.json "$ARTS"/bench/$art_chip/*_1m.*.json "${extra[@]}" |
-  xargs -P 8 -I{} bash -c 'verify_one {}' > "$RESULTS/verify-all.txt"
+[ "$cc" = 9.0 ] && extra=("$ARTS"/tests/sm_90a/*/*.json)
+for jit in sm_80 sm_86; do
+  [ "$jit" != "$art_chip" ] && [ "${jit#sm_}" -le "${cc/./}" ] && [ -d "$ARTS/ptx-jit/$jit" ] &&
+    extra+=("$ARTS"/ptx-jit/$jit/*/*.json)
+done
+printf '%s\n' "${timed[@]}" | grep compress | sort -u > "$RESULTS/verify-list.txt"
+{ printf '%s\n' "${timed[@]}" | grep -v compress; ls "$ARTS"/tests/$art_chip/*/*.json "${extra[@]}"; } |
+  awk '!seen[$0]++' >> "$RESULTS/verify-list.txt"
+xargs -P 8 -I{} bash -c 'verify_one {}' < "$RESULTS/verify-list.txt" > "$RESULTS/verify-all.txt"
 grep -v '^PASS' "$RESULTS/verify-all.txt"
-pass=$(grep -c '^PASS' "$RESULTS/verify-all.txt"); failed=$(grep -c '^FAILED' "$RESULTS/verify-all.txt")
-echo "verify: $pass passed, $failed failed" | tee "$RESULTS/verify-summary.txt"
+pass=$(grep -c '^PASS' "$RESULTS/verify-all.txt")
+failed=$(grep -cE '^(FAILED|TIMEOUT):' "$RESULTS/verify-all.txt")
+echo "verify: $pass passed, $failed failed or timed out, of $(wc -l < "$RESULTS/verify-list.txt")" |
+  tee "$RESULTS/verify-summary.txt"
 fi
 
 if want cache && stage "the cache runtime on $chip, every call checked" 30; then
@@ -90,6 +174,8 @@ timeout 240 "$BUILD/bin/indexpool-cache-gpu-check" \
   "$ARTS/cache/$art_chip/append_paged.$art_chip.json" \
   "$ARTS/cache/$art_chip/select_paged.$art_chip.json" 60 2>&1 | tee "$RESULTS/cache-check.txt"
 status=${PIPESTATUS[0]}
+# The decode stage times these two kernels: it trusts them only after this.
+[ "$status" = 0 ] && touch "$RESULTS/cache-check.passed"
 [ "$status" = 0 ] || echo "FAILED: the cache check (status $status)" | tee -a "$RESULTS/cache-check.txt"
 # A refine cache (cache-refine.mlir: C = 4, k = 16 pools; the token tier's
 # append and refine_paged after each append and select, checked too): 40
@@ -112,34 +198,47 @@ fi
 if want decode && stage "decode step on $chip: direct launches vs CUDA graph replay" 30; then
 # bench/gpu/decode_graph.cpp: the replay must leave the direct launches'
 # bytes (exit 1 otherwise); then 200 steps each way, device and issue times.
+# Its kernels are the cache stage's, checked there against the reference.
 timeout 120 "$BUILD/bin/indexpool-decode-graph-bench" \
   "$ARTS/cache/$art_chip/append_paged.$art_chip.json" \
   "$ARTS/cache/$art_chip/select_paged.$art_chip.json" \
   --batches=1,8,64 --tokens=65536 --steps=200 2>&1 | tee "$RESULTS/decode-graph.txt"
+status=${PIPESTATUS[0]}
+if [ "$status" != 0 ]; then
+  echo "NOT VERIFIED (the graph replay check: status $status): do not trust these timings" |
+    tee -a "$RESULTS/decode-graph.txt"
+elif [ ! -f "$RESULTS/cache-check.passed" ]; then
+  echo "NOT VERIFIED (the cache stage did not pass these kernels): do not trust these timings" |
+    tee -a "$RESULTS/decode-graph.txt"
+else
+  echo "verified: PASS (cache stage; graph replay equal to direct launches)" |
+    tee -a "$RESULTS/decode-graph.txt"
+fi
 fi
 
 if want bench && stage "benchmarks" 30; then
 # --copy-anchor: a device-to-device copy of the same bytes, same run. The
 # random inputs are drawn on the host: 2.7 GB for compress_2m take a while.
+# Each result starts with its verdict (the verify stage's, see verdict).
 for b in $BENCHES; do
+  verdict bench $art_chip $b | tee "$RESULTS/bench-$b.txt"
   timeout 180 "$LAUNCH" "$ARTS/bench/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
-    --copy-anchor --print-device | tee "$RESULTS/bench-$b.txt"
+    --copy-anchor --print-device | tee -a "$RESULTS/bench-$b.txt"
 done
 # The selects built for sm_90a (scores on warpgroup MMAs), on 9.0.
 if [ "$cc" = 9.0 ]; then
-for b in select_1m select_2m select_1m_m64 select_1m_fp8q; do
+for b in $WGMMA_BENCHES; do
+  verdict bench-wgmma sm_90a $b | tee "$RESULTS/bench-wgmma-$b.txt"
   timeout 60 "$LAUNCH" "$ARTS/bench-wgmma/sm_90a/$b.sm_90a.json" --random-inputs=1 --benchmark=20 \
-    --copy-anchor | tee "$RESULTS/bench-wgmma-$b.txt"
+    --copy-anchor | tee -a "$RESULTS/bench-wgmma-$b.txt"
 done
 fi
-# The same selects with their scores on the CUDA cores (--tensor-cores=false);
-# verified at M = 1 only (the float64 reference of M = 64 takes minutes).
+# The same selects with their scores on the CUDA cores (--tensor-cores=false).
 if [ "$CUDA_CORES" = 1 ]; then
-timeout 60 "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/select_1m.$art_chip.json" --random-inputs=1 \
-  --verify > "$RESULTS/verify-cuda-cores-select_1m.txt" 2>&1 || echo "FAILED: CUDA-core select_1m"
-for b in select_1m select_1m_m64; do
+for b in $CUDA_CORE_BENCHES; do
+  verdict bench-cuda-cores $art_chip $b | tee "$RESULTS/bench-cuda-cores-$b.txt"
   timeout 60 "$LAUNCH" "$ARTS/bench-cuda-cores/$art_chip/$b.$art_chip.json" --random-inputs=1 --benchmark=20 \
-    --copy-anchor | tee "$RESULTS/bench-cuda-cores-$b.txt"
+    --copy-anchor | tee -a "$RESULTS/bench-cuda-cores-$b.txt"
 done
 fi
 fi
@@ -168,8 +267,8 @@ if want profile && stage "per-kernel times (Nsight Compute, clocks left alone)" 
         [ -f "$m" ] || continue
         timeout 120 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv \
           "$LAUNCH" "$m" --random-inputs=1 > "$RESULTS/ncu-$kind-$b.csv" 2>"$RESULTS/ncu-$kind-$b.err"
-        python3 "$ROOT/bench/gpu/ncu_summary.py" "$kind/$b" "$RESULTS/ncu-$kind-$b.csv" \
-          | tee -a "$RESULTS/ncu-summary.txt"
+        python3 "$ROOT/bench/gpu/ncu_summary.py" "$kind/$b ($(verdict $kind $art_chip $b))" \
+          "$RESULTS/ncu-$kind-$b.csv" | tee -a "$RESULTS/ncu-summary.txt"
       done
     done
   fi
@@ -210,6 +309,21 @@ echo "== ratios"
 python3 - "$RESULTS" <<'PY'
 import json, os, re, sys
 res = sys.argv[1]
+def verdict(*names):
+    """' [NOT VERIFIED ...]' when any of the results' first lines (their
+    verdict) is not a PASS; ' [... through its twin ...]' for a PASS of a
+    twin; else ''."""
+    bad, twins = [], []
+    for name in names:
+        path = os.path.join(res, name)
+        first = open(path).readline().strip() if os.path.exists(path) else ""
+        if not first.startswith("verified: PASS"):
+            bad.append(f"{name}: {first or 'no verdict'}")
+        elif "twin" in first:
+            twins.append(first.split("verified: PASS ", 1)[1])
+    if bad:
+        return f" [NOT VERIFIED, do not trust: {'; '.join(bad)}]"
+    return f" [verified {'; '.join(twins)}]" if twins else ""
 anchors = {"compress_1m": "anchors_1m.json", "compress_2m": "anchors_2m.json",
            "select_1m": "anchors_select_1m.json", "select_2m": "anchors_select_2m.json",
            "select_1m_m64": "anchors_select_1m_m64.json"}
@@ -231,7 +345,7 @@ for b in ("compress_1m", "select_1m", "compress_2m", "select_2m", "compress_lean
         line += f"; PyTorch eager {a['torch_ms'] / ms:.2f}x slower"
         if "triton_ms" in a:
             line += f"; Triton {a['triton_ms'] / ms:.2f}x slower"
-    print(line)
+    print(line + verdict(f"bench-{b}.txt"))
 def median(name):
     path = os.path.join(res, name)
     m = re.search(r"median_ms=([0-9.]+)", open(path).read()) if os.path.exists(path) else None
@@ -241,16 +355,20 @@ for b in ("select_1m", "select_2m", "select_1m_m64", "select_1m_fp8q"):
     sync, wg = median(f"bench-{b}.txt"), median(f"bench-wgmma-{b}.txt")
     if sync and wg:
         print(f"{b}: wgmma (sm_90a) {wg:.3f} ms, mma.sync (sm_90) {sync:.3f} ms: "
-              f"{sync / wg:.2f}x")
+              f"{sync / wg:.2f}x" + verdict(f"bench-{b}.txt", f"bench-wgmma-{b}.txt"))
 # Tensor cores (the default) against the CUDA-core score, same run.
 # The decode step: one CUDA graph replay against its direct launches.
 path = os.path.join(res, "decode-graph.txt")
-for line in (open(path).read().splitlines() if os.path.exists(path) else []):
+lines = open(path).read().splitlines() if os.path.exists(path) else []
+decode_verdict = "" if any(l.startswith("verified: PASS") for l in lines) else \
+    " [NOT VERIFIED, do not trust: " + next(
+        (l for l in lines if l.startswith("NOT VERIFIED")), "no verdict") + "]"
+for line in lines:
     m = re.match(r"decode B=(\d+) .*direct ([0-9.]+) ms/step .*graph ([0-9.]+) ms/step"
                  r".*graph_speedup=([0-9.]+)x issue_speedup=([0-9.]+)x", line)
     if m:
         print(f"decode step B={m.group(1)}: graph {m.group(3)} ms vs direct {m.group(2)} ms: "
-              f"{m.group(4)}x (issuing {m.group(5)}x)")
+              f"{m.group(4)}x (issuing {m.group(5)}x)" + decode_verdict)
 for b in ("select_1m", "select_1m_m64"):
     times = []
     for name in (f"bench-{b}.txt", f"bench-cuda-cores-{b}.txt"):
@@ -259,5 +377,6 @@ for b in ("select_1m", "select_1m_m64"):
         times.append(float(m.group(1)) if m else None)
     if all(times):
         print(f"{b}: tensor cores {times[0]:.3f} ms, CUDA cores {times[1]:.3f} ms: "
-              f"{times[1] / times[0]:.2f}x")
+              f"{times[1] / times[0]:.2f}x"
+              + verdict(f"bench-{b}.txt", f"bench-cuda-cores-{b}.txt"))
 PY

@@ -11,7 +11,8 @@ peak DRAM bandwidth. Per manifest: the launches' bytes against the
 function's minimum (its inputs read once, its outputs written once).
 
 Usage: static_report.py [--json] [--input-shape=I:AxB ...]
-                        [--assume-registers=N] [--no-sass] PATH...
+                        [--assume-registers=N] [--no-sass]
+                        [--budget=FILE.md] PATH...
 PATH: a manifest, or a folder searched for manifests. Sizes are evaluated
 by test/Tools/Inputs/eval_sizes.py with the chip's SM count; a manifest
 with dynamic inputs takes --input-shape, else NAME.CHIP.shapes next to it
@@ -42,6 +43,31 @@ of instructions in the code, not executed ones (ESTIMATE from static SASS):
     (a loop of 20 instructions with one LDG.E.128: 20). Every global load
     counts: it is per 16 B of keys only where the keys are all the loop
     loads (a score loop that re-reads its query tile counts those too).
+    Hence also `instructions per 16 B of stream`, the same ratio over the
+    loop's main stream only: the loads through the one base register
+    that the most bytes come through (in a score loop, the keys: a pointer
+    that walks the key rows, where query fragments, scales and weights
+    come through others).
+
+--budget=FILE.md: instead of the report, check every kernel of the
+manifests against the budget table marked in FILE.md (between the lines
+`<!-- static-budget:begin -->` and `<!-- static-budget:end -->`;
+docs/performance.md holds the one the tests read). A row per kernel and
+chip: `kernel | role | chip | ...`, then the budget columns `max
+registers`, `min occupancy` (in %), `max stack/spill stores/spill loads`
+(bytes, `S/ST/LD`) and `max instr./16 B` (the innermost loop's
+instructions per 16 B of its main stream, see SASS; `-`: none); the other
+columns are documentation. Prints each kernel against its row and exits
+1 when any kernel of a chip the table names is over a budget, has no row,
+or a row names a kernel that is not there; each such line says the
+kernel, the chip and the limit. Spills are debt: a row that allows more
+than ptxas reports fails too (lower it). Where the table's own columns
+`registers`, `occupancy` and `stack/spill stores/spill loads` (today's
+values) differ from the measured ones, a note says so (no failure). The
+SASS column is checked only with SASS (nvdisasm up to sm_90): a row with
+a number there fails when there is no SASS for it, unless --no-sass (then
+only registers, occupancy and spills are checked, which need ptxas alone).
+
 nvdisasm 11.8 (Debian's) reads the ELF header of CUDA 11/12: for CUDA 13's
 cubins a copy's header is rewritten to the old layout (same code), which it
 can only decode up to sm_90; newer chips get a note instead of SASS.
@@ -349,18 +375,28 @@ def sass_facts(code, labels):
     best = None
     for start, end in innermost:
         body = (end - start) // INSTRUCTION_BYTES + 1
-        lane_bytes = sum(load_width(op) for address, _, op, _ in code
-                         if start <= address <= end and op.split(".")[0] in SASS_CLASSES["ldg"])
+        lane_bytes, streams = 0, {}
+        for address, _, op, operands in code:
+            if start <= address <= end and op.split(".")[0] in SASS_CLASSES["ldg"]:
+                lane_bytes += load_width(op)
+                # The global address: LDGSTS's second operand, LDG's only one.
+                base = (re.findall(r"\[(U?R\w+)", operands) or ["?"])[-1]
+                streams[base] = streams.get(base, 0) + load_width(op)
         if best is None or (lane_bytes, body) > (best["lane_bytes"], best["instructions"]):
-            best = {"start": start, "end": end, "instructions": body, "lane_bytes": lane_bytes}
+            best = {"start": start, "end": end, "instructions": body, "lane_bytes": lane_bytes,
+                    "stream_bytes": max(streams.values(), default=0)}
     loop = None
     if best:
         warp_bytes = best["lane_bytes"] * WARP
+        stream_bytes = best["stream_bytes"] * WARP
         loop = {"start": f"{best['start']:#x}", "end": f"{best['end']:#x}",
                 "instructions": best["instructions"],
                 "bytes_per_warp_iteration": warp_bytes,
                 "instructions_per_16B": (best["instructions"] / (warp_bytes / 16 / WARP)
-                                         if warp_bytes else None)}
+                                         if warp_bytes else None),
+                "stream_bytes_per_warp_iteration": stream_bytes,
+                "instructions_per_16B_of_stream": (
+                    best["instructions"] / (stream_bytes / 16 / WARP) if stream_bytes else None)}
     return {"instructions": total, "undecoded": total - len(code), "classes": classes,
             "opcodes": dict(sorted(opcodes.items())), "loops": len(loops),
             "innermost_loop": loop}
@@ -566,6 +602,166 @@ def sass_markdown(launches):
     return lines + [""]
 
 
+# --- budget -----------------------------------------------------------------
+
+BUDGET_BEGIN = "<!-- static-budget:begin -->"
+BUDGET_END = "<!-- static-budget:end -->"
+# Header cells of the budget columns (the table's other columns document).
+BUDGET_COLUMNS = {"kernel": "kernel", "chip": "chip",
+                  "max registers": "registers", "min occupancy": "occupancy",
+                  "max stack/spill stores/spill loads": "local",
+                  "max instr./16 B": "instructions"}
+
+
+# Columns of today's values (documentation; a difference gets a note).
+TODAY_COLUMNS = ("registers", "occupancy", "stack/spill stores/spill loads")
+
+
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def read_budget(path):
+    """{(kernel, chip): {registers, occupancy, local: (S, ST, LD),
+    instructions: float or None, line}} from the marked table of PATH."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        sys.exit(f"static_report: --budget: {e}")
+    if BUDGET_BEGIN not in lines or BUDGET_END not in lines:
+        sys.exit(f"static_report: {path}: no budget table (between the lines "
+                 f"'{BUDGET_BEGIN}' and '{BUDGET_END}')")
+    begin = lines.index(BUDGET_BEGIN)
+    table = [(begin + 2 + i, l) for i, l in
+             enumerate(lines[begin + 1:lines.index(BUDGET_END)]) if l.startswith("|")]
+    if len(table) < 2:
+        sys.exit(f"static_report: {path}:{begin + 1}: the budget table is empty")
+    header = cells(table[0][1])
+    where = {}
+    for cell, key in BUDGET_COLUMNS.items():
+        if cell not in header:
+            sys.exit(f"static_report: {path}:{table[0][0]}: the budget table has no "
+                     f"column '{cell}' (columns: {', '.join(header)})")
+        where[key] = header.index(cell)
+    budget = {}
+    for number_, line in table[2:]:
+        row = cells(line)
+        at = f"{path}:{number_}"
+        if len(row) != len(header):
+            sys.exit(f"static_report: {at}: {len(row)} cells, the header has {len(header)}")
+        try:
+            local = tuple(int(x) for x in row[where["local"]].split("/"))
+            if len(local) != 3:
+                raise ValueError
+            entry = {"registers": int(row[where["registers"]]),
+                     "occupancy": float(row[where["occupancy"]].rstrip("%")),
+                     "local": local,
+                     "instructions": (None if row[where["instructions"]] == "-"
+                                      else float(row[where["instructions"]])),
+                     "line": at}
+        except ValueError:
+            sys.exit(f"static_report: {at}: a budget cell is not a number (registers: "
+                     f"N, occupancy: N%, stack/spill stores/spill loads: S/ST/LD, "
+                     f"instr./16 B: N or -): {line.strip()}")
+        entry["today"] = {name: row[header.index(name)] for name in TODAY_COLUMNS
+                          if name in header}
+        key = (row[where["kernel"]].strip("`"), row[where["chip"]])
+        if key in budget:
+            sys.exit(f"static_report: {at}: a second row for {key[0]} on {key[1]}")
+        budget[key] = entry
+    return budget
+
+
+def check_budget(entries, budget, path, sass_wanted):
+    """Prints every kernel against its budget row; returns the number of
+    failures (each printed as a line starting 'OVER BUDGET:')."""
+    print(f"Static budget: ESTIMATES from ptxas -v{', nvdisasm' if sass_wanted else ''} "
+          f"and the chip table, no GPU ran; budgets from {path}.\n")
+    print("| kernel | chip | registers (max) | occupancy (min) | stack/spill st/ld (max) | "
+          "loop instr./16 B of stream (max) | verdict |")
+    print("| --- | --- | ---: | ---: | --- | ---: | --- |")
+    failures, notes, seen, chips = [], [], set(), set()
+    for entry in entries:
+        if "skipped" in entry:
+            failures.append(f"{entry['manifest']}: not checked: {entry['skipped']}")
+            continue
+        chip = entry["chip"]
+        chips.add(chip)
+        for l in entry["launches"]:
+            key = (l["kernel"], chip)
+            if key in seen:
+                continue
+            seen.add(key)
+            row = budget.get(key)
+            if row is None:
+                failures.append(f"{l['kernel']} on {chip}: no budget row (add one to {path})")
+                print(f"| {l['kernel']} | {chip} | {l['registers']} | "
+                      f"{l['occupancy_pct']:.1f}% | - | - | no budget row |")
+                continue
+            over = []
+            if l["registers"] > row["registers"]:
+                over.append(f"registers {l['registers']} > {row['registers']}")
+            if l["occupancy_pct"] < row["occupancy"] - 1e-9:
+                over.append(f"occupancy {l['occupancy_pct']:.1f}% < {row['occupancy']:g}% "
+                            f"({l['blocks_per_sm']} blocks/SM, limited by {l['limited_by']})")
+            local = (l["stack"], l["spill_stores"], l["spill_loads"])
+            if any(a > b for a, b in zip(local, row["local"])):
+                over.append("stack/spill stores/spill loads {} B > {} B".format(
+                    "/".join(map(str, local)), "/".join(map(str, row["local"]))))
+            elif local != row["local"]:
+                # A spill allowance is debt: it only goes down (as
+                # test/gpu-kernel-gate.baseline's lines).
+                over.append("stack/spill stores/spill loads {} B, less than the row's "
+                            "{} B: lower the row".format(
+                                "/".join(map(str, local)), "/".join(map(str, row["local"]))))
+            ratio, shown = None, "-"
+            if row["instructions"] is not None:
+                if not sass_wanted:
+                    shown = f"not checked (--no-sass) ({row['instructions']:g})"
+                elif entry.get("sass_note"):
+                    over.append(f"no SASS to check the loop against {row['instructions']:g} "
+                                f"instr./16 B: {entry['sass_note']} (--no-sass checks the rest)")
+                    shown = f"no SASS ({row['instructions']:g})"
+                else:
+                    loop = (l.get("sass") or {}).get("innermost_loop") or {}
+                    ratio = loop.get("instructions_per_16B_of_stream")
+                    if ratio is None:
+                        over.append("no loop with global loads in the SASS, the budget "
+                                    f"has {row['instructions']:g} instr./16 B")
+                        shown = f"no loop ({row['instructions']:g})"
+                    else:
+                        shown = f"{number(ratio)} ({row['instructions']:g})"
+                        if ratio > row["instructions"] + 1e-9:
+                            over.append(f"loop instructions per 16 B of stream "
+                                        f"{number(ratio)} > {row['instructions']:g} "
+                                        f"({loop['instructions']} instructions, "
+                                        f"{loop['stream_bytes_per_warp_iteration']} B of stream "
+                                        f"per warp iteration)")
+            print(f"| {l['kernel']} | {chip} | {l['registers']} ({row['registers']}) | "
+                  f"{l['occupancy_pct']:.1f}% ({row['occupancy']:g}%) | "
+                  f"{'/'.join(map(str, local))} ({'/'.join(map(str, row['local']))}) | "
+                  f"{shown} | {'OVER: ' + '; '.join(over) if over else 'ok'} |")
+            failures += [f"{l['kernel']} on {chip}: {why} ({row['line']})" for why in over]
+            measured = {"registers": str(l["registers"]),
+                        "occupancy": f"{l['occupancy_pct']:g}%",
+                        "stack/spill stores/spill loads": "/".join(map(str, local))}
+            notes += [f"{l['kernel']} on {chip}: {name} {measured[name]}, the table says "
+                      f"{said} ({row['line']})"
+                      for name, said in row["today"].items() if said != measured[name]]
+    for (kernel, chip), row in sorted(budget.items()):
+        if chip in chips and (kernel, chip) not in seen:
+            failures.append(f"{kernel} on {chip}: a budget row ({row['line']}) for a kernel "
+                            f"the manifests of {chip} do not launch")
+    print()
+    for line in notes:
+        print(f"note: {line}")
+    for line in failures:
+        print(f"OVER BUDGET: {line}")
+    if not failures:
+        print(f"within budget: {len(seen)} kernels on {', '.join(sorted(chips))}")
+    return len(failures)
+
+
 def manifests(paths):
     found = []
     for path in paths:
@@ -595,12 +791,18 @@ def main():
                              "(to check the occupancy model on fixed numbers)")
     parser.add_argument("--no-sass", dest="sass", action="store_false",
                         help="no SASS columns (no nvdisasm run)")
+    parser.add_argument("--budget", metavar="FILE.md",
+                        help="check every kernel against the budget table in FILE.md "
+                             "(exit 1 when one is over)")
     parser.add_argument("paths", nargs="+")
     args = parser.parse_args()
+    budget = read_budget(args.budget) if args.budget else None
     found = manifests(args.paths)
     if not found:
         sys.exit("static_report: no manifest found")
     entries = [report_manifest(p, args) for p in found]
+    if budget is not None:
+        sys.exit(1 if check_budget(entries, budget, args.budget, args.sass) else 0)
     if args.json:
         json.dump(entries, sys.stdout, indent=1)
         print()

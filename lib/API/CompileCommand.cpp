@@ -210,6 +210,12 @@ indexpool::readCompileCommandLine(int argc, const char *const *argv,
             "targets, bounds the difference); ignored where the target has "
             "no int8 dot",
             command.int8Query)
+      .flag("--keep-going",
+            "compile every function even when one fails: each failure is "
+            "reported after its diagnostics as 'error: @NAME: MESSAGE', the "
+            "others' files are written, and the exit status is 1 if any "
+            "failed",
+            command.keepGoing)
       .flag("--fuse",
             "run --indexpool-fuse first (default): compress and select chains "
             "become one kernel each, without their intermediates in device "
@@ -308,11 +314,30 @@ Status indexpool::runCompileCommand(const CompileCommand &command,
   if (!command.inputShapes.empty() && command.function.empty())
     return Status::error("--input-shape needs --function=NAME (the shapes of "
                          "one function's arguments)");
+  std::string failures, failedNames;
+  size_t failed = 0;
   for (const std::string &name : functions) {
     std::string wrote;
-    if (Status s = compileFunction(command, *module, name, wrote); !s)
+    Status s = compileFunction(command, *module, name, wrote);
+    if (s) {
+      written.push_back(wrote);
+      continue;
+    }
+    if (!command.keepGoing)
       return s;
-    written.push_back(wrote);
+    // The diagnostics first, then the function's own error line, as the
+    // tool prints a single failure.
+    const std::string &message = s.message();
+    size_t newline = message.find('\n');
+    if (newline != std::string::npos)
+      failures += message.substr(newline + 1) + "\n";
+    failures += "error: @" + name + ": " + message.substr(0, newline) + "\n";
+    failedNames += (failed++ ? ", @" : "@") + name;
   }
-  return Status();
+  if (failed == 0)
+    return Status();
+  failures.pop_back();
+  return Status::error(
+      std::to_string(failed) + " of " + std::to_string(functions.size()) +
+      " functions failed (--keep-going): " + failedNames + "\n" + failures);
 }

@@ -15,6 +15,17 @@
 // RUN: not indexpool-run %s --function=score_many --random-inputs=1 --device=gpu-emulator --chip=sm_90 2>&1 | FileCheck %s --check-prefix=EMU
 // The same ops compile where the grid fits.
 // RUN: indexpool-compile %s --chip=sm_90 --function=score_fits -o %t > /dev/null
+// --keep-going: both refusals, each after its diagnostic, the third
+// function written, exit status 1.
+// RUN: rm -rf %t.all && not indexpool-compile %s --chip=sm_90 --threads-per-block=256 --keep-going -o %t.all > %t.out 2> %t.err
+// RUN: FileCheck %s --check-prefix=KEEP < %t.err && FileCheck %s --check-prefix=KEPT < %t.out
+// RUN: test -s %t.all/score_fits.sm_90.ptx && not test -e %t.all/score_many.sm_90.ptx
+// KEEP: error: the GPU kernel of this op needs 70000 blocks in grid dimension y
+// KEEP-NEXT: error: @score_many: compiling @score_many for sm_90 failed
+// KEEP-NEXT: {{.*}}error: the GPU kernel of this op needs 4294967296 blocks in grid dimension x
+// KEEP-NEXT: error: @rows_2_40: compiling @rows_2_40 for sm_90 failed
+// KEEP-NEXT: indexpool-compile: error: 2 of 3 functions failed (--keep-going): @score_many, @rows_2_40
+// KEPT: wrote {{.*}}score_fits.sm_90.ptx
 
 // Y: indexpool-compile-grid.mlir:[[# @LINE + 8]]:8: error: the GPU kernel of this op needs 70000 blocks in grid dimension y, beyond CUDA's limit of 65535: split the op into smaller ones
 // Y: indexpool-compile: error: compiling @score_many for sm_90 failed

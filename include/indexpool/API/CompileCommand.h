@@ -44,6 +44,10 @@ struct CompileCommand {
   std::string tuningDb;
   bool fuse = true;
   bool tensorCores = true;
+  /// Every function is compiled even when one fails; the failures are
+  /// reported together, each as a line "error: @NAME: MESSAGE" after its
+  /// diagnostics.
+  bool keepGoing = false;
 };
 
 /// indexpool-compile's argv into `command`: std::nullopt to go on, else the

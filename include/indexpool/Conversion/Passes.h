@@ -30,6 +30,12 @@ namespace mlir::indexpool {
 #define GEN_PASS_REGISTRATION
 #include "indexpool/Dialect/ConversionPasses.h.inc"
 
+/// On a gpu.launch: the blocks of it an SM must hold at once (an i64 > 0).
+/// A kernel built for one block per SM says so, and ptxas may then give it
+/// every register that leaves (--indexpool-outline-kernels).
+inline constexpr llvm::StringLiteral kMinBlocksPerSMAttrName =
+    "indexpool.min_blocks_per_sm";
+
 /// Options of the `indexpool-to-cpu` pipeline.
 struct CPUPipelineOptions {
   int64_t vectorWidth = 8;

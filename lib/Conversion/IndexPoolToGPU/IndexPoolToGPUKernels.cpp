@@ -208,17 +208,21 @@ struct HadamardKernel : KernelPattern<HadamardOp> {
   const char *unsupported(HadamardOp op,
                           const KernelLaunch &launch) const override {
     auto type = cast<RankedTensorType>(op.getInput().getType());
-    if (type.getRank() < 2 || !type.hasStaticShape())
-      return "not static rows of D";
-    // Rows are every dimension but the last, counted without overflow.
+    // Rows are every dimension but the last, any of them dynamic (counted
+    // at run time), one row for rank 1; the static ones counted without
+    // overflow.
     std::optional<int64_t> rows = 1;
     for (int64_t size : type.getShape().drop_back())
-      if (rows)
+      if (rows && !ShapedType::isDynamic(size))
         rows = llvm::checkedMul(*rows, size);
     if (!rows)
       return "more rows than an int64_t counts";
-    MemRefType flat = MemRefType::get({*rows, type.getShape().back()},
-                                      type.getElementType());
+    int64_t d = type.getShape().back();
+    if (ShapedType::isDynamic(d))
+      return "D is dynamic";
+    if (!type.hasStaticShape())
+      rows = ShapedType::kDynamic;
+    MemRefType flat = MemRefType::get({*rows, d}, type.getElementType());
     if (!canRowKernel(flat, launch))
       return "D is not made of power-of-two 16-byte chunks";
     return nullptr;
@@ -226,17 +230,29 @@ struct HadamardKernel : KernelPattern<HadamardOp> {
   void lower(HadamardOp op, ImplicitLocOpBuilder &b, BufferScope &buffers,
              const KernelLaunch &launch) const override {
     auto type = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
     Value input = buffers.in(op.getInput());
-    Value output = buffers.out(op.getResult().getType(), {});
-    // Rows are everything but the last dimension.
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < rank; ++i)
+      sizes.push_back(dimOf(b, input, i));
+    Value output = buffers.out(op.getResult().getType(), sizes);
+    // The kernel takes [rows, D]: rank 1 is one row, a higher rank's rows
+    // are everything but the last dimension.
     SmallVector<ReassociationIndices> collapse(1);
-    for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+    for (int64_t i = 0; i + 1 < rank; ++i)
       collapse[0].push_back(i);
-    collapse.push_back({type.getRank() - 1});
+    collapse.push_back({rank - 1});
     auto flatten = [&](Value m) {
-      return type.getRank() == 2
-                 ? m
-                 : Value(memref::CollapseShapeOp::create(b, m, collapse));
+      if (rank == 2)
+        return m;
+      if (rank > 2)
+        return Value(memref::CollapseShapeOp::create(b, m, collapse));
+      auto t = cast<MemRefType>(m.getType());
+      return Value(memref::ExpandShapeOp::create(
+          b, MemRefType::get({1, t.getDimSize(0)}, t.getElementType()), m,
+          ArrayRef<ReassociationIndices>{{0, 1}},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                 b.getIndexAttr(t.getDimSize(0))}));
     };
     emitHadamardKernel(b, flatten(input), flatten(output), launch);
   }

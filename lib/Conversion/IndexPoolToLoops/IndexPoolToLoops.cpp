@@ -15,6 +15,7 @@
 #include "indexpool/Target/Chips.h"
 
 #include "Common/Kernels.h"
+#include "Common/PagedBuffers.h"
 #include "LowerOp.h"
 #include "PagedOps.h"
 
@@ -26,8 +27,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::indexpool {
 #define GEN_PASS_DEF_INDEXPOOLTOLOOPS
@@ -330,6 +332,53 @@ struct LowerRefine : LowerOp<RefineOp> {
   }
 };
 
+/// The operand whose last dimension, D, sizes a scratch that `op`'s row
+/// loops allocate per row (scratchRow and PageScratch, the score loops'
+/// block of decoded key rows, append_paged's group), and its name; null for
+/// the ops whose loops allocate none, and for the paged ops that GPU
+/// kernels will lower (marked by --indexpool-to-gpu-kernels).
+static std::pair<Value, StringRef> scratchSizedBy(Operation *op) {
+  if (op->hasAttr(kPagedChipAttrName))
+    return {};
+  return TypeSwitch<Operation *, std::pair<Value, StringRef>>(op)
+      .Case([](HadamardOp o) {
+        return std::pair<Value, StringRef>(o.getInput(), "input");
+      })
+      .Case<CompressOp, ScoreOp, SelectOp, RefineOp, CompressPagedOp,
+            AppendPagedOp>([](auto o) {
+        return std::pair<Value, StringRef>(o.getKeys(), "keys");
+      })
+      .Case<SelectPagedOp, RefinePagedOp>([](auto o) {
+        return std::pair<Value, StringRef>(o.getQuery(), "query");
+      })
+      .Default(std::pair<Value, StringRef>());
+}
+
+/// With static-scratch (the GPU, where every row is a thread), an error at
+/// each op whose scratch D is dynamic: that scratch would be local memory
+/// of unbounded size (and a dynamic alloca needs PTX 7.3).
+static LogicalResult checkStaticScratch(ModuleOp module) {
+  bool refused = false;
+  module.walk([&](Operation *op) {
+    auto [operand, name] = scratchSizedBy(op);
+    if (!operand || !ShapedType::isDynamic(
+                        cast<ShapedType>(operand.getType()).getShape().back()))
+      return;
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    op->emitOpError() << "a GPU kernel needs a static D (the last dimension "
+                         "of "
+                      << name
+                      << "): a dynamic D would need a per-thread scratch row "
+                         "in local memory; compile for the CPU, or "
+                         "specialize the function first (indexpool-compile "
+                         "--function="
+                      << (func ? func.getName() : StringRef("NAME"))
+                      << " --input-shape=I:AxB...)";
+    refused = true;
+  });
+  return failure(refused);
+}
+
 struct IndexPoolToLoops
     : mlir::indexpool::impl::IndexPoolToLoopsBase<IndexPoolToLoops> {
   using Base::Base;
@@ -368,6 +417,9 @@ struct IndexPoolToLoops
       return WalkResult::advance();
     });
     if (checked.wasInterrupted())
+      return signalPassFailure();
+    // Before anything is rewritten too: one error at each refused op.
+    if (staticScratch && failed(checkStaticScratch(getOperation())))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     populateIndexPoolToLoopsPatterns(patterns, vectorWidth, stackScopes,

@@ -54,6 +54,9 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   loops.vectorWidth = options.vectorWidth;
   // Every row becomes one GPU thread: no loop around a row's scratch.
   loops.stackScopes = false;
+  // A row's scratch must have a static size: a dynamic D would put it in
+  // local memory of unbounded size (refused at the op).
+  loops.staticScratch = true;
   pm.addPass(createIndexPoolToLoops(loops));
   // Until the loops are mapped to the GPU only CSE: the canonicalizer would
   // inline single-iteration parallel loops (M = 1 rows), which would then
@@ -86,8 +89,12 @@ void mlir::indexpool::buildIndexPoolToNVVMPipeline(
   // Buffers of dynamic size cross into kernels as pointer + sizes: one
   // binary serves every size.
   pm.addPass(createIndexPoolKernelSizeParams());
-  pm.addPass(createGpuKernelOutliningPass());
+  // Outlining that keeps a launch's blocks-per-SM hint (nvvm.minctasm).
+  pm.addPass(createIndexPoolOutlineKernels());
   pm.addPass(createIndexPoolMergeKernelModules());
+  IndexPoolCheckKernelLimitsOptions limits;
+  limits.chip = options.chip;
+  pm.addPass(createIndexPoolCheckKernelLimits(limits));
   // Before anything records the kernels' parameters (alignment, manifest).
   pm.addPass(createIndexPoolDropEmptyKernelArgs());
   // While the kernels still hold their vector accesses (for the manifest).

@@ -6,6 +6,7 @@
 // RUN: indexpool-run %s --function=rank3 --random-inputs=3 --verify | FileCheck %s --check-prefix=RANK3
 // RUN: indexpool-run %s --function=wide --random-inputs=4 --verify | FileCheck %s --check-prefix=WIDE
 // RUN: indexpool-run %s --function=vector1d --random-inputs=5 --verify | FileCheck %s --check-prefix=VEC
+// RUN: indexpool-run %s --function=dynamic_rows --random-inputs=6 --input-shape=0:7x1x64x128 --verify | FileCheck %s --check-prefix=ROWS
 
 // BF16: result #0 (tensor<300x128xbf16>): {{.*}} -> ok
 func.func @bf16_rows(%x: tensor<300x128xbf16>) -> tensor<300x128xbf16> {
@@ -35,4 +36,11 @@ func.func @wide(%x: tensor<10x1024xbf16>) -> tensor<10x1024xbf16> {
 func.func @vector1d(%x: tensor<32xf32>) -> tensor<32xf32> {
   %y = indexpool.hadamard %x : (tensor<32xf32>) -> tensor<32xf32>
   return %y : tensor<32xf32>
+}
+
+// A decode step's query, rows dynamic and D static (the GPU's row kernel).
+// ROWS: result #0 (tensor<7x1x64x128xf32>): {{.*}} -> ok
+func.func @dynamic_rows(%x: tensor<?x1x64x128xf32>) -> tensor<?x1x64x128xf32> {
+  %y = indexpool.hadamard %x : (tensor<?x1x64x128xf32>) -> tensor<?x1x64x128xf32>
+  return %y : tensor<?x1x64x128xf32>
 }

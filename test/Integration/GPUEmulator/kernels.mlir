@@ -32,6 +32,9 @@
 // RUN: indexpool-run %S/../CPU/topk.mlir --function=topk_valid --random-inputs=2 --device=gpu-emulator --chip=sm_100 --verify | FileCheck %s --check-prefix=TWO
 // RUN: indexpool-run %S/../CPU/select.mlir --function=bf16_plain --random-inputs=2 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
 // RUN: indexpool-run %S/../CPU/select.mlir --function=i8_dynamic --random-inputs=3 --input-shape=0:2x8x64 --input-shape=1:2x8 --input-shape=2:700x64 --input-shape=3:700 --input-shape=4:2 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// hadamard's row kernel with rows known at run time and on a rank-1 input.
+// RUN: indexpool-run %S/../CPU/hadamard.mlir --function=dynamic_rows --random-inputs=6 --input-shape=0:7x1x64x128 --device=gpu-emulator --chip=sm_90 --verify | FileCheck %s --check-prefix=ONE
+// RUN: indexpool-run %S/../CPU/hadamard.mlir --function=vector1d --random-inputs=5 --device=gpu-emulator --chip=sm_80 --verify | FileCheck %s --check-prefix=ONE
 
 // ONE: result #0 {{.*}} -> ok
 // ONE-NOT: FAILED

@@ -5,6 +5,7 @@
 #include "GPU/DeviceSmCount.h"
 
 #include "Common/Emitter.h"
+#include "indexpool/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -61,7 +62,8 @@ void mlir::indexpool::gpukernels::forEachTile(
 
 void mlir::indexpool::gpukernels::launchKernel(
     ImplicitLocOpBuilder &b, Value gridX, Value gridY, int64_t threads,
-    TypeRange shared, function_ref<void(const KernelIds &)> body) {
+    TypeRange shared, function_ref<void(const KernelIds &)> body,
+    int64_t minBlocksPerSM) {
   OpBuilder::InsertionGuard outer(b);
   Value one = arith::ConstantIndexOp::create(b, 1);
   Value block = arith::ConstantIndexOp::create(b, threads);
@@ -70,6 +72,9 @@ void mlir::indexpool::gpukernels::launchKernel(
                                       /*asyncTokenType=*/nullptr,
                                       /*asyncDependencies=*/ValueRange{},
                                       /*workgroupAttributions=*/shared);
+  if (minBlocksPerSM > 0)
+    launch->setAttr(mlir::indexpool::kMinBlocksPerSMAttrName,
+                    b.getI64IntegerAttr(minBlocksPerSM));
   Block &entry = launch.getBody().front();
   if (entry.empty() || !entry.back().hasTrait<OpTrait::IsTerminator>()) {
     b.setInsertionPointToEnd(&entry);

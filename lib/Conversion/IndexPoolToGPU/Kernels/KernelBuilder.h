@@ -74,10 +74,13 @@ void forEachTile(ImplicitLocOpBuilder &b, Value block, Value grid,
 /// block, with one workgroup (shared memory) buffer per type in `shared`,
 /// and fills its body with `body`. A grid with a zero runs no block: the
 /// runtime skips such a launch (docs/manifest.md), the emulator's block loop
-/// has no iteration.
+/// has no iteration. `minBlocksPerSM` > 0: the blocks an SM must hold at
+/// once, when the kernel is built for that few (kMinBlocksPerSMAttrName),
+/// so that ptxas does not cap its registers for more and spill.
 void launchKernel(ImplicitLocOpBuilder &b, Value gridX, Value gridY,
                   int64_t threads, TypeRange shared,
-                  function_ref<void(const KernelIds &)> body);
+                  function_ref<void(const KernelIds &)> body,
+                  int64_t minBlocksPerSM = 0);
 
 /// A kernel of one thread per item of [0, count()), in blocks of up to 256
 /// threads (the helper kernels: copies, per-row bookkeeping, gathers,

@@ -91,6 +91,8 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
   const bool gridStride = launch.gridStride.value_or(true);
   Value tiles =
       arith::CeilDivUIOp::create(b, keys.count(e), e.index(items));
+  // ptxas is told the same (minBlocksPerSM below), so that it does not
+  // trade registers for blocks the grid never has.
   Value grid = gridSize(b, tiles, gridStride, /*blocksPerSM=*/1);
   SmallVector<Type> shared{sharedBuffer(ctx, H * D, f32),
                            sharedBuffer(ctx, H, f32)};
@@ -172,7 +174,7 @@ void mlir::indexpool::gpukernels::emitScoreKernel(
       memref::StoreOp::create(b, logit, logits, ValueRange{m, n});
     });
     });
-  });
+  }, /*minBlocksPerSM=*/1);
 }
 
 void mlir::indexpool::gpukernels::emitScoreKernel(

@@ -563,6 +563,8 @@ void TopKPlan::emitSelectKernel() {
   Value tiles = arith::CeilDivUIOp::create(b, dimM, e.index(items));
   Value grid =
       gridStride ? Value(arith::MinUIOp::create(b, tiles, wave)) : tiles;
+  // One block per row of a few rows (a decode step's queries): ptxas must
+  // not trade registers for a second resident block.
   launchKernel(b, grid, one, threads, shared, [&](const KernelIds &ids) {
     Value hist = ids.shared[0], state = ids.shared[1], counter = ids.shared[2];
     Value cache = ids.shared[3];
@@ -590,7 +592,7 @@ void TopKPlan::emitSelectKernel() {
     SelectBlock block{hist, state, counter, cache,
                       winners, tid, lane, first, cachedKeys};
     eachRow([&](Value m) { SelectRow(*this, block, m).emit(); });
-  });
+  }, /*minBlocksPerSM=*/1);
 }
 
 void SelectRow::emit() {
