@@ -1,9 +1,10 @@
 //===- CpuTargetsTest.cpp - the CPU target table against LLVM -------------===//
 //
 // Each row's facts checked against LLVM 22's own definition of its CPU:
-// the dot instructions it claims are features its CPU implies, its vector
-// width is its widest vector registers', LLVM makes a target machine for
-// it; and the host's row runs here.
+// the dot instructions (and the 128-byte table lookup, vpermi2b) it claims
+// are features its CPU implies, its vector width is its widest vector
+// registers', LLVM makes a target machine for it; and the host's row runs
+// here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +40,7 @@ TEST(CpuTargets, EveryRowMatchesLlvmsDefinitionOfItsCpu) {
     if (row.arch == "x86_64") {
       EXPECT_EQ(row.bf16Dot, implies(features, "avx512bf16"));
       EXPECT_EQ(row.int8Dot, implies(features, "avx512vnni"));
+      EXPECT_EQ(row.byteTable128, implies(features, "avx512vbmi"));
       const int64_t width = implies(features, "avx512f") ? 16
                             : implies(features, "avx2")  ? 8
                                                          : 4;
@@ -47,6 +49,7 @@ TEST(CpuTargets, EveryRowMatchesLlvmsDefinitionOfItsCpu) {
       ASSERT_EQ(row.arch, "aarch64");
       EXPECT_EQ(row.bf16Dot, implies(features, "bf16"));
       EXPECT_EQ(row.int8Dot, implies(features, "dotprod"));
+      EXPECT_FALSE(row.byteTable128); // tbl looks up 64 bytes at most
       EXPECT_TRUE(implies(features, "neon"));
       EXPECT_EQ(row.vectorWidth, 4); // NEON's 128 bits
     }

@@ -36,6 +36,10 @@ struct CpuTarget {
   /// sdot/udot).
   bool bf16Dot;
   bool int8Dot;
+  /// A lookup of 64 bytes in a 128-byte table in one instruction (vpermi2b
+  /// on 512-bit registers, AVX512_VBMI): FP8 key codes are decoded to bf16
+  /// with it (ScoreRows.h). NEON's tbl takes at most 64 bytes.
+  bool byteTable128;
   /// What the row stands for, for --help and errors.
   std::string_view description;
 };

@@ -325,6 +325,28 @@ void mlir::indexpool::loops::emitCompressGroup(
 // score
 //===----------------------------------------------------------------------===//
 
+/// Key row `n` of `keys` ([N, D]) into row `r` of the score loops' scratch
+/// `rows`, as sq.rowElement(): a chunk of lanes at a time through f32, or
+/// FP8 codes by the byte tables (sq.keyTableCodes), bit for bit the same.
+static void emitStoreKeyRow(Emitter &e, const ScoreQuery &sq, Value keys,
+                            Value n, Value dimD, Value rows, Value r) {
+  ImplicitLocOpBuilder &b = e.builder();
+  if (!sq.keyTableCodes)
+    return e.chunks(dimD, [&](Chunk c) {
+      emitStoreKeyValues(e, sq, e.loadF32(keys, {n, c.offset}, c.mask), rows, r,
+                         c.offset, c.mask);
+    });
+  auto codesType =
+      VectorType::get({sq.keyTableCodes}, memrefType(keys).getElementType());
+  e.forLoop(e.index(0), dimD, e.index(sq.keyTableCodes), [&](Value d) {
+    Value codes = vector::LoadOp::create(b, codesType, keys, ValueRange{n, d});
+    emitStoreF8KeyCodes(
+        e, sq,
+        arith::BitcastOp::create(b, codesType.clone(b.getI8Type()), codes),
+        rows, r, d);
+  });
+}
+
 void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
                                        Value keys, Value scales,
                                        Value logits) {
@@ -359,10 +381,7 @@ void mlir::indexpool::loops::emitScore(Emitter &e, Value query, Value weights,
         Value n = arith::MinUIOp::create(b, e.add(first, e.index(r)), lastRow);
         rowOf.push_back(n);
         // Decode each key row once; every (m, h) reads it from L1.
-        e.chunks(dimD, [&](Chunk c) {
-          emitStoreKeyValues(e, sq, e.loadF32(keys, {n, c.offset}, c.mask),
-                             rows, e.index(r), c.offset, c.mask);
-        });
+        emitStoreKeyRow(e, sq, keys, n, dimD, rows, e.index(r));
         if (scales)
           scaleOf.push_back(e.loadScalarF32(scales, {n}));
       }
@@ -432,11 +451,7 @@ void mlir::indexpool::loops::emitRefineScore(Emitter &e, Value query,
         isRow.push_back(present);
         Value n = arith::IndexCastOp::create(b, b.getIndexType(), t);
         e.ifThen(present, [&]() {
-          e.chunks(dimD, [&](Chunk ch) {
-            emitStoreKeyValues(e, sq,
-                               e.loadF32(keys, {n, ch.offset}, ch.mask), rows,
-                               e.index(r), ch.offset, ch.mask);
-          });
+          emitStoreKeyRow(e, sq, keys, n, dimD, rows, e.index(r));
         });
         e.ifThen(arith::XOrIOp::create(b, present,
                                        arith::ConstantIntOp::create(b, 1, 1)),

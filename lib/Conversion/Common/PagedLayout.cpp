@@ -181,8 +181,9 @@ Value mlir::indexpool::loops::loadCodeBytes(Emitter &e,
                                             Value pages, Value page, Value at,
                                             Value offset, int64_t count) {
   ImplicitLocOpBuilder &b = e.builder();
-  assert(layout.codeType.isInteger() && "integer codes");
   int64_t perByte = layout.codeInfo().codesPerByte();
+  assert((perByte == 1 || layout.codeType.isInteger()) &&
+         "codes of a byte, or integer codes below one");
   Value first = e.add(at, arith::DivUIOp::create(b, offset, e.index(perByte)));
   Value packed = vector::LoadOp::create(
       b, VectorType::get({count / perByte}, b.getI8Type()), pages,

@@ -83,11 +83,11 @@ std::pair<Value, Value> locateEntry(Emitter &e, const PageEntries &layout,
 Value loadCodes(Emitter &e, const PageEntries &layout, Value pages, Value page,
                 Value at, Chunk c);
 
-/// `count` integer codes (i8, or i4 packed two a byte) of the entry at
-/// `at` of page `page`, from code `offset`, as sign-extended bytes: one
-/// load and a few byte operations, for the int8 dot's key rows (loadCodes
-/// decodes to f32 lanes). `offset` and `count` are multiples of the codes a
-/// byte holds.
+/// `count` codes of the entry at `at` of page `page`, from code `offset`,
+/// as bytes: codes of a byte (i8, f8E4M3FN) as they are, i4 (packed two a
+/// byte) sign-extended; one load and a few byte operations, for the int8
+/// dot's and the FP8 byte tables' key rows (loadCodes decodes to f32
+/// lanes). `offset` and `count` are multiples of the codes a byte holds.
 Value loadCodeBytes(Emitter &e, const PageEntries &layout, Value pages,
                     Value page, Value at, Value offset, int64_t count);
 

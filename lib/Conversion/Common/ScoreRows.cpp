@@ -2,6 +2,7 @@
 
 #include "ScoreRows.h"
 
+#include "indexpool/Reference/Numerics.h"
 #include "indexpool/Target/CpuTargets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -10,8 +11,12 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
+#include <array>
 #include <cassert>
 #include <string>
 
@@ -52,6 +57,14 @@ std::string mlir::indexpool::loops::dotIntrinsic(
     return (pairs ? "llvm.aarch64.neon.bfdot.v" : "llvm.aarch64.neon.sdot.v") +
            std::to_string(lanes) + (pairs ? "f32.v" : "i32.v") + perLane +
            (pairs ? "bf16" : "i8");
+  return "";
+}
+
+std::string mlir::indexpool::loops::byteTableIntrinsic(
+    const ::indexpool::target::CpuTarget *cpu, int64_t lanes) {
+  // vpermi2b on zmm: 64 byte indices into two 64-byte table registers.
+  if (cpu && cpu->byteTable128 && cpu->arch == "x86_64" && lanes == 16)
+    return "llvm.x86.avx512.vpermi2var.qi.512";
   return "";
 }
 
@@ -167,6 +180,11 @@ ScoreQuery mlir::indexpool::loops::emitScoreQuery(Emitter &e, Value query,
   if (!fits(sq.dot))
     sq.dot = ScoreDot::Fma;
   int64_t perStep = elementsPerStep(sq.dot);
+  // FP8 keys into bf16 pairs through the byte tables, in whole lookups
+  // (pairs have a static D).
+  if (sq.dot == ScoreDot::Bf16Pairs && isa<Float8E4M3FNType>(keyElement) &&
+      !byteTableIntrinsic(e.cpuTarget(), vl).empty() && staticD % (4 * vl) == 0)
+    sq.keyTableCodes = 4 * vl;
   Value dimM = e.dim(query, 0), dimD = e.dim(query, 2);
   sq.heads = e.dim(query, 1);
   sq.dimD = dimD;
@@ -284,6 +302,113 @@ void mlir::indexpool::loops::emitStoreKeyValues(Emitter &e,
       b, VectorType::get({vl}, b.getBF16Type()),
       arith::TruncIOp::create(b, VectorType::get({vl}, b.getI16Type()), high));
   store(bf16);
+}
+
+namespace {
+/// The high and low bytes of the bf16 bits of each f8E4M3FN code below
+/// 0x80.
+struct F8Bf16Tables {
+  std::array<int8_t, 128> high, low;
+};
+} // namespace
+
+/// The tables from the reference's FP8 decoder and bf16 encoder (every FP8
+/// value is a bf16 value: exact; NaN the canonical 0x7FC0, -0 0x8000), and
+/// the rule emitStoreF8KeyCodes applies to the codes from 0x80 checked
+/// against them: the magnitude's bits with the sign bit, but for NaN.
+static const F8Bf16Tables &f8Bf16Tables() {
+  static const F8Bf16Tables tables = [] {
+    namespace ref = ::indexpool::ref;
+    auto bf16Of = [](int code) {
+      return ref::encodeBF16(ref::decodeF8E4M3FN(uint8_t(code)));
+    };
+    F8Bf16Tables t;
+    for (int x = 0; x < 128; ++x) {
+      t.high[size_t(x)] = int8_t(bf16Of(x) >> 8);
+      t.low[size_t(x)] = int8_t(bf16Of(x) & 0xFF);
+    }
+    assert(llvm::all_of(llvm::seq(0x80, 0x100),
+                        [&](int x) {
+                          size_t m = size_t(x & 0x7F);
+                          int sign = m == ref::kF8E4M3FNNaN ? 0 : 0x8000;
+                          return bf16Of(x) ==
+                                 ((uint8_t(t.high[m]) << 8 | sign) |
+                                  uint8_t(t.low[m]));
+                        }) &&
+           "a negative FP8 code is its magnitude's bf16 with the sign");
+    return t;
+  }();
+  return tables;
+}
+
+/// table[i] for each byte i (< 128) of `index`: a gather from the constant
+/// global `name` (made on first use), which --indexpool-dot-instructions
+/// makes the target's byte-table lookup (ScoreRows.h).
+static Value emitByteTableLookup(Emitter &e, StringRef name,
+                                 ArrayRef<int8_t> table, Value index) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto tableType = MemRefType::get({int64_t(table.size())}, b.getI8Type());
+  Operation *symbols =
+      SymbolTable::getNearestSymbolTable(b.getInsertionBlock()->getParentOp());
+  assert(symbols && "the loops are in a module");
+  if (!SymbolTable::lookupSymbolIn(symbols, name)) {
+    // Through the emitter's builder, so that a rewriter driving it hears of
+    // the new op.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&symbols->getRegion(0).front());
+    memref::GlobalOp::create(
+        b, name, b.getStringAttr("private"), tableType,
+        DenseElementsAttr::get(
+            RankedTensorType::get(tableType.getShape(), b.getI8Type()), table),
+        /*constant=*/true, b.getI64IntegerAttr(64));
+  }
+  auto lanes = cast<VectorType>(index.getType());
+  Value base = memref::GetGlobalOp::create(b, tableType, name);
+  Value indices = arith::ExtUIOp::create(b, lanes.clone(b.getI32Type()), index);
+  Value all = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(lanes.clone(b.getI1Type()), true));
+  Value none = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(lanes, b.getI8IntegerAttr(0)));
+  return vector::GatherOp::create(b, lanes, base, ValueRange{e.index(0)},
+                                  indices, all, none);
+}
+
+void mlir::indexpool::loops::emitStoreF8KeyCodes(Emitter &e,
+                                                 const ScoreQuery &sq,
+                                                 Value codes, Value rows,
+                                                 Value r, Value offset) {
+  ImplicitLocOpBuilder &b = e.builder();
+  auto bytes = cast<VectorType>(codes.getType());
+  int64_t n = sq.keyTableCodes;
+  assert(bytes.getNumElements() == n && "one step of the byte tables");
+  auto splat = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(bytes, b.getI8IntegerAttr(int8_t(v))));
+  };
+  const F8Bf16Tables &tables = f8Bf16Tables();
+  Value magnitude = arith::AndIOp::create(b, codes, splat(0x7F));
+  Value high = emitByteTableLookup(e, "__indexpool_f8E4M3FN_bf16_high",
+                                   tables.high, magnitude);
+  Value low = emitByteTableLookup(e, "__indexpool_f8E4M3FN_bf16_low",
+                                  tables.low, magnitude);
+  // The sign bit, but on NaN: both NaN codes store the canonical 0x7FC0.
+  Value isNaN = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, magnitude,
+                                      splat(::indexpool::ref::kF8E4M3FNNaN));
+  Value sign = arith::AndIOp::create(b, codes, splat(0x80));
+  high = arith::SelectOp::create(b, isNaN, high,
+                                 arith::OrIOp::create(b, high, sign));
+  // Little-endian bf16: the low byte first. Each half is one two-source
+  // byte shuffle (vpermt2b) of n / 2 values.
+  auto halfType = VectorType::get({n / 2}, b.getBF16Type());
+  for (int64_t half = 0; half < 2; ++half) {
+    SmallVector<int64_t> interleave;
+    for (int64_t i = half * n / 2; i < (half + 1) * n / 2; ++i)
+      interleave.append({i, n + i});
+    Value pairs = vector::ShuffleOp::create(b, low, high, interleave);
+    vector::StoreOp::create(
+        b, vector::BitCastOp::create(b, halfType, pairs), rows,
+        ValueRange{r, e.add(offset, e.index(half * n / 2))});
+  }
 }
 
 /// Key element `step` (or pair or quad `step`) of row `r`, in every lane.

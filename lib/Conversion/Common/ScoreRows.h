@@ -31,6 +31,12 @@
 //     vector<Nx4xi8> operands into vector<Nxi32>. The heads are summed
 //     per lane (heads j, j + N, ...) and then the lanes in order, not in
 //     head order: no transpose per tile.
+// FP8 (f8E4M3FN) keys into bf16 pairs: every FP8 value is a bf16 value, so
+// on a target with a 128-byte table lookup (vpermi2b) at its vector width
+// a code x becomes bf16 bits hi[x & 0x7F] | (x & 0x80), lo[x & 0x7F] (the
+// sign kept off NaN, whose bits are the canonical 0x7FC0 as the f32 path
+// stores them): two lookups and an interleave per 64 codes, the tables
+// built from the reference's FP8 decoder. Bit for bit the f32 path's bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INDEXPOOL_LIB_CONVERSION_COMMON_SCOREROWS_H
@@ -58,6 +64,13 @@ enum class ScoreDot { Fma, Bf16Pairs, Int8Quads };
 std::string dotIntrinsic(ScoreDot dot,
                          const ::indexpool::target::CpuTarget *cpu,
                          int64_t lanes);
+
+/// The LLVM intrinsic that looks up the bytes of one vector of `lanes` f32
+/// lanes (4 * lanes indices) in a table of twice as many bytes on CPU
+/// target `cpu` (llvm.x86.avx512.vpermi2var.qi.512 at 16 lanes: 64 bytes
+/// in a 128-byte table, CpuTarget::byteTable128); "" where it has none.
+std::string byteTableIntrinsic(const ::indexpool::target::CpuTarget *cpu,
+                               int64_t lanes);
 
 /// Whether `cpu`'s int8 dot takes the key bytes unsigned (vpdpbusd: keys
 /// offset by 128) rather than signed (sdot).
@@ -95,6 +108,11 @@ struct ScoreQuery {
   /// Whether Hp may exceed H (lanes past H are then masked off).
   bool mayPad;
   ScoreDot dot;
+  /// f8E4M3FN keys that the bf16 pairs take through the byte tables
+  /// (emitStoreF8KeyCodes): the codes of one step, 4 * vector width (64,
+  /// one vpermi2b); 0 where they go through f32 lanes (emitStoreKeyValues):
+  /// other keys or dots, no byteTableIntrinsic, D not a multiple of it.
+  int64_t keyTableCodes = 0;
 
   /// The element type key rows are decoded to for the score loops.
   Type rowElement(MLIRContext *context) const;
@@ -121,6 +139,17 @@ void emitStoreKeyValues(Emitter &e, const ScoreQuery &sq, Value v, Value rows,
 /// Emitter::storeF32's.
 void emitStoreKeyBytes(Emitter &e, const ScoreQuery &sq, Value codes,
                        Value rows, Value r, Value offset, Value mask = {});
+
+/// Stores sq.keyTableCodes f8E4M3FN codes (`codes`: their bytes, a vector
+/// of i8) as bf16 into row `r` of a bf16 pairs key-row scratch at `offset`:
+/// the bytes emitStoreKeyValues stores for their f32 values (-0 0x8000,
+/// either NaN 0x7FC0), by two byte-table lookups, the sign and an
+/// interleave. The lookups are vector.gather ops from constant 128-byte
+/// globals (@__indexpool_f8E4M3FN_bf16_high, _low) until
+/// --indexpool-dot-instructions makes each the target's vpermi2b with the
+/// table as two constant vectors.
+void emitStoreF8KeyCodes(Emitter &e, const ScoreQuery &sq, Value codes,
+                         Value rows, Value r, Value offset);
 
 /// Key rows per block: one per lane.
 inline int64_t scoreRowsPerBlock(const Emitter &e) { return e.width(); }

@@ -152,6 +152,9 @@ void emitPagedScores(Emitter &e, const PageEntries &layout,
   if (sq.dot != ScoreDot::Int8Quads || ShapedType::isDynamic(sq.staticD) ||
       sq.staticD % quadBytes != 0)
     quadBytes = 0;
+  // FP8 codes the bf16 pairs' rows decode as bytes by the byte tables (0:
+  // through f32).
+  int64_t tableCodes = layout.packed() ? 0 : sq.keyTableCodes;
   e.parallelFor(e.mul(e.dim(logits, 0), perRow), [&](Value item) {
     Value m = arith::DivUIOp::create(b, item, perRow);
     Value first =
@@ -188,6 +191,14 @@ void emitPagedScores(Emitter &e, const PageEntries &layout,
                                   loadCodeBytes(e, layout, pages, page, codesAt,
                                                 d, quadBytes),
                                   scratch, e.index(r), d);
+              });
+            } else if (tableCodes) {
+              // FP8 codes to bf16 from the page's bytes (no f32).
+              e.forLoop(e.index(0), dimD, e.index(tableCodes), [&](Value d) {
+                emitStoreF8KeyCodes(e, sq,
+                                    loadCodeBytes(e, layout, pages, page,
+                                                  codesAt, d, tableCodes),
+                                    scratch, e.index(r), d);
               });
             } else {
               e.chunks(dimD, [&](Chunk ch) {

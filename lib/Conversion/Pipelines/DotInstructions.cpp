@@ -8,8 +8,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <string>
 
@@ -49,6 +53,74 @@ Value extendedBytes(Value v, bool &isUnsigned) {
   return in;
 }
 
+/// A byte-table lookup of the score loops (ScoreRows.h): `gather` reads
+/// bytes from offset 0 of a constant global of twice its lanes, at the
+/// zero-extended bytes `index`, every lane on. The global's bytes, or null.
+DenseIntElementsAttr byteTableOf(vector::GatherOp gather, Value &index) {
+  VectorType lanes = gather.getVectorType();
+  auto get = gather.getBase().getDefiningOp<memref::GetGlobalOp>();
+  auto ext = gather.getIndices().getDefiningOp<arith::ExtUIOp>();
+  if (!get || !ext || lanes.getRank() != 1 ||
+      !lanes.getElementType().isInteger(8) || ext.getIn().getType() != lanes ||
+      !matchPattern(gather.getMask(), m_One()) ||
+      !llvm::all_of(gather.getOffsets(),
+                    [](Value v) { return matchPattern(v, m_Zero()); }))
+    return {};
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      gather, get.getNameAttr());
+  if (!global || !global.getConstant())
+    return {};
+  auto table =
+      dyn_cast_or_null<DenseIntElementsAttr>(global.getConstantInitValue());
+  if (!table || table.getElementType() != lanes.getElementType() ||
+      table.getNumElements() != 2 * lanes.getNumElements())
+    return {};
+  index = ext.getIn();
+  return table;
+}
+
+/// The score loops' byte-table lookups as the target's instruction
+/// (byteTableIntrinsic: vpermi2b, the table's halves as constant vectors
+/// and the indices' bytes as they are: it reads their low 7 bits, which
+/// the gather's in-bounds indices are). Tables left unused are erased.
+void lowerByteTableLookups(Operation *root,
+                           const ::indexpool::target::CpuTarget *row) {
+  IRRewriter rewriter(root->getContext());
+  llvm::SetVector<Operation *> tables;
+  root->walk([&](vector::GatherOp op) {
+    Value index;
+    DenseIntElementsAttr table = byteTableOf(op, index);
+    VectorType lanes = op.getVectorType();
+    if (!table)
+      return;
+    std::string name = mlir::indexpool::loops::byteTableIntrinsic(
+        row, lanes.getNumElements() / 4);
+    if (name.empty())
+      return;
+    auto get = op.getBase().getDefiningOp<memref::GetGlobalOp>();
+    tables.insert(SymbolTable::lookupNearestSymbolFrom(op, get.getNameAttr()));
+    SmallVector<APInt> bytes(table.getValues<APInt>());
+    int64_t n = lanes.getNumElements();
+    rewriter.setInsertionPoint(op);
+    auto half = [&](int64_t i) -> Value {
+      return arith::ConstantOp::create(
+          rewriter, op.getLoc(),
+          DenseElementsAttr::get(lanes, ArrayRef(bytes).slice(i * n, n)));
+    };
+    Value ext = op.getIndices();
+    rewriter.replaceOp(
+        op, LLVM::CallIntrinsicOp::create(rewriter, op.getLoc(), lanes,
+                                          rewriter.getStringAttr(name),
+                                          ValueRange{half(0), index, half(1)}));
+    for (Value v : {ext, Value(get)})
+      if (v.use_empty())
+        rewriter.eraseOp(v.getDefiningOp());
+  });
+  for (Operation *global : tables)
+    if (SymbolTable::symbolKnownUseEmpty(global, global->getParentOp()))
+      rewriter.eraseOp(global);
+}
+
 struct DotInstructionsPass
     : public PassWrapper<DotInstructionsPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DotInstructionsPass)
@@ -64,7 +136,8 @@ struct DotInstructionsPass
   StringRef getDescription() const override {
     return "Lower the score loops' bf16 pair and int8 quad vector.contract "
            "ops to the CPU target's dot instructions (vdpbf16ps, bfdot, "
-           "vpdpbusd, sdot)";
+           "vpdpbusd, sdot), and their byte-table gathers to its table "
+           "lookup (vpermi2b)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<LLVM::LLVMDialect>();
@@ -125,6 +198,7 @@ struct DotInstructionsPass
             ext && ext->use_empty() && isa<arith::ExtUIOp, arith::ExtSIOp>(ext))
           rewriter.eraseOp(ext);
     });
+    lowerByteTableLookups(getOperation(), row);
   }
 
   Option<std::string> cpu{*this, "cpu",

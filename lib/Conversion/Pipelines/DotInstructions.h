@@ -22,8 +22,10 @@ namespace mlir::indexpool {
 /// operands into vector<Nxf32>) vdpbf16ps / bfdot; int8 quads (extended
 /// vector<Nx4xi8> operands into vector<Nxi32>) vpdpbusd (first operand
 /// zero-extended, second sign-extended) / sdot (both sign-extended).
-/// Contracts the target has no instruction for stay, for the generic
-/// lowering.
+/// The FP8 keys' byte-table lookups (vector.gather of bytes from a
+/// constant 128-byte global, ScoreRows.h) become its vpermi2b with the
+/// table as two constant vectors. Contracts and gathers the target has no
+/// instruction for stay, for the generic lowering.
 std::unique_ptr<Pass> createDotInstructionsPass(std::string cpu = "");
 
 } // namespace mlir::indexpool
