@@ -82,6 +82,7 @@ std::vector<CpuTargetInfo> indexpool::cpuTargets() {
     info.vectorWidth = int(row.vectorWidth);
     info.bf16Dot = row.bf16Dot;
     info.int8Dot = row.int8Dot;
+    info.byteTable = row.byteTable128;
     info.host = &row == host;
     info.runsHere = mlir::indexpool::cpuTargetRunsHere(row, info.whyNot);
     rows.push_back(std::move(info));

@@ -178,8 +178,9 @@ def compile(module, function=None, target="cpu", *, fuse=True, threads=0,
 
 def cpu_targets():
     """The CPU target table (docs/design.md, "CPU targets"): one dict per
-    row (name, arch, description, vector_width, bf16_dot, int8_dot; host:
-    the row compile() picks here; runs_here, else why_not)."""
+    row (name, arch, description, vector_width, bf16_dot, int8_dot,
+    byte_table: FP8 keys decoded by byte tables; host: the row compile()
+    picks here; runs_here, else why_not)."""
     return _indexpool.cpu_targets()
 
 

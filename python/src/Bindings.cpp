@@ -693,6 +693,7 @@ void bindReference(py::module &m) {
       row["vector_width"] = info.vectorWidth;
       row["bf16_dot"] = info.bf16Dot;
       row["int8_dot"] = info.int8Dot;
+      row["byte_table"] = info.byteTable;
       row["host"] = info.host;
       row["runs_here"] = info.runsHere;
       row["why_not"] = info.whyNot;

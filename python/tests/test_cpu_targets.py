@@ -21,6 +21,10 @@ def test_the_table_names_the_hosts_row():
     for row in rows:
         assert row["runs_here"] == (row["why_not"] == "")
         assert row["vector_width"] in (4, 8, 16)
+        # The byte tables feed the bf16 pair dot, a 64-byte lookup at a
+        # time: only a row with that dot and 16 f32 lanes can take them.
+        if row["byte_table"]:
+            assert row["bf16_dot"] and row["vector_width"] == 16, row
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86 rows")

@@ -81,6 +81,9 @@ struct CpuTargetInfo {
   std::string name, arch, description;
   int vectorWidth = 0;
   bool bf16Dot = false, int8Dot = false;
+  /// A 64-byte lookup in a 128-byte table (vpermi2b): FP8 keys reach the
+  /// bf16 dot as bytes (docs/design.md, "CPU targets").
+  bool byteTable = false;
   bool host = false;     ///< the row "" and "host" name here
   bool runsHere = false; ///< else `whyNot` says what the host lacks
   std::string whyNot;
