@@ -1,7 +1,8 @@
 // --indexpool-check-kernel-limits: a kernel whose static shared memory
 // (workgroup attributions, 16-byte aligned, and the workgroup globals it
-// reads) is beyond the 48 KiB a block has without the dynamic opt-in is
-// refused at compile time, naming the kernel, the chip and the limit; a
+// reads) is beyond the 48 KiB a block has without the dynamic opt-in, or
+// whose block (x * y * z) has more threads than the chip's, is refused at
+// compile time, naming the kernel, the chip and the limit; a
 // kernel at the limit passes; an unknown chip is an error listing the
 // table's chips.
 // RUN: indexpool-opt %s -split-input-file --indexpool-check-kernel-limits=chip=sm_90 -verify-diagnostics | FileCheck %s
@@ -45,6 +46,18 @@ module attributes {gpu.container_module} {
         workgroup(%s: memref<8192xf32, #gpu.address_space<workgroup>>)
         kernel {
       %g = memref.get_global @big : memref<8192xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    // expected-error @below {{kernel 'wide' needs 2048 threads per block on sm_90, beyond its limit of 1024: a launch would fail on the device}}
+    gpu.func @wide(%a: memref<4xf32>)
+        kernel attributes {known_block_size = array<i32: 1024, 2, 1>} {
       gpu.return
     }
   }
