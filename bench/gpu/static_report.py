@@ -55,16 +55,18 @@ manifests against the budget table marked in FILE.md (between the lines
 docs/performance.md holds the one the tests read). A row per kernel and
 chip: `kernel | role | chip | ...`, then the budget columns `max
 registers`, `min occupancy` (in %), `max stack/spill stores/spill loads`
-(bytes, `S/ST/LD`) and `max instr./16 B` (the innermost loop's
-instructions per 16 B of its main stream, see SASS; `-`: none); the other
-columns are documentation. Prints each kernel against its row and exits
+(bytes, `S/ST/LD`), `max instr./16 B` (the innermost loop's
+instructions per 16 B of its main stream, see SASS; `-`: none) and `max
+SASS instr.` (the kernel's instructions, all of them: what runs outside
+the innermost loop too, such as a score's key decoding around its
+head-tile loop; `-`: none); the other columns are documentation. Prints each kernel against its row and exits
 1 when any kernel of a chip the table names is over a budget, has no row,
 or a row names a kernel that is not there; each such line says the
 kernel, the chip and the limit. Spills are debt: a row that allows more
 than ptxas reports fails too (lower it). Where the table's own columns
 `registers`, `occupancy` and `stack/spill stores/spill loads` (today's
 values) differ from the measured ones, a note says so (no failure). The
-SASS column is checked only with SASS (nvdisasm up to sm_90): a row with
+SASS columns are checked only with SASS (nvdisasm up to sm_90): a row with
 a number there fails when there is no SASS for it, unless --no-sass (then
 only registers, occupancy and spills are checked, which need ptxas alone).
 
@@ -610,7 +612,8 @@ BUDGET_END = "<!-- static-budget:end -->"
 BUDGET_COLUMNS = {"kernel": "kernel", "chip": "chip",
                   "max registers": "registers", "min occupancy": "occupancy",
                   "max stack/spill stores/spill loads": "local",
-                  "max instr./16 B": "instructions"}
+                  "max instr./16 B": "instructions",
+                  "max SASS instr.": "kernel_instructions"}
 
 
 # Columns of today's values (documentation; a difference gets a note).
@@ -658,11 +661,14 @@ def read_budget(path):
                      "local": local,
                      "instructions": (None if row[where["instructions"]] == "-"
                                       else float(row[where["instructions"]])),
+                     "kernel_instructions": (
+                         None if row[where["kernel_instructions"]] == "-"
+                         else int(row[where["kernel_instructions"]])),
                      "line": at}
         except ValueError:
             sys.exit(f"static_report: {at}: a budget cell is not a number (registers: "
                      f"N, occupancy: N%, stack/spill stores/spill loads: S/ST/LD, "
-                     f"instr./16 B: N or -): {line.strip()}")
+                     f"instr./16 B: N or -, SASS instr.: N or -): {line.strip()}")
         entry["today"] = {name: row[header.index(name)] for name in TODAY_COLUMNS
                           if name in header}
         key = (row[where["kernel"]].strip("`"), row[where["chip"]])
@@ -672,14 +678,26 @@ def read_budget(path):
     return budget
 
 
+def sass_budget_shown(limit, sass_wanted, entry, over, what):
+    """The cell of a budget that needs SASS when there is none (appending
+    to `over` where that fails the row), or None: check it."""
+    if not sass_wanted:
+        return f"not checked (--no-sass) ({limit:g})"
+    if entry.get("sass_note"):
+        over.append(f"no SASS to check the {what} against {limit:g}: "
+                    f"{entry['sass_note']} (--no-sass checks the rest)")
+        return f"no SASS ({limit:g})"
+    return None
+
+
 def check_budget(entries, budget, path, sass_wanted):
     """Prints every kernel against its budget row; returns the number of
     failures (each printed as a line starting 'OVER BUDGET:')."""
     print(f"Static budget: ESTIMATES from ptxas -v{', nvdisasm' if sass_wanted else ''} "
           f"and the chip table, no GPU ran; budgets from {path}.\n")
     print("| kernel | chip | registers (max) | occupancy (min) | stack/spill st/ld (max) | "
-          "loop instr./16 B of stream (max) | verdict |")
-    print("| --- | --- | ---: | ---: | --- | ---: | --- |")
+          "loop instr./16 B of stream (max) | SASS instr. (max) | verdict |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | --- |")
     failures, notes, seen, chips = [], [], set(), set()
     for entry in entries:
         if "skipped" in entry:
@@ -696,7 +714,7 @@ def check_budget(entries, budget, path, sass_wanted):
             if row is None:
                 failures.append(f"{l['kernel']} on {chip}: no budget row (add one to {path})")
                 print(f"| {l['kernel']} | {chip} | {l['registers']} | "
-                      f"{l['occupancy_pct']:.1f}% | - | - | no budget row |")
+                      f"{l['occupancy_pct']:.1f}% | - | - | - | no budget row |")
                 continue
             over = []
             if l["registers"] > row["registers"]:
@@ -714,15 +732,19 @@ def check_budget(entries, budget, path, sass_wanted):
                 over.append("stack/spill stores/spill loads {} B, less than the row's "
                             "{} B: lower the row".format(
                                 "/".join(map(str, local)), "/".join(map(str, row["local"]))))
-            ratio, shown = None, "-"
+            ratio, shown, total_shown = None, "-", "-"
+            if row["kernel_instructions"] is not None:
+                total_shown = sass_budget_shown(row["kernel_instructions"], sass_wanted, entry,
+                                                over, "kernel instructions")
+                if total_shown is None:
+                    total = l["sass"]["instructions"]
+                    total_shown = f"{total} ({row['kernel_instructions']})"
+                    if total > row["kernel_instructions"]:
+                        over.append(f"SASS instructions {total} > {row['kernel_instructions']}")
             if row["instructions"] is not None:
-                if not sass_wanted:
-                    shown = f"not checked (--no-sass) ({row['instructions']:g})"
-                elif entry.get("sass_note"):
-                    over.append(f"no SASS to check the loop against {row['instructions']:g} "
-                                f"instr./16 B: {entry['sass_note']} (--no-sass checks the rest)")
-                    shown = f"no SASS ({row['instructions']:g})"
-                else:
+                shown = sass_budget_shown(row["instructions"], sass_wanted, entry, over,
+                                          "instr./16 B of the loop")
+                if shown is None:
                     loop = (l.get("sass") or {}).get("innermost_loop") or {}
                     ratio = loop.get("instructions_per_16B_of_stream")
                     if ratio is None:
@@ -740,7 +762,7 @@ def check_budget(entries, budget, path, sass_wanted):
             print(f"| {l['kernel']} | {chip} | {l['registers']} ({row['registers']}) | "
                   f"{l['occupancy_pct']:.1f}% ({row['occupancy']:g}%) | "
                   f"{'/'.join(map(str, local))} ({'/'.join(map(str, row['local']))}) | "
-                  f"{shown} | {'OVER: ' + '; '.join(over) if over else 'ok'} |")
+                  f"{shown} | {total_shown} | {'OVER: ' + '; '.join(over) if over else 'ok'} |")
             failures += [f"{l['kernel']} on {chip}: {why} ({row['line']})" for why in over]
             measured = {"registers": str(l["registers"]),
                         "occupancy": f"{l['occupancy_pct']:g}%",

@@ -8,6 +8,7 @@
 #include "indexpool/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -35,9 +36,40 @@ void mlir::indexpool::gpukernels::forEachItem(
   });
 }
 
+void mlir::indexpool::gpukernels::keepRolled(Value loopResult) {
+  auto loop = loopResult.getDefiningOp<scf::ForOp>();
+  assert(loop && "keepRolled takes a result of an scf.for");
+  MLIRContext *ctx = loop.getContext();
+  auto unroll = LLVM::LoopUnrollAttr::get(
+      ctx, /*disable=*/BoolAttr::get(ctx, true), /*count=*/{},
+      /*runtimeDisable=*/{}, /*full=*/{}, /*followupUnrolled=*/{},
+      /*followupRemainder=*/{}, /*followupAll=*/{});
+  // Lowered to the loop's latch branch (scf-to-cf), then to LLVM metadata.
+  loop->setAttr(LLVM::LoopAnnotationAttr::getMnemonic(),
+                LLVM::LoopAnnotationAttr::get(
+                    ctx, /*disableNonforced=*/{}, /*vectorize=*/{},
+                    /*interleave=*/{}, unroll, /*unrollAndJam=*/{},
+                    /*licm=*/{}, /*distribute=*/{}, /*pipeline=*/{},
+                    /*peeled=*/{}, /*unswitch=*/{}, /*mustProgress=*/{},
+                    /*isVectorized=*/{}, /*startLoc=*/{}, /*endLoc=*/{},
+                    /*parallelAccesses=*/{}));
+}
+
 int64_t KernelLaunch::blocksPerSM(int64_t threads) const {
-  return std::max<int64_t>(
-      1, std::min(maxThreadsPerSM / threads, maxBlocksPerSM));
+  int64_t blocks = std::min(maxThreadsPerSM / threads, maxBlocksPerSM);
+  if (threadRegisters > 0)
+    blocks = std::min(blocks, registersPerSM / (threads * threadRegisters));
+  return std::max<int64_t>(1, blocks);
+}
+
+int64_t KernelLaunch::registerResidency(int64_t threads) const {
+  if (threadRegisters <= 0)
+    return 0;
+  // One block is not said: told one, ptxas takes every register a block
+  // may have and schedules for them (compress_narrow spilled at 128 on
+  // sm_100, and not left to itself).
+  int64_t blocks = blocksPerSM(threads);
+  return blocks > 1 ? blocks : 0;
 }
 
 Value mlir::indexpool::gpukernels::gridSize(ImplicitLocOpBuilder &b,

@@ -49,10 +49,19 @@ struct KernelLaunch {
   /// holds, its shared memory and its 32-bit registers.
   int64_t maxThreadsPerSM = 0, maxBlocksPerSM = 0;
   int64_t sharedBytesPerSM = 0, registersPerSM = 0;
+  /// The registers a thread of the kernel is built for, where the kernel
+  /// says (0: not said). Then the blocks an SM holds count them, and ptxas
+  /// is told that residency (minBlocksPerSM), which caps its registers
+  /// there: left to itself it may aim one block higher and spill.
+  int64_t threadRegisters = 0;
 
-  /// Blocks of `threads` threads one SM holds at once, as far as threads
-  /// and the block limit allow (at least 1).
+  /// Blocks of `threads` threads one SM holds at once, as far as threads,
+  /// the block limit and the threadRegisters allow (at least 1).
   int64_t blocksPerSM(int64_t threads) const;
+  /// What launchKernel's minBlocksPerSM says for this launch: the blocks
+  /// an SM holds with threadRegisters said, where more than one, else 0
+  /// (no hint).
+  int64_t registerResidency(int64_t threads) const;
 };
 
 /// The blocks a kernel of `tiles` tiles launches: one per tile, or with
@@ -81,6 +90,12 @@ void launchKernel(ImplicitLocOpBuilder &b, Value gridX, Value gridY,
                   int64_t threads, TypeRange shared,
                   function_ref<void(const KernelIds &)> body,
                   int64_t minBlocksPerSM = 0);
+
+/// Keeps the scf.for that defines `loopResult` (a result of it) a loop:
+/// neither LLVM nor ptxas unrolls it (`.pragma "nounroll"` in the PTX).
+/// For loops whose unrolled bodies ptxas would overlap past its register
+/// target, and spill.
+void keepRolled(Value loopResult);
 
 /// A kernel of one thread per item of [0, count()), in blocks of up to 256
 /// threads (the helper kernels: copies, per-row bookkeeping, gathers,

@@ -72,8 +72,8 @@ static constexpr llvm::StringLiteral kFp8Mma =
     "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32";
 static constexpr int64_t kMaxHeads = 128;
 // A-fragment registers a lane holds for its key tiles (4 per k-step and
-// tile): with the accumulators, sums and addresses about 100 registers,
-// two blocks of 256 threads per SM. Also the bound on D: one key tile's
+// tile): with the accumulators, sums and addresses 50-80 registers, three
+// or four blocks of 256 threads per SM. Also the bound on D: one key tile's
 // k-steps must fit (D <= 256 on bf16, 512 with an FP8 query).
 static constexpr int64_t kKeyRegisters = 32;
 // Threads per block at most (registers, above).
@@ -299,8 +299,8 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
   Emitter e(b, 4, /*stackScopes=*/false);
   // The key loads' index arithmetic, at their width.
   Emitter eLoad(b, laneStep * units, /*stackScopes=*/false);
-  // Up to 256 threads: at 512 ptxas caps registers at 128; at the 66-80
-  // registers this kernel takes, three blocks of 256 fit an SM.
+  // Up to 256 threads: at 512 ptxas caps registers at 128; at the 50-80
+  // registers this kernel takes, three or four blocks of 256 fit an SM.
   const int64_t threadsPerBlock =
       std::min(launch.threadsPerBlock, kMaxThreads);
   const int64_t warps = threadsPerBlock / kWarpSize;
@@ -365,8 +365,9 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
 
       auto scoreRow = [&](Value m) {
         // sums[2 nt + i]: the lane's heads' part of logit (m, outN[...]).
-        // The head tiles are a loop, not unrolled: ptxas would otherwise
-        // hoist every head tile's query loads and spill.
+        // The head tiles are a loop, kept rolled: unrolled (LLVM does,
+        // fully at 2-4 tiles), ptxas hoists the next tiles' query loads
+        // and spills under its 64-80 register target.
         SmallVector<Value> zeros(2 * keyTiles, e.f32(0.0));
         SmallVector<Value> sums = e.forLoop(
             e.index(0), e.index(headTiles), e.index(1), zeros,
@@ -401,6 +402,7 @@ void mlir::indexpool::gpukernels::emitMmaScoreKernel(
                         MutableArrayRef<Value>(next).slice(2 * nt, 2));
           return next;
         });
+        keepRolled(sums.front());
         for (int64_t r = 0; r < 2 * keyTiles; ++r)
           storeKeyRowLogit(b, e, sums[r], rows[r].present, outN[r],
                            r % 2, t, dimN, logits, m);

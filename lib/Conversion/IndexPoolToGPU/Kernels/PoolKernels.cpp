@@ -24,6 +24,10 @@ using mlir::indexpool::loops::Emitter;
 using mlir::indexpool::loops::PoolBuffers;
 namespace loops = mlir::indexpool::loops;
 
+// A row kernel's registers beside its values: indices, addresses, the
+// row's flags.
+static constexpr int64_t kRowRegisters = 16;
+
 /// The pooled chunks of the thread's group (f32, unrounded), with the CPU's
 /// softmax and slot order; the weights are stored on the way.
 static SmallVector<Value> poolGroup(Emitter &e, const WarpRow &row,
@@ -79,7 +83,18 @@ void mlir::indexpool::gpukernels::emitCompressKernel(
     const KernelLaunch &launch, bool hardwareFp8) {
   WarpLayout lay = warpLayoutOf(c.pool.keys, launch);
   Emitter e(b, lay.elems, /*stackScopes=*/false);
-  forEachRow(e, lay, launch, c.codes, [&](const WarpRow &row) {
+  // Registers: the P keys of the thread's channels (and P scores each,
+  // per-channel scores) live through the softmax, beside the row's
+  // indices. Counted, they set the residency ptxas is told and the
+  // grid-stride wave: left to itself ptxas may aim one block higher and
+  // spill (compress_1m on sm_120: 80 registers, 4 bytes).
+  const bool perChannel =
+      cast<MemRefType>(c.pool.scores.getType()).getRank() == 2;
+  const int64_t values =
+      lay.elems * lay.chunks * c.pool.poolSize * (perChannel ? 2 : 1);
+  KernelLaunch rows = launch;
+  rows.threadRegisters = kRowRegisters + values;
+  forEachRow(e, lay, rows, c.codes, [&](const WarpRow &row) {
     SmallVector<Value> x = compressedRow(e, lay, row, c.pool, c.rotate);
     quantizeRow(e, lay, row, x,
                 {c.codes, c.scales, c.pow2Scale, c.minAbsmax, hardwareFp8});

@@ -143,7 +143,7 @@ void mlir::indexpool::gpukernels::forEachRow(
         body(warpRow(e, lay, ids.thread, tile, step, groups, items, rows));
       });
     });
-  });
+  }, launch.registerResidency(threads));
 }
 
 SmallVector<Value> mlir::indexpool::gpukernels::loadRow(Emitter &e,
