@@ -330,11 +330,12 @@ void mlir::indexpool::gpukernels::emitWgmmaScoreKernel(
   Value count = keys.count(e), dimM = e.dim(query, 0);
   Value tileCount = arith::CeilDivUIOp::create(b, count, e.index(tileRows));
   const bool gridStride = launch.gridStride.value_or(true);
+  KernelLaunch counted = launch;
+  counted.threadRegisters = kRegistersPerThread;
   const int64_t resident = std::max<int64_t>(
-      1, std::min({launch.blocksPerSM(threads),
-                   launch.sharedBytesPerSM /
-                       (tiles.sharedBytes() + kReservedPerBlock),
-                   launch.registersPerSM / (kRegistersPerThread * threads)}));
+      1, std::min(counted.blocksPerSM(threads),
+                  launch.sharedBytesPerSM /
+                      (tiles.sharedBytes() + kReservedPerBlock)));
   Value grid = gridSize(b, tileCount, gridStride, resident);
   Value gridY = keys.perQuery ? dimM : e.index(1);
   // One copy of the query row per block: one query row per block, or M = 1.
